@@ -1,0 +1,42 @@
+# make lab   — set up .venv from nothing and open the labs in JupyterLab (prints the URL)
+# make test  — set up .venv from nothing and run every test: helpers, labs in sync, notebooks, grading
+# make labs  — regenerate labs/ from solutions/ after editing a solution notebook
+# make doctor — can this machine run the labs?
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+TORCH_VERSION ?= 2.13.0
+STAMP := $(VENV)/.installed
+export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter
+export MPLBACKEND := Agg
+
+.PHONY: lab test labs doctor test-fast clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"
+	$(BIN)/python -m pip install --quiet -e ".[lab,test]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (workbook)" >/dev/null
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/workbook doctor || true
+	$(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --ServerApp.root_dir=labs
+
+test: $(STAMP)
+	$(BIN)/workbook build --check
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+	WORKBOOK_QUICK=1 WORKBOOK_DEVICE=cpu $(BIN)/python -m pytest -q -p no:cacheprovider --nbval-lax --nbval-cell-timeout=900 solutions/
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow" tests
+
+labs: $(STAMP)
+	$(BIN)/workbook build
+
+doctor: $(STAMP)
+	$(BIN)/workbook doctor
+
+clean:
+	rm -rf $(VENV) experiments labs/experiments solutions/experiments

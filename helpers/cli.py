@@ -1,0 +1,146 @@
+"""The `workbook` command: doctor, build, run, grade, merge, release.
+
+Examples:
+    workbook doctor                          # can this machine run the labs?
+    workbook build [--check]                 # labs/ from solutions/ (CI: --check)
+    workbook run 04 [--quick] [--solution]   # execute a lab headlessly into experiments/
+    workbook grade --lab 04 subs/ --out grades/ --jobs 2 [--shard 1/4]
+    workbook merge grades-1/ grades-2/ --lab 04 --out grades/
+    workbook release --out bundle/
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cmd_doctor(args) -> int:
+    from helpers import env
+
+    findings = env.doctor()
+    print(env.format_findings(findings))
+    code = env.doctor_exit_code(findings)
+    print("\nThe labs can run here." if code == 0 else "\nFix the ❌ lines above before running the labs.")
+    return code
+
+
+def cmd_build(args) -> int:
+    from helpers import notebooks
+
+    problems = notebooks.build(ROOT, check=args.check)
+    for p in problems:
+        print(f"❌ {p}", file=sys.stderr)
+    if not problems:
+        print("labs/ is in step with solutions/" if args.check else "labs/ regenerated from solutions/")
+    return 1 if problems else 0
+
+
+def cmd_run(args) -> int:
+    """Execute a lab (or its solution) with papermill, or without a kernel (--no-kernel) where Jupyter is absent."""
+    from helpers.grading.batch import lab_path
+
+    nb_path = lab_path(args.lab, "solutions" if args.solution else "labs")
+    params = {"QUICK": args.quick, "DEVICE": args.device}
+    if args.no_kernel:
+        from helpers import notebooks
+
+        return notebooks.run_without_kernel(nb_path, params)
+    import papermill
+
+    out = ROOT / "experiments" / f"{nb_path.stem}.executed.ipynb"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    papermill.execute_notebook(str(nb_path), str(out), parameters=params, cwd=str(ROOT), kernel_name="python3")
+    print(f"executed notebook: {out}")
+    return 0
+
+
+def cmd_grade(args) -> int:
+    from helpers.grading import batch
+
+    settings = batch.Settings(lab=args.lab, out=Path(args.out), jobs=args.jobs, cell_timeout=args.cell_timeout,
+                              notebook_timeout=args.timeout, memory_mb=args.memory_mb, device=args.device, warm=not args.no_warm)
+    paths = [Path(p) for p in args.submissions]
+    if not paths:
+        print("name at least one submission file or folder", file=sys.stderr)
+        return 2
+    results = batch.grade(paths, settings, shard=args.shard, progress=not args.quiet)
+    for r in results:
+        print(f"{r.submission:<40} {r.status:<8} {r.total:g}/{r.max_total:g}  ({r.seconds:.0f} s)")
+    print(f"gradebook: {Path(args.out) / 'grades.csv'}; feedback: {Path(args.out) / 'feedback'}")
+    return 0
+
+
+def cmd_merge(args) -> int:
+    from helpers import checks
+    from helpers.grading import gradebook
+
+    names = [s.name for s in checks.load_lab(args.lab)]
+    results = gradebook.merge([Path(p) for p in args.sources], Path(args.out), names)
+    print(f"merged {len(results)} submissions into {Path(args.out) / 'grades.csv'}")
+    return 0
+
+
+def cmd_release(args) -> int:
+    from helpers.grading import release
+
+    out = release.make_release(ROOT, Path(args.out))
+    print(f"learner bundle written to {out}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="workbook", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    sub.add_parser("doctor", help="check that this machine can run the labs").set_defaults(fn=cmd_doctor)
+    b = sub.add_parser("build", help="generate labs/ from solutions/")
+    b.add_argument("--check", action="store_true", help="fail if labs/ is stale or a notebook has outputs; change nothing")
+    b.set_defaults(fn=cmd_build)
+    r = sub.add_parser("run", help="execute one lab headlessly")
+    r.add_argument("lab", help="lab number, e.g. 04")
+    r.add_argument("--quick", action="store_true", help="small sizes, as CI and grading run it")
+    r.add_argument("--solution", action="store_true", help="run the solution notebook instead of the lab")
+    r.add_argument("--device", default="auto", help="auto, cpu or cuda")
+    r.add_argument("--no-kernel", action="store_true", help="run the code cells in this process (no Jupyter needed)")
+    r.set_defaults(fn=cmd_run)
+    g = sub.add_parser("grade", help="grade submitted notebooks", description="Example: workbook grade --lab 04 submissions/ --out grades/ --jobs 2")
+    g.add_argument("submissions", nargs="*", help="notebook files or folders of them")
+    g.add_argument("--lab", required=True, help="lab number, e.g. 04")
+    g.add_argument("--out", required=True, help="gradebook folder (grades.csv, grades.json, feedback/, executed/)")
+    g.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default 1)")
+    g.add_argument("--shard", help="grade only share i of N (i/N), for spreading a class over machines; then `workbook merge`")
+    g.add_argument("--cell-timeout", type=float, default=300, help="seconds one cell may run (default 300)")
+    g.add_argument("--timeout", type=float, default=1200, help="seconds one notebook may run (default 1200)")
+    g.add_argument("--memory-mb", type=int, default=6144, help="memory one submission may use (default 6144)")
+    g.add_argument("--device", default="cpu", help="DEVICE injected into the notebooks (default cpu)")
+    g.add_argument("--no-warm", action="store_true", help="do not warm the compile cache with the reference solution")
+    g.add_argument("--quiet", action="store_true", help="no progress bar")
+    g.set_defaults(fn=cmd_grade)
+    m = sub.add_parser("merge", help="merge gradebook folders of several shards")
+    m.add_argument("sources", nargs="+")
+    m.add_argument("--lab", required=True)
+    m.add_argument("--out", required=True)
+    m.set_defaults(fn=cmd_merge)
+    rel = sub.add_parser("release", help="write the learner bundle (labs, helpers, no solutions or hidden checks)")
+    rel.add_argument("--out", required=True)
+    rel.set_defaults(fn=cmd_release)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.fn(args) or 0
+    except KeyboardInterrupt:
+        print("\nstopped; what was finished is saved (re-run the same command to resume)", file=sys.stderr)
+        return 130
+    except (FileNotFoundError, ValueError, RuntimeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,353 @@
+"""Grade a batch of submissions: restore, execute in a sandbox, score with hidden checks, write the gradebook.
+
+    workbook grade --lab 04 submissions/*.ipynb --out grades/ --jobs 2
+
+Per submission: read it (a broken file is graded "invalid", never aborts the
+batch), restore protected cells from the released lab, execute it with
+papermill in its own scratch folder under time, memory and process limits,
+then run the lab's hidden checks in the grader's process against the
+learner's code (re-run in a sandboxed worker) and the files the notebook
+wrote. Results land in OUT/results/ one file per submission, so a batch that is
+stopped resumes where it was, and a re-run gives the same grades.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from helpers import checks, notebooks
+from helpers.checks import Result
+from helpers.grading import gradebook, hidden, restore, sandbox
+from helpers.grading.gradebook import SubmissionResult
+
+ROOT = Path(__file__).resolve().parents[2]
+GRADER_VERSION = "1"
+
+
+@dataclass
+class Settings:
+    """How to grade: limits, parallelism, device and where the learner's lab lives."""
+
+    lab: str
+    out: Path
+    jobs: int = 1
+    cell_timeout: float = 300
+    notebook_timeout: float = 1200
+    call_timeout: float = 180
+    memory_mb: int = 6144
+    nproc: int = 512
+    device: str = "cpu"
+    params: dict = field(default_factory=dict)
+    warm: bool = True
+
+
+def lab_path(lab: str, folder: str = "labs") -> Path:
+    """labs/04_*.ipynb (or solutions/) for lab "04"."""
+    found = sorted((ROOT / folder).glob(f"{lab}_*.ipynb"))
+    if not found:
+        raise FileNotFoundError(f"no {folder}/{lab}_*.ipynb; is --lab right? Labs: {', '.join(p.name[:2] for p in (ROOT / 'labs').glob('*.ipynb'))}")
+    return found[0]
+
+
+def discover(paths: list[Path]) -> list[Path]:
+    """Files named on the command line, and the .ipynb files inside folders named."""
+    found = []
+    for p in paths:
+        if p.is_dir():
+            found += sorted(q for q in p.rglob("*.ipynb") if ".ipynb_checkpoints" not in q.parts)
+        else:
+            found.append(p)
+    return found
+
+
+def submission_key(path: Path) -> str:
+    """A file-system-safe, stable key for a submission: its name plus a hash of its path."""
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", path.stem)[:60] or "submission"
+    return f"{stem}-{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:8]}"
+
+
+def file_hash(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+def shard_of(items: list[Path], shard: str | None) -> list[Path]:
+    """The i-th of N shares ("i/N", 1-based) of the sorted submissions."""
+    if not shard:
+        return items
+    i, n = (int(v) for v in shard.split("/"))
+    if not 1 <= i <= n:
+        raise ValueError(f"--shard {shard}: use i/N with 1 ≤ i ≤ N")
+    ordered = sorted(items, key=lambda p: str(p.resolve()))
+    return [p for k, p in enumerate(ordered) if k % n == i - 1]
+
+
+# ---------------------------------------------------------------- one submission
+def check_cells(lab_nb) -> dict[str, str]:
+    """{check name: id of the cell that runs it} from the lab's check cells."""
+    found = {}
+    for cell in lab_nb.cells:
+        if "check" in notebooks.tags(cell):
+            for name in re.findall(r"check\(\s*['\"]([^'\"]+)['\"]", cell.source):
+                found[name] = cell.id
+    return found
+
+
+def cell_fates(executed: Path, order: list[str]) -> dict[str, str]:
+    """Per cell id: "completed", "failed", "running" (was running when the run ended) or "pending"."""
+    try:
+        nb = nbformat.read(str(executed), as_version=4)
+    except Exception:
+        return {cid: "pending" for cid in order}
+    fates = {}
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("papermill", {})
+        fates[cell.get("id")] = meta.get("status", "pending") if cell.cell_type == "code" else "completed"
+    return fates
+
+
+def worker_cells(nb, wanted: list[str] | None, lab_ids: set[str]) -> list[dict]:
+    """The cells the worker runs: the lab's chosen cells in full, learner-added cells' definitions only."""
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        cid = cell.get("id")
+        if cid in lab_ids:
+            if wanted is None or cid in wanted:
+                cells.append({"id": cid, "source": cell.source, "mode": "all"})
+        else:
+            cells.append({"id": cid, "source": cell.source, "mode": "definitions"})
+    return cells
+
+
+def job_env(scratch: Path, settings: Settings) -> dict[str, str]:
+    """A clean environment for the sandboxed job: its own home, caches and temp folder."""
+    home = scratch / "home"
+    threads = str(max(1, (os.cpu_count() or 2) // max(1, settings.jobs)))
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(home),
+        "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg", "TMPDIR": str(scratch / "tmp"),
+        "TORCHINDUCTOR_CACHE_DIR": str(scratch / "cache" / "inductor"), "TRITON_CACHE_DIR": str(scratch / "cache" / "triton"),
+        "TORCHINDUCTOR_COMPILE_THREADS": "1", "OMP_NUM_THREADS": threads,
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_DATA_DIR": str(home / "data"), "IPYTHONDIR": str(home / "ipython"),
+        "XDG_CACHE_HOME": str(home / "cache"), "PYTHONDONTWRITEBYTECODE": "1", "WORKBOOK_GRADING": "1",
+    }
+    for key in ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CC", "CXX", "VIRTUAL_ENV"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return env
+
+
+def prepare(scratch: Path, uid: int | None, warm: Path | None) -> None:
+    """A fresh scratch folder owned by the job's uid, its caches seeded from the warm cache."""
+    if scratch.exists():
+        shutil.rmtree(scratch, ignore_errors=True)
+    sandbox.prepare_scratch(scratch, uid)
+    for sub in ("home", "tmp", "cache"):
+        (scratch / sub).mkdir(parents=True, exist_ok=True)
+    if warm is not None and warm.is_dir():
+        shutil.copytree(warm, scratch / "cache", dirs_exist_ok=True, symlinks=True)
+    if uid is not None:
+        for dirpath, dirnames, filenames in os.walk(scratch):
+            for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
+                os.lchown(name, uid, uid)
+
+
+def grade_one(path: Path, settings: Settings, lab_nb, hidden_checks, truths, specs, slot: int, warm: Path | None,
+              keep_cache: Path | None = None) -> SubmissionResult:
+    """Grade one submission from file to result; never raises for anything the submission does.
+
+    With keep_cache, the submission's compile caches are kept there afterwards (to warm later submissions)."""
+    start = time.monotonic()
+    key, digest = submission_key(path), file_hash(path)
+    base = dict(submission=path.stem, key=key, sha256=digest, lab=settings.lab)
+
+    def not_run(status: str, message: str) -> list[Result]:
+        return [Result(s.name, status, 0, s.points, message) for s in specs]
+
+    try:
+        sub = restore.load_submission(path)
+    except restore.InvalidSubmission as err:
+        return SubmissionResult(status="invalid", message=str(err), checks=not_run("not run", str(err)), seconds=0.0, **base)
+    repaired = restore.restore(sub, lab_nb)
+
+    uid = sandbox.job_uid(slot)
+    scratch = settings.out / ".scratch" / key
+    prepare(scratch, uid, warm)
+    src, executed = scratch / "submission.ipynb", scratch / "executed.ipynb"
+    notebooks.write(repaired.nb, src)
+    out_dir = scratch / "experiments" / notebooks_out_dir(lab_nb)
+    params = {"DEVICE": settings.device, "QUICK": True, "OUT_DIR": str(out_dir), **settings.params}
+    env = job_env(scratch, settings)
+    limits = sandbox.Limits(wall_s=settings.notebook_timeout, memory_mb=settings.memory_mb, nproc=settings.nproc,
+                            use_cuda=settings.device != "cpu")
+    cmd = [sys.executable, "-m", "helpers.grading.execute", str(src), str(executed), "--cwd", str(scratch),
+           "--cell-timeout", str(settings.cell_timeout), "--params", json.dumps(params)]
+    outcome = sandbox.run_limited(cmd, scratch, limits, env=env, uid=uid)
+    status, message = notebook_status(outcome, executed)
+
+    order = [c.id for c in lab_nb.cells]
+    fates = cell_fates(executed, order)
+    where = check_cells(lab_nb)
+    stopped_at = next((cid for cid in order if fates.get(cid) == "running"), None)
+    worker = hidden.Worker(worker_cells(repaired.nb, WORKER_CELLS.get(settings.lab), {c.id for c in lab_nb.cells}),
+                           scratch, sandbox.Limits(wall_s=3600, memory_mb=settings.memory_mb, nproc=settings.nproc,
+                                                   use_cuda=settings.device != "cpu"),
+                           env, uid, settings.call_timeout)
+    ctx = hidden.GraderContext(ns={}, worker=worker, out_dir=out_dir, truths=truths)
+    results = []
+    try:
+        for spec in specs:
+            cell = where.get(spec.name)
+            fate = fates.get(cell, "pending")
+            if status != "ok" and fate in ("pending", "running"):
+                why = f"not run: {message}" + (f" (in cell '{stopped_at}')" if stopped_at else "")
+                results.append(Result(spec.name, "timeout" if status == "timeout" else ("crashed" if status in ("crashed", "memory") else "not run"), 0, spec.points, why))
+                continue
+            results.append(checks.run(checks.Spec(spec.name, spec.points, spec.exercise, spec.title, hidden_checks[spec.name]), ctx))
+    finally:
+        worker.stop()
+        if uid is not None:
+            sandbox.kill_user(uid)
+    if worker.setup_errors:
+        repaired.notes.append("While re-running your definitions the grader met: " + "; ".join(worker.setup_errors[:3]))
+    keep_executed(settings.out, key, executed)
+    if keep_cache is not None:
+        shutil.copytree(scratch / "cache", keep_cache, dirs_exist_ok=True, symlinks=True)
+    shutil.rmtree(scratch, ignore_errors=True)
+    return SubmissionResult(status=status, message=message, checks=results, notes=repaired.notes,
+                            seconds=round(time.monotonic() - start, 1), **base)
+
+
+WORKER_CELLS: dict[str, list[str]] = {}
+
+
+def notebooks_out_dir(lab_nb) -> str:
+    """The lab's OUT_DIR leaf (e.g. 04_inductor_output), from its parameters cell."""
+    for cell in lab_nb.cells:
+        if "parameters" in notebooks.tags(cell):
+            m = re.search(r"OUT_DIR\s*=\s*['\"]([^'\"]+)['\"]", cell.source)
+            if m:
+                return Path(m.group(1)).name
+    return "out"
+
+
+def notebook_status(outcome: "sandbox.Outcome", executed: Path) -> tuple[str, str]:
+    """The notebook-level status and a sentence about it."""
+    status_file = Path(str(executed) + ".status.json")
+    if outcome.status == "timeout":
+        return "timeout", f"the notebook ran past its {outcome.wall_s:.0f} s limit and was stopped"
+    if outcome.status == "memory":
+        return "memory", outcome.message
+    if outcome.status in ("killed", "nproc"):
+        return "crashed", outcome.message
+    try:
+        data = json.loads(status_file.read_text())
+        if data.get("status") in ("crashed", "error"):
+            return "crashed", data.get("message", "")
+    except (OSError, ValueError):
+        return "crashed", "the notebook runner stopped without a status (" + outcome.message + ")"
+    return "ok", ""
+
+
+def keep_executed(out: Path, key: str, executed: Path) -> None:
+    """Copy the executed notebook into the gradebook folder (outputs capped by the sandbox's file limit)."""
+    if executed.is_file() and executed.stat().st_size < 64 * 2**20:
+        target = out / "executed" / f"{key}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.tmp")
+        shutil.copyfile(executed, tmp)
+        os.replace(tmp, target)
+
+
+# ---------------------------------------------------------------- the batch
+def compute_truths(truths_fns: dict, cache: Path) -> dict:
+    """Ground truth the hidden checks compare against, computed once in the grader's own process."""
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache / "inductor")
+    os.environ["TRITON_CACHE_DIR"] = str(cache / "triton")
+    return {key: fn() for key, fn in truths_fns.items()}
+
+
+def grade(paths: list[Path], settings: Settings, shard: str | None = None, progress: bool = True) -> list[SubmissionResult]:
+    """Grade every submission not graded yet; return all results in the gradebook folder."""
+    from tqdm import tqdm
+
+    out = settings.out
+    out.mkdir(parents=True, exist_ok=True)
+    os.chmod(out, 0o755)
+    lab_nb = notebooks.read(lab_path(settings.lab))
+    specs = checks.load_lab(settings.lab)
+    hidden_checks, truth_fns, cells = hidden.load_hidden(settings.lab)
+    WORKER_CELLS[settings.lab] = cells
+    missing = [s.name for s in specs if s.name not in hidden_checks]
+    if missing:
+        raise RuntimeError(f"hidden checks missing for {missing}: add them to solutions/hidden/lab{settings.lab}.py")
+    todo = [p for p in shard_of(discover(paths), shard) if not already_graded(out, p)]
+    warm = out / ".warm"
+    truths = compute_truths(truth_fns, warm)
+    if settings.warm and not (warm / ".done").exists():
+        if progress:
+            print("warming the shared compile cache by grading the reference solution once ...", file=sys.stderr)
+        ref = grade_one(lab_path(settings.lab, "solutions"), settings, lab_nb, hidden_checks, truths, specs, 0, warm, keep_cache=warm)
+        if ref.total < ref.max_total and progress:
+            print(f"warning: the reference solution scored {ref.total:g}/{ref.max_total:g} on this machine: "
+                  + "; ".join(f"{c.name}: {c.message}" for c in ref.checks if not c.passed), file=sys.stderr)
+        (warm / ".done").parent.mkdir(parents=True, exist_ok=True)
+        (warm / ".done").write_text(json.dumps(ref.to_dict()))
+    names = [s.name for s in specs]
+    titles = {s.name: s.title for s in specs}
+    lock = threading.Lock()
+    slots = list(range(1, settings.jobs + 1))
+
+    def run(path: Path) -> SubmissionResult:
+        with lock:
+            slot = slots.pop()
+        try:
+            try:
+                result = grade_one(path, settings, lab_nb, hidden_checks, truths, specs, slot, warm if settings.warm else None)
+            except Exception as err:  # a grader bug must cost one submission, never the batch
+                result = SubmissionResult(submission=path.stem, key=submission_key(path), sha256=file_hash(path), lab=settings.lab,
+                                          status="error", message=f"the grader failed on this submission: {type(err).__name__}: {err}",
+                                          checks=[Result(s.name, "not run", 0, s.points, "grader error") for s in specs])
+            gradebook.save_result(out, result)
+            gradebook.write_feedback(out, result, titles)
+            with lock:
+                gradebook.write_gradebook(out, names)
+            return result
+        finally:
+            with lock:
+                slots.append(slot)
+
+    with ThreadPoolExecutor(max_workers=max(1, settings.jobs)) as pool:
+        futures = [pool.submit(run, p) for p in todo]
+        bar = tqdm(total=len(futures), desc=f"grading lab {settings.lab}", unit="nb", disable=not progress, file=sys.stderr)
+        for fut in as_completed(futures):
+            r = fut.result()
+            bar.set_postfix_str(f"{r.submission}: {r.total:g}/{r.max_total:g}")
+            bar.update()
+        bar.close()
+    return gradebook.write_gradebook(out, names)
+
+
+def already_graded(out: Path, path: Path) -> bool:
+    """True when OUT/results holds a result for this exact file (same path and content)."""
+    result = out / "results" / f"{submission_key(path)}.json"
+    try:
+        return json.loads(result.read_text()).get("sha256") == file_hash(path)
+    except (OSError, ValueError):
+        return False

@@ -1,0 +1,252 @@
+"""Solution notebooks → learner labs: solution markers, cell roles, the sync check.
+
+`solutions/NN_name.ipynb` is the source. `labs/NN_name.ipynb` is generated from
+it: every solution region is replaced by a stub, outputs are dropped, cell ids
+and tags are kept so the grader can find each cell again.
+
+Markers, in code cells::
+
+    def find_softmax_kernel(kernels):
+        ### BEGIN SOLUTION
+        ...the answer...
+        ### STUB (optional: what the lab shows instead, commented out with "# "
+        # ...template...     so that it does not run in the solution; default:
+        ### END SOLUTION       raise NotImplementedError)
+
+and in markdown cells ``<!-- BEGIN SOLUTION -->`` ... ``<!-- END SOLUTION -->``.
+
+Cell roles live in the tags: ``parameters`` (papermill), ``exercise`` (the learner
+edits it), ``check`` and ``given`` (protected: the grader restores them),
+everything else markdown is protected instructions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+BEGIN = "### BEGIN SOLUTION"
+STUB = "### STUB"
+END = "### END SOLUTION"
+MD_BEGIN = "<!-- BEGIN SOLUTION -->"
+MD_END = "<!-- END SOLUTION -->"
+MD_STUB = "*Your answer here.*"
+
+PROTECTED_TAGS = ("check", "given", "parameters")
+NBFORMAT_MINOR = 5  # cell ids need nbformat 4.5
+
+
+class MarkerError(ValueError):
+    """A solution notebook has unbalanced or malformed solution markers."""
+
+
+@dataclass
+class Problem:
+    """One reason `workbook build --check` fails."""
+
+    path: Path
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+def read(path: str | Path) -> nbformat.NotebookNode:
+    """Read a notebook, upgrading it to nbformat 4.5 so every cell has an id."""
+    nb = nbformat.read(str(path), as_version=4)
+    if nb.nbformat_minor < NBFORMAT_MINOR:
+        nb.nbformat_minor = NBFORMAT_MINOR
+    nbformat.validator.normalize(nb)
+    return nb
+
+
+def write(nb: nbformat.NotebookNode, path: str | Path) -> None:
+    """Write a notebook deterministically (sorted keys, one-space indent, trailing newline)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(dumps(nb), encoding="utf-8")
+
+
+def dumps(nb: nbformat.NotebookNode) -> str:
+    """The exact text `write` would produce."""
+    return nbformat.writes(nb, version=4) + "\n"
+
+
+def tags(cell) -> list[str]:
+    """The cell's tags (empty list when none)."""
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def exercise_name(cell) -> str:
+    """The exercise a cell belongs to, from its `workbook.exercise` metadata."""
+    return cell.get("metadata", {}).get("workbook", {}).get("exercise", "this exercise")
+
+
+def has_outputs(nb) -> bool:
+    """True when any code cell holds outputs or an execution count."""
+    return any(c.cell_type == "code" and (c.get("outputs") or c.get("execution_count")) for c in nb.cells)
+
+
+def strip_outputs(nb) -> nbformat.NotebookNode:
+    """Drop outputs, execution counts and run metadata (papermill, execution timings)."""
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        for key in ("execution", "papermill", "collapsed", "scrolled"):
+            cell.metadata.pop(key, None)
+    nb.metadata.pop("papermill", None)
+    return nb
+
+
+def _uncomment(line: str) -> str:
+    """'    # text' → '    text' and '    #' → '': stub lines are comments in the solution."""
+    body = line.lstrip()
+    indent = line[: len(line) - len(body)]
+    if body.startswith("# "):
+        return indent + body[2:]
+    if body == "#":
+        return ""
+    raise MarkerError(f"stub line {line!r} must be commented out with '# ' in the solution")
+
+
+def _stub_code(solution: list[str], stub: list[str] | None, indent: str, name: str) -> list[str]:
+    """What replaces one code solution region in the lab."""
+    if stub is not None:
+        return [_uncomment(line) for line in stub]
+    return [f'{indent}raise NotImplementedError("{name}: write your solution here")']
+
+
+def replace_code_solutions(source: str, name: str) -> str:
+    """Replace every `### BEGIN SOLUTION` … `### END SOLUTION` region of a code cell by its stub."""
+    out: list[str] = []
+    region: list[str] | None = None
+    stub: list[str] | None = None
+    indent = ""
+    for lineno, line in enumerate(source.split("\n"), 1):
+        marker = line.strip()
+        if marker == BEGIN:
+            if region is not None:
+                raise MarkerError(f"line {lineno}: nested '{BEGIN}'")
+            region, stub, indent = [], None, line[: len(line) - len(line.lstrip())]
+        elif marker == STUB:
+            if region is None or stub is not None:
+                raise MarkerError(f"line {lineno}: '{STUB}' outside a solution region")
+            stub = []
+        elif marker == END:
+            if region is None:
+                raise MarkerError(f"line {lineno}: '{END}' without '{BEGIN}'")
+            out.extend(_stub_code(region, stub, indent, name))
+            region, stub = None, None
+        elif stub is not None:
+            stub.append(line)
+        elif region is not None:
+            region.append(line)
+        else:
+            out.append(line)
+    if region is not None:
+        raise MarkerError(f"'{BEGIN}' is never closed by '{END}'")
+    return "\n".join(out)
+
+
+def replace_markdown_solutions(source: str) -> str:
+    """Replace every markdown solution region by a placeholder the learner overwrites."""
+    if source.count(MD_BEGIN) != source.count(MD_END):
+        raise MarkerError("unbalanced markdown solution markers")
+    pattern = re.compile(re.escape(MD_BEGIN) + r".*?" + re.escape(MD_END), re.S)
+    return pattern.sub(MD_STUB, source)
+
+
+def has_solution(text: str) -> bool:
+    """True when text still holds a solution marker (never true of a lab or a release)."""
+    return BEGIN in text or END in text or MD_BEGIN in text
+
+
+def make_lab(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The learner's notebook generated from a solution notebook."""
+    lab = nbformat.from_dict(solution)
+    strip_outputs(lab)
+    for cell in lab.cells:
+        try:
+            if cell.cell_type == "code":
+                cell.source = replace_code_solutions(cell.source, exercise_name(cell))
+            elif cell.cell_type == "markdown":
+                cell.source = replace_markdown_solutions(cell.source)
+        except MarkerError as err:
+            raise MarkerError(f"cell {cell.get('id')}: {err}") from None
+    lab.metadata.setdefault("workbook", {})["generated_from"] = "solutions/ (do not edit labs/ by hand: run `workbook build`)"
+    return lab
+
+
+def solution_notebooks(root: Path) -> list[Path]:
+    """The solution notebooks, in lab order."""
+    return sorted((root / "solutions").glob("[0-9][0-9]_*.ipynb"))
+
+
+def build(root: Path, check: bool = False) -> list[Problem]:
+    """Regenerate labs/ from solutions/ (or, with check, report what is stale or has outputs)."""
+    problems: list[Problem] = []
+    for sol_path in solution_notebooks(root):
+        sol = read(sol_path)
+        if has_outputs(sol):
+            problems.append(Problem(sol_path, "has outputs; run `workbook build` (it strips them) and commit"))
+            if not check:
+                write(strip_outputs(sol), sol_path)
+        problems.extend(_check_ids(sol, sol_path))
+        lab_path = root / "labs" / sol_path.name
+        try:
+            text = dumps(make_lab(sol))
+        except MarkerError as err:
+            problems.append(Problem(sol_path, str(err)))
+            continue
+        current = lab_path.read_text(encoding="utf-8") if lab_path.exists() else None
+        if current != text:
+            if check:
+                problems.append(Problem(lab_path, "is stale or missing; run `workbook build` and commit labs/"))
+            else:
+                lab_path.parent.mkdir(parents=True, exist_ok=True)
+                lab_path.write_text(text, encoding="utf-8")
+    problems.extend(_orphan_labs(root))
+    if not check:
+        problems = [p for p in problems if "has outputs" not in p.message]
+    return problems
+
+
+def _check_ids(nb, path: Path) -> list[Problem]:
+    """Every cell needs a unique, stable id: the grader matches cells by it."""
+    ids = [c.get("id") for c in nb.cells]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    return [Problem(path, f"duplicate cell id {d!r}") for d in dupes]
+
+
+def _orphan_labs(root: Path) -> list[Problem]:
+    """Labs with no solution notebook behind them."""
+    names = {p.name for p in solution_notebooks(root)}
+    return [
+        Problem(p, "has no solution notebook in solutions/; remove it or add the solution")
+        for p in sorted((root / "labs").glob("*.ipynb"))
+        if p.name not in names
+    ]
+
+
+def run_without_kernel(path: Path, params: dict) -> int:
+    """Run a notebook's code cells in this process (for machines without Jupyter); stop at the first error."""
+    import traceback
+
+    nb = read(path)
+    ns: dict = {"__name__": "__main__"}
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        print(f"--- cell {cell.get('id')} ---", flush=True)
+        try:
+            exec(compile(cell.source, f"<cell {cell.get('id')}>", "exec"), ns)
+            if "parameters" in tags(cell):
+                ns.update(params)
+        except Exception:
+            traceback.print_exc()
+            print(f"cell {cell.get('id')} failed", flush=True)
+            return 1
+    return 0

@@ -1,0 +1,146 @@
+"""Figures for the labs: timings with their spread, speedup ratios, a roofline. Each returns the Figure.
+
+Figures are built with matplotlib.figure.Figure (no pyplot state), so they work headless (Agg) and
+show once in Jupyter when returned as a cell's last value. Every title carries the device label.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable
+
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+
+def _label_for(rows: list[dict], device_label: str | None) -> str:
+    """The device label given, else one built from the rows' device."""
+    if device_label:
+        return device_label
+    from helpers.env import device_label as make_label
+
+    device = next((r["device"] for r in rows if r.get("device")), None)
+    return make_label(device)  # None: the device this machine would pick
+
+
+def _by_label(rows: Iterable[dict], x: str) -> dict[str, list[dict]]:
+    """Rows grouped by label, each group sorted by x."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[str(r.get("label", ""))].append(r)
+    return {k: sorted(v, key=lambda r: r[x]) for k, v in groups.items()}
+
+
+def _new_figure(size: tuple[float, float] = (7, 4.5)) -> tuple[Figure, Any]:
+    """A fresh Figure with one Axes."""
+    fig = Figure(figsize=size, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def plot_timings(rows: list[dict], x: str = "size", title: str = "Time per call", device_label: str | None = None,
+                 logx: bool = True, logy: bool = True, xlabel: str | None = None,
+                 ylabel: str = "time per call (ms)") -> Figure:
+    """One line per label (median) with a shaded band from q25 to q75; rows as returned by bench.sweep."""
+    fig, ax = _new_figure()
+    for label, group in _by_label(rows, x).items():
+        xs = [r[x] for r in group]
+        (line,) = ax.plot(xs, [r["median_ms"] for r in group], marker="o", label=f"{label} (median)")
+        if all("q25_ms" in r and "q75_ms" in r for r in group):
+            ax.fill_between(xs, [r["q25_ms"] for r in group], [r["q75_ms"] for r in group],
+                            color=line.get_color(), alpha=0.25, label=f"{label} (q25–q75)")
+    ax.set_xscale("log" if logx else "linear")
+    ax.set_yscale("log" if logy else "linear")
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{title}\n{_label_for(rows, device_label)}", fontsize=11)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    return fig
+
+
+def speedups(rows: list[dict], a: str, b: str, x: str = "size") -> list[dict]:
+    """Per x: median(a) / median(b) and its quartile range; > 1 means b is faster."""
+    groups = _by_label(rows, x)
+    missing = [k for k in (a, b) if k not in groups]
+    if missing:
+        raise KeyError(f"no rows labelled {missing}; labels present: {sorted(groups)}")
+    b_at = {r[x]: r for r in groups[b]}
+    out = []
+    for ra in groups[a]:
+        rb = b_at.get(ra[x])
+        if rb is None:
+            continue
+        out.append({x: ra[x], "ratio": ra["median_ms"] / rb["median_ms"],
+                    "low": ra.get("q25_ms", ra["median_ms"]) / rb.get("q75_ms", rb["median_ms"]),
+                    "high": ra.get("q75_ms", ra["median_ms"]) / rb.get("q25_ms", rb["median_ms"])})
+    return out
+
+
+def plot_ratio(rows: list[dict], a: str = "eager", b: str = "compiled", x: str = "size", title: str | None = None,
+               device_label: str | None = None, logx: bool = True, logy: bool = False,
+               xlabel: str | None = None) -> Figure:
+    """Speedup of b over a against size, with its quartile band and a line at 1× (below it, b loses)."""
+    pts = speedups(rows, a, b, x)
+    fig, ax = _new_figure()
+    xs = [p[x] for p in pts]
+    ax.plot(xs, [p["ratio"] for p in pts], marker="o", color="C0", label=f"{b} speedup over {a} (median)")
+    ax.fill_between(xs, [p["low"] for p in pts], [p["high"] for p in pts], color="C0", alpha=0.25, label="quartile range")
+    ax.axhline(1.0, color="black", lw=1, ls="--", label="1× (same speed)")
+    ax.text(0.99, 0.02, f"below 1: {b} is slower than {a}", transform=ax.transAxes, ha="right", va="bottom",
+            fontsize=9, color="dimgray")
+    ax.set_xscale("log" if logx else "linear")
+    ax.set_yscale("log" if logy else "linear")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(f"speedup (time {a} / time {b})")
+    ax.set_title(f"{title or f'{b} vs {a}'}\n{_label_for(rows, device_label)}", fontsize=11)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    return fig
+
+
+def plot_roofline(peak_gbps: float, peak_gflops: float | None = None,
+                  points: Iterable[tuple[str, float, float]] = (), device_label: str = "",
+                  title: str = "Roofline") -> Figure:
+    """Roofline: points are (name, FLOP/byte, achieved GFLOP/s); without peak_gflops, (name, FLOP/byte, achieved GB/s).
+
+    With peak_gflops the roof is min(peak_gflops, peak_gbps × intensity). Without it the chart is a
+    bandwidth roof only: a flat line at peak_gbps, the ceiling of every memory-bound kernel.
+    """
+    points = list(points)
+    fig, ax = _new_figure()
+    intensities = [p[1] for p in points] or [1.0]
+    lo, hi = min(intensities) / 10, max(intensities) * 10
+    if peak_gflops:
+        ridge = peak_gflops / peak_gbps
+        lo, hi = min(lo, ridge / 10), max(hi, ridge * 10)
+        ax.plot([lo, ridge, hi], [peak_gbps * lo, peak_gflops, peak_gflops], color="black",
+                label=f"roof: {peak_gbps:,.0f} GB/s × intensity, capped at {peak_gflops:,.0f} GFLOP/s")
+        ax.axvline(ridge, color="gray", ls=":", lw=1, label=f"ridge at {ridge:.1f} FLOP/byte")
+        ax.set_yscale("log")
+        ax.set_ylabel("achieved GFLOP/s")
+        unit, roof = "GFLOP/s", lambda i: min(peak_gflops, peak_gbps * i)
+    else:
+        ax.axhline(peak_gbps, color="black", label=f"bandwidth roof {peak_gbps:,.0f} GB/s")
+        ax.set_ylim(0, 1.15 * max([peak_gbps] + [p[2] for p in points]))
+        ax.set_ylabel("achieved bandwidth (GB/s)")
+        unit, roof = "GB/s", lambda i: peak_gbps
+    for k, (name, intensity, achieved) in enumerate(points):
+        ax.scatter([intensity], [achieved], color=f"C{k % 10}", zorder=3,
+                   label=f"{name}: {achieved:,.1f} {unit} ({100 * achieved / roof(intensity):.0f}% of roof)")
+    ax.set_xscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel("arithmetic intensity (FLOP/byte)")
+    ax.set_title(f"{title}\n{device_label or _label_for([], None)}", fontsize=11)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def save(fig: Figure, path: str | Path, dpi: int = 120) -> Path:
+    """Write the figure as a PNG (folders created); returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi, format="png")
+    return path

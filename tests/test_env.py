@@ -1,0 +1,108 @@
+"""Tests for helpers/env.py: device choice, labels, and the doctor's report."""
+
+import pytest
+import torch
+
+from helpers import env
+from helpers.env import Finding, device_label, doctor, doctor_exit_code, format_findings, pick_device, scaled, versions
+
+no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU-only behaviour")
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+
+TOPICS = {"python", "torch", "triton", "device", "c++ compiler", "inductor compile", "triton kernel",
+          "inductor cache", "disk space", "jupyter"}
+
+
+@no_cuda
+def test_auto_picks_cpu_without_gpu():
+    assert pick_device("auto") == torch.device("cpu")
+    assert pick_device("cpu") == torch.device("cpu")
+
+
+@no_cuda
+def test_cuda_without_gpu_says_what_to_do():
+    with pytest.raises(RuntimeError, match='DEVICE = "cpu"') as e:
+        pick_device("cuda")
+    assert "auto" in str(e.value)
+
+
+def test_unknown_device_is_rejected():
+    with pytest.raises(ValueError, match="auto"):
+        pick_device("tpu")
+
+
+def test_versions_and_label():
+    v = versions("cpu")
+    assert set(v) >= {"python", "torch", "triton", "cuda", "device", "capability", "cpu_count"}
+    assert v["cpu_count"] >= 1
+    label = device_label("cpu")
+    assert label.startswith("CPU (") and f"torch {torch.__version__.split('+')[0]}" in label
+    if v["triton"]:
+        assert f"triton {v['triton']}" in label
+
+
+def test_scaled():
+    assert scaled(1000, 10, QUICK=True) == 10
+    assert scaled(1000, 10, QUICK=False) == 1000
+
+
+def test_doctor_fast_checks_are_valid():
+    findings = doctor(subprocess_checks=False)
+    names = {f.name for f in findings}
+    assert names == TOPICS - {"inductor compile", "triton kernel"}
+    for f in findings:
+        assert f.status in ("ok", "warn", "fail"), f
+        assert f.detail
+        if f.status != "ok":
+            assert f.fix, f"{f.name} is {f.status} but has no fix"
+
+
+@pytest.mark.slow
+def test_doctor_full_passes_here():
+    findings = doctor(timeout=300)
+    assert {f.name for f in findings} == TOPICS
+    by_name = {f.name: f for f in findings}
+    assert by_name["inductor compile"].status == "ok", by_name["inductor compile"]
+    assert by_name["triton kernel"].status == "ok", by_name["triton kernel"]
+    assert doctor_exit_code(findings) == 0, format_findings(findings)
+
+
+def test_exit_code_and_format():
+    ok = [Finding("python", "ok", "3.12"), Finding("jupyter", "warn", "missing: nbval", "run make lab")]
+    assert doctor_exit_code(ok) == 0
+    bad = ok + [Finding("c++ compiler", "fail", "none found", "apt-get install g++")]
+    assert doctor_exit_code(bad) != 0
+    text = format_findings(bad)
+    assert "✅ python" in text and "⚠️" in text and "❌ c++ compiler" in text
+    assert "apt-get install g++" in text and "run make lab" in text
+
+
+def test_snippet_failure_reports_last_error_line():
+    ok, err = env._run_snippet("raise ValueError('boom')", [], timeout=60)
+    assert not ok and "ValueError: boom" in err
+    ok, err = env._run_snippet("import time; time.sleep(10)", [], timeout=1)
+    assert not ok and "timed out" in err
+
+
+def test_unwritable_cache_dir_fails_with_fix(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    f = env._check_cache_dir(blocker / "cache")
+    assert f.status == "fail" and "TORCHINDUCTOR_CACHE_DIR" in f.fix
+
+
+def test_cache_dir_follows_env(monkeypatch, tmp_path):
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "ind"))
+    assert env.inductor_cache_dir() == (tmp_path / "ind").resolve()
+    assert env._check_cache_dir(env.inductor_cache_dir()).status == "ok"
+
+
+@pytest.mark.gpu
+@needs_cuda
+def test_gpu_device_and_label():
+    assert pick_device("auto").type == "cuda"
+    assert pick_device("cuda").type == "cuda"
+    v = versions("cuda")
+    assert v["capability"] and v["device"] == torch.cuda.get_device_name(0)
+    assert device_label("cuda").startswith(torch.cuda.get_device_name(0))
+    assert env._check_device().status == "ok"

@@ -1,0 +1,52 @@
+"""Tests for helpers/plots.py: every figure has a title with the device label, axis labels and a legend."""
+
+from matplotlib.figure import Figure
+
+from helpers.plots import plot_ratio, plot_roofline, plot_timings, save
+
+ROWS = [
+    {"size": s, "label": k, "median_ms": m, "q25_ms": m * 0.9, "q75_ms": m * 1.1, "device": "cpu"}
+    for s, ms in ((1_000, (0.01, 0.05)), (100_000, (0.5, 0.2)), (10_000_000, (50.0, 10.0)))
+    for k, m in zip(("eager", "compiled"), ms)
+]
+
+
+def assert_labelled(fig, device_label):
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    assert device_label in ax.get_title()
+    assert ax.get_xlabel() and ax.get_ylabel()
+    assert ax.get_legend() is not None and ax.get_legend().get_texts()
+
+
+def test_plot_timings(tmp_path):
+    fig = plot_timings(ROWS, title="chain_ops", device_label="TEST-DEV", xlabel="elements")
+    assert_labelled(fig, "TEST-DEV")
+    assert "(ms)" in fig.axes[0].get_ylabel() and fig.axes[0].get_xlabel() == "elements"
+    assert "chain_ops" in fig.axes[0].get_title()
+    assert len(fig.axes[0].get_lines()) == 2
+    out = save(fig, tmp_path / "figs" / "t.png")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_timings_default_label_names_this_machine():
+    fig = plot_timings(ROWS)
+    assert "torch" in fig.axes[0].get_title() and "CPU" in fig.axes[0].get_title()
+
+
+def test_plot_ratio():
+    fig = plot_ratio(ROWS, "eager", "compiled", device_label="TEST-DEV")
+    assert_labelled(fig, "TEST-DEV")
+    ax = fig.axes[0]
+    assert any("below 1" in t.get_text() for t in ax.texts)
+    ratios = list(ax.get_lines()[0].get_ydata())
+    assert ratios == [0.01 / 0.05, 0.5 / 0.2, 50.0 / 10.0]
+
+
+def test_plot_roofline(tmp_path):
+    fig = plot_roofline(3350, 67_000, [("chain_ops", 0.6, 1800.0), ("matmul", 1000, 50_000.0)], device_label="TEST-DEV")
+    assert_labelled(fig, "TEST-DEV")
+    assert "FLOP/byte" in fig.axes[0].get_xlabel()
+    bw = plot_roofline(3350, points=[("copy", 0.125, 2900.0)], device_label="TEST-DEV")
+    assert "GB/s" in bw.axes[0].get_ylabel()
+    assert save(bw, tmp_path / "roof.png").exists()
