@@ -3,7 +3,9 @@
 # make labs  — regenerate labs/ from solutions/ after editing a solution notebook
 # make doctor — can this machine run the labs?
 
-PYTHON ?= python3
+# The first Python 3.10-3.13 with venv, preferring the system's: the grader runs each submission under its own
+# user id as root, and that user must be able to run the interpreter (pyenv's under /root is not reachable).
+PYTHON ?= $(shell for p in /usr/bin/python3 python3; do $$p -c 'import sys, venv, ensurepip; sys.exit(not (3, 10) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null && echo $$p && break; done)
 VENV := .venv
 BIN := $(VENV)/bin
 TORCH_VERSION ?= 2.13.0
@@ -14,6 +16,7 @@ export MPLBACKEND := Agg
 .PHONY: lab test labs doctor test-fast clean
 
 $(STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "No Python 3.10-3.13 with venv found: install one (e.g. apt-get install python3-venv) or run make PYTHON=/path/to/python3"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"
 	$(BIN)/python -m pip install --quiet -e ".[lab,test]"

@@ -41,7 +41,7 @@ def cmd_build(args) -> int:
 
 def cmd_run(args) -> int:
     """Execute a lab (or its solution) with papermill, or without a kernel (--no-kernel) where Jupyter is absent."""
-    from helpers.grading.batch import lab_path
+    from helpers.notebooks import lab_path
 
     nb_path = lab_path(args.lab, "solutions" if args.solution else "labs")
     params = {"QUICK": args.quick, "DEVICE": args.device}

@@ -148,7 +148,9 @@ def _capture_config(root: Path) -> contextlib.ExitStack:
     import torch._dynamo.config as dynamo_config
     import torch._inductor.config as inductor_config
 
-    patch: dict[str, Any] = {"force_disable_caches": True, "trace.enabled": True}
+    # The FX graph cache off (a hit writes no debug files), the C++/Triton code cache on: a fresh dump in
+    # ~3 s instead of a cold ~12 s compile (TinyHead, 2-core CPU, torch 2.13).
+    patch: dict[str, Any] = {"fx_graph_cache": False, "trace.enabled": True}
     if _has_config(inductor_config, "trace.provenance_tracking_level"):
         patch["trace.provenance_tracking_level"] = max(1, inductor_config.trace.provenance_tracking_level)
     elif _has_config(inductor_config, "trace.provenance_tracking"):
@@ -157,6 +159,10 @@ def _capture_config(root: Path) -> contextlib.ExitStack:
         patch["trace.debug_dir"] = None  # so the folder lands under debug_dir_root
     stack = contextlib.ExitStack()
     stack.enter_context(inductor_config.patch(patch))
+    import torch._functorch.config as functorch_config
+
+    if _has_config(functorch_config, "enable_autograd_cache"):
+        stack.enter_context(functorch_config.patch(enable_autograd_cache=False))
     stack.enter_context(dynamo_config.patch(debug_dir_root=str(root)))
     stack.enter_context(_quiet())
     return stack

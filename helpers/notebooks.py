@@ -4,16 +4,11 @@
 it: every solution region is replaced by a stub, outputs are dropped, cell ids
 and tags are kept so the grader can find each cell again.
 
-Markers, in code cells::
-
-    def find_softmax_kernel(kernels):
-        ### BEGIN SOLUTION
-        ...the answer...
-        ### STUB (optional: what the lab shows instead, commented out with "# "
-        # ...template...     so that it does not run in the solution; default:
-        ### END SOLUTION       raise NotImplementedError)
-
-and in markdown cells ``<!-- BEGIN SOLUTION -->`` ... ``<!-- END SOLUTION -->``.
+Markers, in code cells: a line `### BEGIN SOLUTION`, the answer, optionally a
+line `### STUB` followed by what the lab shows instead (commented out with "# "
+so it does not run in the solution; by default the lab raises
+NotImplementedError), and a line `### END SOLUTION`. In markdown cells:
+`<!-- BEGIN SOLUTION -->` … `<!-- END SOLUTION -->`.
 
 Cell roles live in the tags: ``parameters`` (papermill), ``exercise`` (the learner
 edits it), ``check`` and ``given`` (protected: the grader restores them),
@@ -183,6 +178,16 @@ def make_lab(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
 def solution_notebooks(root: Path) -> list[Path]:
     """The solution notebooks, in lab order."""
     return sorted((root / "solutions").glob("[0-9][0-9]_*.ipynb"))
+
+
+def lab_path(lab: str, folder: str = "labs", root: Path | None = None) -> Path:
+    """labs/04_*.ipynb (or solutions/04_*.ipynb) for lab "04"."""
+    root = root or Path(__file__).resolve().parents[1]
+    found = sorted((root / folder).glob(f"{lab}_*.ipynb"))
+    if not found:
+        have = ", ".join(p.name[:2] for p in sorted((root / "labs").glob("*.ipynb"))) or "none"
+        raise FileNotFoundError(f"no {folder}/{lab}_*.ipynb; labs here: {have}")
+    return found[0]
 
 
 def build(root: Path, check: bool = False) -> list[Problem]:

@@ -28,6 +28,7 @@ from pathlib import Path
 import nbformat
 
 from helpers import checks, notebooks
+from helpers.notebooks import lab_path
 from helpers.checks import Result
 from helpers.grading import gradebook, hidden, restore, sandbox
 from helpers.grading.gradebook import SubmissionResult
@@ -51,14 +52,6 @@ class Settings:
     device: str = "cpu"
     params: dict = field(default_factory=dict)
     warm: bool = True
-
-
-def lab_path(lab: str, folder: str = "labs") -> Path:
-    """labs/04_*.ipynb (or solutions/) for lab "04"."""
-    found = sorted((ROOT / folder).glob(f"{lab}_*.ipynb"))
-    if not found:
-        raise FileNotFoundError(f"no {folder}/{lab}_*.ipynb; is --lab right? Labs: {', '.join(p.name[:2] for p in (ROOT / 'labs').glob('*.ipynb'))}")
-    return found[0]
 
 
 def discover(paths: list[Path]) -> list[Path]:
@@ -186,7 +179,7 @@ def grade_one(path: Path, settings: Settings, lab_nb, hidden_checks, truths, spe
         return SubmissionResult(status="invalid", message=str(err), checks=not_run("not run", str(err)), seconds=0.0, **base)
     repaired = restore.restore(sub, lab_nb)
 
-    uid = sandbox.job_uid(slot)
+    uid = job_uid(slot)
     scratch = settings.out / ".scratch" / key
     prepare(scratch, uid, warm)
     src, executed = scratch / "submission.ipynb", scratch / "executed.ipynb"
@@ -209,7 +202,7 @@ def grade_one(path: Path, settings: Settings, lab_nb, hidden_checks, truths, spe
                            scratch, sandbox.Limits(wall_s=3600, memory_mb=settings.memory_mb, nproc=settings.nproc,
                                                    use_cuda=settings.device != "cpu"),
                            env, uid, settings.call_timeout)
-    ctx = hidden.GraderContext(ns={}, worker=worker, out_dir=out_dir, truths=truths)
+    ctx = hidden.GraderContext(worker=worker, out_dir=out_dir, truths=truths)
     results = []
     try:
         for spec in specs:
@@ -235,6 +228,33 @@ def grade_one(path: Path, settings: Settings, lab_nb, hidden_checks, truths, spe
 
 
 WORKER_CELLS: dict[str, list[str]] = {}
+
+
+def others_can_read(path: Path) -> bool:
+    """True when a user with no rights of ours can reach and read `path` (every folder above it searchable)."""
+    path = path.resolve()
+    try:
+        if not path.stat().st_mode & 0o004:
+            return False
+        return all(parent.stat().st_mode & 0o001 for parent in path.parents)
+    except OSError:
+        return False
+
+
+def job_uid(slot: int) -> int | None:
+    """An unprivileged uid for this job slot, when we are root and that uid can run our Python; else None."""
+    uid = sandbox.job_uid(slot)
+    if uid is None:
+        return None
+    needed = [Path(sys.executable), Path(sys.base_prefix) / "lib", ROOT / "helpers" / "__init__.py"]
+    if not all(others_can_read(p) for p in needed):
+        if not getattr(job_uid, "warned", False):
+            job_uid.warned = True
+            print("note: running jobs as our own user: Python or the repository is not readable by other users "
+                  f"({', '.join(str(p.resolve()) for p in needed if not others_can_read(p))}); limits and clean-up still "
+                  "apply, file isolation between submissions is weaker.", file=sys.stderr)
+        return None
+    return uid
 
 
 def notebooks_out_dir(lab_nb) -> str:

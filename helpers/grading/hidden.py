@@ -17,7 +17,6 @@ import pickle
 import select
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -140,16 +139,12 @@ class Worker:
         return job.stop()
 
 
-@dataclass
 class GraderContext(Context):
     """What a hidden check sees: the worker, the submission's files, and ground truth."""
 
-    worker: Worker
-    out_dir: Path
-    truths: dict[str, Any]
-
-    def __post_init__(self):
-        self.ns = {}
+    def __init__(self, worker: Worker, out_dir: Path, truths: dict[str, Any]):
+        super().__init__({}, out_dir)
+        self.worker, self.truths = worker, truths
 
     def get(self, name: str) -> Any:
         raise CheckFailed("hidden checks do not read notebook variables")

@@ -1,6 +1,7 @@
 """Run one untrusted command under limits, and always clean up after it.
 
-The grader runs every learner notebook through `run_limited`. The command gets its own session,
+The grader runs every learner notebook through `run_limited`, and its long-lived check worker
+through `spawn` (the same, but returns a `Job` to poll and stop). The command gets its own session,
 rlimits (address space, file size, no core files, process count), a clean environment holding a
 unique WORKBOOK_JOB marker, and a watchdog that samples the whole job every TICK_S seconds:
 summed RSS, process count and wall clock. When the command ends, however it ends, every process
@@ -29,14 +30,13 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-import psutil
-
 JOB_VAR = "WORKBOOK_JOB"
 UID_BASE = 61000  # job slot N runs as uid/gid UID_BASE + N; no passwd entry needed
 TICK_S = 0.2  # watchdog sampling period
 DRAIN_S = 2.0  # how long to wait for the output pipe to close once the job is dead
 NPROC_SLACK = 16  # RLIMIT_NPROC headroom without a job uid: our threads, the user's other programs
 MB = 1 << 20
+PAGE = os.sysconf("SC_PAGE_SIZE")
 OOM_WORDS = ("MemoryError", "Cannot allocate memory", "can't allocate memory", "std::bad_alloc")
 SIGNAL_WORDS = {
     signal.SIGSEGV: "segmentation fault",
@@ -109,8 +109,64 @@ def kill_job(marker: str) -> int:
     return len(killed)
 
 
+def kill_user(uid: int) -> int:
+    """SIGKILL every process of a job uid (never root, nor our own) and reap its orphans; return how many."""
+    if uid in (0, os.getuid()):
+        raise ValueError(f"refusing to kill every process of uid {uid}")
+    killed: set[int] = set()
+    for _ in range(100):
+        procs = [s for s in _snapshot().values() if s.uid == uid]
+        for s in procs:
+            _reap_if_ours(s.pid)
+        alive = [s.pid for s in procs if not s.zombie]
+        if not alive:
+            break
+        for pid in alive:
+            _sigkill(pid)
+        killed.update(alive)
+        time.sleep(0.01)
+    return len(killed)
+
+
 # -----------------------------------------------------------------------------
 # /proc and signals
+
+
+@dataclass
+class _Seen:
+    """One process as read from /proc."""
+
+    pid: int
+    ppid: int
+    sid: int
+    zombie: bool
+    rss: int  # bytes
+    uid: int  # real uid
+    threads: int
+
+
+def _read(pid: int) -> _Seen | None:
+    """A process's /proc/<pid>/stat and status, None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+        with open(f"/proc/{pid}/status", "rb") as f:
+            status = f.read()
+    except OSError:
+        return None
+    f = stat[stat.rindex(b")") + 2 :].split()  # fields 3.. of man 5 proc: state ppid pgrp session ...
+    uid = next((int(line.split()[1]) for line in status.splitlines() if line.startswith(b"Uid:")), -1)
+    return _Seen(pid=pid, ppid=int(f[1]), sid=int(f[3]), zombie=f[0] == b"Z", rss=int(f[21]) * PAGE, uid=uid,
+                 threads=int(f[17]))
+
+
+def _snapshot() -> dict[int, _Seen]:
+    """Every process on the machine."""
+    seen = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit() and (s := _read(int(name))) is not None:
+            seen[s.pid] = s
+    return seen
 
 
 def _marked_pids(marker: str) -> list[int]:
@@ -138,48 +194,27 @@ def _sigkill(pid: int) -> None:
         pass
 
 
-def _sid(pid: int) -> int | None:
-    """Session id of a process, None if it is gone."""
-    try:
-        return os.getsid(pid)
-    except OSError:
-        return None
-
-
-def _alive(p: psutil.Process) -> bool:
-    """True for a process that is running (not gone, not a zombie)."""
-    try:
-        return p.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
-
-
-def _rss_mb(procs: list[psutil.Process]) -> float:
-    """Summed RSS of some processes, in MB."""
-    total = 0
-    for p in procs:
+def _reap_if_ours(pid: int) -> None:
+    """Reap a zombie that was reparented to us; leave anything else (a Job's own command) alone."""
+    s = _read(pid)
+    if s is not None and s.zombie and s.ppid == os.getpid() and pid not in _LEADERS:
         try:
-            total += p.memory_info().rss
-        except psutil.Error:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
             pass
-    return total / MB
 
 
 def _user_tasks(uid: int) -> int:
     """Tasks (processes and threads) of a real uid: what RLIMIT_NPROC counts."""
-    n = 0
-    for p in psutil.process_iter(["uids", "num_threads"]):
-        uids, threads = p.info["uids"], p.info["num_threads"]
-        if uids is not None and uids.real == uid:
-            n += threads or 1
-    return n
+    return sum(s.threads for s in _snapshot().values() if s.uid == uid)
 
 
 _subreaper = False
+_LEADERS: set[int] = set()  # pids of running Jobs' commands: each Job reaps its own
 
 
 def _become_subreaper() -> None:
-    """Adopt the job's orphans (instead of PID 1) so we can reap them: some container inits never do."""
+    """Adopt the job's orphans instead of PID 1, to reap them: a container's PID 1 often never does."""
     global _subreaper
     if not _subreaper:
         PR_SET_CHILD_SUBREAPER = 36
@@ -188,10 +223,10 @@ def _become_subreaper() -> None:
 
 
 # -----------------------------------------------------------------------------
-# the job: its processes, found four ways
+# the job's processes, found four ways
 
 
-class _Job:
+class _Procs:
     """The processes of one job: descendants, session, marker and (when set) uid."""
 
     def __init__(self, pid: int, marker: str, uid: int | None):
@@ -202,25 +237,24 @@ class _Job:
         except (AttributeError, OSError):
             self.pidfd = None
 
-    def members(self) -> list[psutil.Process]:
+    def members(self) -> list[_Seen]:
         """Every process of the job, zombies included, never ourselves."""
-        procs = {p.pid: p for p in psutil.process_iter(["ppid", "uids"])}
+        seen = _snapshot()
         children = defaultdict(list)
-        for p in procs.values():
-            children[p.info["ppid"]].append(p.pid)
+        for pid, s in seen.items():
+            children[s.ppid].append(pid)
         found, stack = set(), [self.pid]
         while stack:
             pid = stack.pop()
-            if pid in procs and pid not in found:
+            if pid in seen and pid not in found:
                 found.add(pid)
                 stack.extend(children[pid])
-        found.update(pid for pid in _marked_pids(self.marker) if pid in procs)
-        for pid, p in procs.items():
-            uids = p.info["uids"]
-            if (self.uid is not None and uids is not None and uids.real == self.uid) or _sid(pid) == self.pid:
+        found.update(pid for pid in _marked_pids(self.marker) if pid in seen)
+        for pid, s in seen.items():
+            if (self.uid is not None and s.uid == self.uid) or s.sid == self.pid:
                 found.add(pid)
         found.discard(os.getpid())
-        return [procs[pid] for pid in found]
+        return [seen[pid] for pid in found]
 
     def exited(self, timeout: float) -> bool:
         """Wait up to timeout for the command to exit; leave it unreaped so its pid stays ours."""
@@ -233,12 +267,12 @@ class _Job:
     def kill_all(self) -> None:
         """SIGKILL the whole job until nothing of it runs; call before reaping the command."""
         for _ in range(100):
-            alive = [p for p in self.members() if _alive(p)]
+            alive = [s.pid for s in self.members() if not s.zombie]
             if not alive:
                 return
-            for p in alive:
-                _sigkill(p.pid)
-            self.killed.update(p.pid for p in alive)
+            for pid in alive:
+                _sigkill(pid)
+            self.killed.update(alive)
             try:
                 os.killpg(self.pid, signal.SIGKILL)  # safe: the unreaped command holds this pgid
             except (ProcessLookupError, PermissionError):
@@ -246,18 +280,16 @@ class _Job:
             time.sleep(0.02)
 
     def reap_orphans(self) -> None:
-        """Reap the job's zombies that were reparented to us (uid jobs only: we are their subreaper)."""
-        if self.uid is None:
-            return
-        for p in self.members():
-            try:
-                if p.pid != self.pid and p.ppid() == os.getpid() and not _alive(p):
-                    os.waitpid(p.pid, os.WNOHANG)
-            except (psutil.Error, ChildProcessError):
-                pass
+        """Reap the job's zombies that were reparented to us (as root we are a subreaper)."""
+        pids = set(self.killed)
+        if self.uid is not None:
+            pids.update(s.pid for s in self.members() if s.uid == self.uid)
+        for pid in pids - {self.pid}:
+            _reap_if_ours(pid)
 
     def reap(self) -> int:
-        """Reap the command and return its returncode (ru_maxrss is useless: it counts our pages from fork)."""
+        """Reap the command and return its returncode."""
+        # not wait4's ru_maxrss: the child's peak includes the pages it shared with us before exec
         _, status = os.waitpid(self.pid, 0)
         if self.pidfd is not None:
             os.close(self.pidfd)
@@ -332,11 +364,11 @@ def _child_env(env: dict[str, str] | None, marker: str, uid: int | None, cwd: Pa
     return child
 
 
-def _rlimits(limits: Limits, switch_uid: bool) -> list[tuple[int, int]]:
+def _rlimits(limits: Limits, own_uid: bool) -> list[tuple[int, int]]:
     """The rlimits for the child, each lowered to what our own hard limit allows."""
     # RLIMIT_NPROC counts every task of the real uid: a fresh job uid has none, we have many. Without
     # a job uid it is only a backstop, set a little above the watchdog's count so that fires first.
-    nproc = limits.nproc if switch_uid else _user_tasks(os.getuid()) + limits.nproc + NPROC_SLACK
+    nproc = limits.nproc if own_uid else _user_tasks(os.getuid()) + limits.nproc + NPROC_SLACK
     wanted = [
         (resource.RLIMIT_FSIZE, limits.fsize_mb * MB),
         (resource.RLIMIT_CORE, 0),
@@ -357,22 +389,21 @@ def _apply_rlimits(rlimits: list[tuple[int, int]]) -> None:
         resource.setrlimit(res, (value, value))
 
 
-def _spawn(cmd: list[str], cwd: Path, env: dict[str, str], uid: int | None, limits: Limits,
+def _spawn(cmd: list[str], cwd: Path, env: dict[str, str], as_uid: int | None, limits: Limits,
            pass_fds: tuple[int, ...]) -> subprocess.Popen:
-    """Start the command in its own session, as uid when switching, under rlimits."""
-    switch_uid = uid is not None and uid != os.getuid()
+    """Start the command in its own session, as as_uid when given, under rlimits."""
     # Popen does setgroups([]), setgid, setuid in the child before preexec_fn, so RLIMIT_NPROC bites
-    ids = dict(user=uid, group=uid, extra_groups=[]) if switch_uid else {}
+    ids = dict(user=as_uid, group=as_uid, extra_groups=[]) if as_uid is not None else {}
     try:
         return subprocess.Popen(
             cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, start_new_session=True, pass_fds=pass_fds,
-            preexec_fn=partial(_apply_rlimits, _rlimits(limits, switch_uid)), **ids,
+            preexec_fn=partial(_apply_rlimits, _rlimits(limits, as_uid is not None)), **ids,
         )
     except PermissionError as e:
-        if not switch_uid:
+        if as_uid is None:
             raise
-        hint = f"uid {uid} cannot run {cmd[0]}: it, its symlink targets and their folders must be readable by all"
+        hint = f"uid {as_uid} cannot run {cmd[0]}: it, its symlink targets and their folders must be readable"
         raise PermissionError(e.errno, hint, e.filename) from e
 
 
@@ -380,35 +411,40 @@ def _spawn(cmd: list[str], cwd: Path, env: dict[str, str], uid: int | None, limi
 # watching and judging
 
 
-def _watch(job: _Job, limits: Limits, start: float) -> tuple[str | None, float]:
-    """Sample the job until the command exits or breaks a limit; return (reason, peak RSS MB)."""
+def _watch(procs: _Procs, limits: Limits, start: float, stop: threading.Event) -> tuple[str | None, float]:
+    """Sample the job until the command exits, breaks a limit or is stopped; return (reason, peak RSS MB)."""
     peak = 0.0
     while True:
-        procs = job.members()
-        rss = _rss_mb(procs)
+        members = procs.members()
+        rss = sum(s.rss for s in members) / MB
         peak = max(peak, rss)
         if rss > limits.memory_mb:
             return "memory", peak
-        if len(procs) >= limits.nproc:
+        if len(members) >= limits.nproc:
             return "nproc", peak
         if time.monotonic() - start >= limits.wall_s:
             return "timeout", peak
-        job.reap_orphans()
-        if job.exited(TICK_S):
+        if stop.is_set():
+            return "stopped", peak
+        procs.reap_orphans()
+        if procs.exited(TICK_S):
             return None, peak
 
 
-def _judge(reason: str | None, returncode: int, peak_mb: float, output: str,
+def _judge(reason: str | None, returncode: int, peak_mb: float, wall_s: float, output: str,
            limits: Limits) -> tuple[str, int | None, str]:
     """Map how the command ended to (status, signal, message)."""
+    kill = int(signal.SIGKILL)
     if reason == "timeout":
-        return "timeout", signal.SIGKILL, f"stopped after {limits.wall_s:g} s (wall-clock limit)"
+        return "timeout", kill, f"stopped after {limits.wall_s:g} s (wall-clock limit)"
     if reason == "memory":
-        return "memory", signal.SIGKILL, f"stopped after using {peak_mb:.0f} MB of memory (limit {limits.memory_mb} MB)"
+        return "memory", kill, f"stopped after using {peak_mb:.0f} MB of memory (limit {limits.memory_mb} MB)"
     if reason == "nproc":
-        return "nproc", signal.SIGKILL, f"stopped after starting {limits.nproc} processes (process limit)"
+        return "nproc", kill, f"stopped after starting {limits.nproc} processes (process limit)"
+    if reason == "stopped":
+        return "killed", kill, "stopped by the grader"
     if returncode == 0:
-        return "ok", None, "finished"
+        return "ok", None, f"finished in {wall_s:.1f} s"
     if returncode > 0:
         if any(word in output[-4000:] for word in OOM_WORDS):
             return "memory", None, f"ran out of memory (limit {limits.memory_mb} MB)"
@@ -421,34 +457,79 @@ def _judge(reason: str | None, returncode: int, peak_mb: float, output: str,
     return "killed", sig, f"the process died with {name}{words}"
 
 
+class Job:
+    """One command running under its limits; a watchdog thread ends it and cleans up after it."""
+
+    def __init__(self, cmd: list[str], cwd: Path, limits: Limits, env: dict[str, str] | None,
+                 uid: int | None, pass_fds: tuple[int, ...]):
+        as_uid = uid if uid is not None and uid != os.getuid() else None  # switch only to another uid
+        if as_uid is not None and (os.geteuid() != 0 or as_uid == 0):
+            raise ValueError(f"cannot run a job as uid {as_uid}: needs root and a non-root job uid")
+        if os.geteuid() == 0:  # CI containers; a desktop's init reaps orphans itself
+            _become_subreaper()
+        self.limits, self.marker = limits, uuid.uuid4().hex
+        self.start = time.monotonic()
+        self.proc = _spawn(cmd, Path(cwd), _child_env(env, self.marker, uid, Path(cwd)), as_uid, limits, pass_fds)
+        _LEADERS.add(self.proc.pid)
+        self.procs = _Procs(self.proc.pid, self.marker, as_uid)
+        self.capture = _Capture(self.proc.stdout.fileno(), limits.output_mb * MB)
+        self.capture.start()
+        self.outcome: Outcome | None = None
+        self.stopping, self.done = threading.Event(), threading.Event()
+        threading.Thread(target=self._watchdog, daemon=True).start()
+
+    def poll(self) -> int | None:
+        """The command's raw returncode once it has ended and been cleaned up, else None."""
+        return self.proc.returncode if self.done.is_set() else None
+
+    def wait(self) -> Outcome:
+        """Block until the command has ended and been cleaned up."""
+        try:
+            self.done.wait()
+        except BaseException:  # Ctrl-C in the grader: still leave nothing running
+            self.stopping.set()
+            self.done.wait()
+            raise
+        if self.outcome is None:
+            raise RuntimeError("the sandbox watchdog failed; see the traceback above")
+        return self.outcome
+
+    def stop(self) -> Outcome:
+        """Kill the command (if still running) and everything it started."""
+        self.stopping.set()
+        return self.wait()
+
+    def _watchdog(self) -> None:
+        """Watch until the end, then kill every process of the job and build the outcome."""
+        reason, peak = "stopped", 0.0  # what we report should watching itself fail
+        try:
+            reason, peak = _watch(self.procs, self.limits, self.start, self.stopping)
+        finally:
+            try:
+                self.procs.kill_all()  # the command is still unreaped, so its pid and pgid cannot be reused
+                returncode = self.proc.returncode = self.procs.reap()
+                _LEADERS.discard(self.proc.pid)
+                wall = time.monotonic() - self.start
+                self.procs.reap_orphans()
+                output, truncated = self.capture.finish()
+                self.proc.stdout.close()
+                status, sig, message = _judge(reason, returncode, peak, wall, output, self.limits)
+                self.outcome = Outcome(
+                    returncode=None if reason else returncode, status=status, signal=sig, wall_s=wall,
+                    peak_rss_mb=peak, output=output, truncated=truncated,
+                    leftovers_killed=len(self.procs.killed - {self.proc.pid}), message=message,
+                )
+            finally:
+                self.done.set()
+
+
+def spawn(cmd: list[str], cwd: Path, limits: Limits, env: dict[str, str] | None = None,
+          uid: int | None = None, pass_fds: tuple[int, ...] = ()) -> Job:
+    """Start cmd under limits and return at once; poll(), stop() or wait() the Job."""
+    return Job(cmd, cwd, limits, env, uid, pass_fds)
+
+
 def run_limited(cmd: list[str], cwd: Path, limits: Limits, env: dict[str, str] | None = None,
                 uid: int | None = None, pass_fds: tuple[int, ...] = ()) -> Outcome:
     """Run cmd under limits (as uid when given; needs root), kill everything it left, report."""
-    if uid is not None and uid != os.getuid() and (os.geteuid() != 0 or uid == 0):
-        raise ValueError(f"cannot run a job as uid {uid}: needs root and a non-root job uid")
-    marker = uuid.uuid4().hex
-    if uid is not None and uid != os.getuid():
-        _become_subreaper()
-    start = time.monotonic()
-    proc = _spawn(cmd, Path(cwd), _child_env(env, marker, uid, Path(cwd)), uid, limits, pass_fds)
-    job = _Job(proc.pid, marker, uid if uid != os.getuid() else None)
-    capture = _Capture(proc.stdout.fileno(), limits.output_mb * MB)
-    capture.start()
-    try:
-        reason, peak = _watch(job, limits, start)
-    finally:
-        job.kill_all()  # the command is still unreaped here, so its pid and pgid cannot be reused
-        returncode = job.reap()
-        proc.returncode = returncode
-        wall = time.monotonic() - start
-        job.reap_orphans()
-        output, truncated = capture.finish()
-        proc.stdout.close()
-    status, sig, message = _judge(reason, returncode, peak, output, limits)
-    if status == "ok":
-        message = f"finished in {wall:.1f} s"
-    return Outcome(
-        returncode=None if reason else returncode, status=status, signal=sig, wall_s=wall,
-        peak_rss_mb=peak, output=output, truncated=truncated,
-        leftovers_killed=len(job.killed - {proc.pid}), message=message,
-    )
+    return spawn(cmd, cwd, limits, env, uid, pass_fds).wait()

@@ -1,0 +1,90 @@
+"""`workbook release`: the learner bundle — labs, the helpers package, set-up files; no solutions, no hidden checks."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from helpers import notebooks
+
+LEARNER_README = """# How PyTorch 2 compiles a model — labs
+
+```bash
+make lab      # creates .venv, installs everything, checks the machine, opens JupyterLab (prints the URL)
+make doctor   # what is wrong with this machine, and what to do about it
+```
+
+Open the lab your instructor named (e.g. `04_inductor_output.ipynb`) and run the cells from the top. After each
+exercise a check cell prints ✅, or ❌ with what to fix. Your instructor grades with hidden variants of the same
+checks on other inputs, so make your functions work in general. Hand in the notebook file itself.
+
+Needs: Python 3.10–3.13 with venv, a C++ compiler (g++), make. A CUDA GPU is optional: every lab runs on a CPU.
+Conda instead: `conda env create -f environment.yml`, then `jupyter lab labs/`.
+"""
+
+LEARNER_MAKEFILE = """PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+TORCH_VERSION ?= 2.13.0
+export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter
+
+.PHONY: lab doctor
+$(VENV)/.installed: pyproject.toml
+\t$(PYTHON) -m venv $(VENV)
+\t$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"
+\t$(BIN)/python -m pip install --quiet -e ".[lab]"
+\t$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+\ttouch $@
+
+lab: $(VENV)/.installed
+\t$(BIN)/workbook doctor || true
+\t$(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --ServerApp.root_dir=labs
+
+doctor: $(VENV)/.installed
+\t$(BIN)/workbook doctor
+"""
+
+SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "grading", "experiments", ".ipynb_checkpoints")
+
+
+def make_release(root: Path, out: Path) -> Path:
+    """Write the bundle to `out` (emptied first) and prove it holds no solution."""
+    if out.resolve() in (root.resolve(), *root.resolve().parents):
+        raise ValueError(f"--out {out} would overwrite the repository; pick a new folder")
+    problems = notebooks.build(root, check=True)
+    if problems:
+        raise RuntimeError("labs/ is not in step with solutions/: " + "; ".join(map(str, problems)) + " (run `workbook build`)")
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    shutil.copytree(root / "labs", out / "labs", ignore=SKIP)
+    shutil.copytree(root / "helpers", out / "helpers", ignore=SKIP)
+    for name in ("environment.yml", "pyproject.toml"):
+        shutil.copy(root / name, out / name)
+    (out / "README.md").write_text(LEARNER_README)
+    (out / "Makefile").write_text(LEARNER_MAKEFILE)
+    leaks = leaks_in(out, root)
+    if leaks:
+        shutil.rmtree(out)
+        raise RuntimeError("the bundle would leak: " + "; ".join(leaks))
+    return out
+
+
+def leaks_in(bundle: Path, root: Path) -> list[str]:
+    """Files in the bundle that hold a solution region, a hidden check, or a line of hidden-check code."""
+    hidden = [p.read_text() for p in (root / "solutions" / "hidden").glob("*.py")]
+    hidden_defs = {line.strip() for src in hidden for line in src.splitlines() if line.startswith("def ")}
+    found = []
+    for path in sorted(bundle.rglob("*")):
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        rel = path.relative_to(bundle)
+        lines = {line.strip() for line in text.splitlines()}
+        if path.suffix == ".ipynb":
+            lines = {line.strip() for cell in notebooks.nbformat.reads(text, as_version=4).cells for line in cell.source.splitlines()}
+        if {notebooks.BEGIN, notebooks.END} & lines or any(line.startswith(notebooks.MD_BEGIN) for line in lines):
+            found.append(f"{rel} holds a solution region")
+        if hidden_defs & lines:
+            found.append(f"{rel} holds hidden-check code ({sorted(hidden_defs & lines)[0]})")
+    return found

@@ -1,0 +1,96 @@
+"""helpers.grading.restore: broken files are rejected with a reason; protected cells come back by id."""
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers import notebooks
+from helpers.grading.restore import InvalidSubmission, load_submission, restore
+
+ROOT = Path(__file__).resolve().parents[1]
+LAB = ROOT / "labs" / "04_inductor_output.ipynb"
+
+
+@pytest.fixture
+def lab():
+    return notebooks.read(LAB)
+
+
+def cell(nb, cid):
+    return next(c for c in nb.cells if c.id == cid)
+
+
+@pytest.mark.parametrize("content, words", [
+    (b"{not json", "not valid notebook JSON"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00", "not valid notebook JSON"),
+    (b'{"hello": 1}', "not a Jupyter notebook"),
+    (b'[1, 2, 3]', "not a Jupyter notebook"),
+])
+def test_invalid_files_rejected_with_reason(tmp_path, content, words):
+    path = tmp_path / "sub.ipynb"
+    path.write_bytes(content)
+    with pytest.raises(InvalidSubmission, match=words):
+        load_submission(path)
+
+
+def test_untouched_lab_needs_no_repair(lab):
+    repaired = restore(nbformat.from_dict(lab), lab)
+    assert repaired.notes == []
+    assert [c.id for c in repaired.nb.cells] == [c.id for c in lab.cells]
+
+
+def test_edited_check_cell_is_restored_and_reported(lab):
+    sub = nbformat.from_dict(lab)
+    cell(sub, "check-c").source = "print('✅ all checks passed')"
+    repaired = restore(sub, lab)
+    assert cell(repaired.nb, "check-c").source == cell(lab, "check-c").source
+    assert any("check cell 'check-c'" in n and "restored" in n for n in repaired.notes)
+
+
+def test_deleted_cells_reinserted_in_place(lab):
+    sub = nbformat.from_dict(lab)
+    sub.cells = [c for c in sub.cells if c.id not in ("check-a", "setup", "ex-c")]
+    repaired = restore(sub, lab)
+    assert [c.id for c in repaired.nb.cells] == [c.id for c in lab.cells]
+    assert len([n for n in repaired.notes if "deleted" in n]) == 3
+    assert any("ex-c" in n and "stub" in n for n in repaired.notes)
+
+
+def test_learner_code_kept_and_added_cells_stay_put(lab):
+    sub = nbformat.from_dict(lab)
+    cell(sub, "ex-a").source = "def compile_head(model):\n    return torch.compile(model)"
+    helper = nbformat.v4.new_code_cell("def my_helper():\n    return 1")
+    helper.metadata["tags"] = ["check"]          # a learner cannot make a cell protected
+    sub.cells.insert([c.id for c in sub.cells].index("ex-a") + 1, helper)
+    repaired = restore(sub, lab)
+    ids = [c.id for c in repaired.nb.cells]
+    assert ids[ids.index("ex-a") + 1] == helper.id
+    assert "torch.compile(model)" in cell(repaired.nb, "ex-a").source
+    assert notebooks.tags(cell(repaired.nb, helper.id)) == []
+
+
+def test_duplicated_and_retyped_cells(lab):
+    sub = nbformat.from_dict(lab)
+    ex = cell(sub, "ex-b")
+    ex.source = "def dump_inductor_debug(fn, args, root):\n    return None"
+    sub.cells.append(nbformat.from_dict(ex))            # the same id twice
+    retyped = nbformat.v4.new_markdown_cell(cell(lab, "ex-s").source)
+    retyped.id = "ex-s"
+    sub.cells[[c.id for c in sub.cells].index("ex-s")] = retyped
+    check = nbformat.v4.new_raw_cell(cell(lab, "check-b").source)
+    check.id = "check-b"
+    sub.cells[[c.id for c in sub.cells].index("check-b")] = check
+    repaired = restore(sub, lab)
+    assert [c.id for c in repaired.nb.cells].count("ex-b") == 1
+    assert cell(repaired.nb, "ex-s").cell_type == "code"
+    assert cell(repaired.nb, "check-b").cell_type == "code"
+    notes = " ".join(repaired.notes)
+    assert "appeared 2 times" in notes and "turned back into a code cell" in notes and "check-b" in notes
+
+
+def test_outputs_are_dropped(lab):
+    sub = nbformat.from_dict(lab)
+    cell(sub, "ex-a").outputs = [nbformat.v4.new_output("stream", text="✅ 04.compile_match [2/2]")]
+    assert not notebooks.has_outputs(restore(sub, lab).nb)
