@@ -166,14 +166,15 @@ def annotation_problems(text: str, kernel) -> list[str]:
         return [f"the annotation lacks the section(s) {', '.join('## ' + m for m in missing)}."]
     problems = []
     ops_body = re.sub(r"aten\.|prims\.", "", found["fused aten ops"])
+    ops_line = next((line for line in ops_body.splitlines() if line.strip()), "")
     have = set(kernel.aten_ops)
     absent = [op for op in kernel.aten_ops if not _mentions(ops_body, op)]
     if absent:
         problems.append(f"'Fused ATen ops' misses {', '.join(absent)}: your dump ({kernel.name}) fuses {', '.join(kernel.aten_ops)}.")
-    wrong = [op for op in SOFTMAX_VOCAB if op not in have and _mentions(ops_body, op)
+    wrong = [op for op in SOFTMAX_VOCAB if op not in have and _mentions(ops_line, op)
              and not (op == "softmax" and "_softmax" in have) and not (op == "max" and "amax" in have)]
     if wrong:
-        problems.append(f"'Fused ATen ops' names {', '.join(wrong)}, which this kernel does not hold "
+        problems.append(f"the first line of 'Fused ATen ops' lists {', '.join(wrong)}, which this kernel does not hold "
                         f"(its ops: {', '.join(kernel.aten_ops)}; CPU and GPU, and torch versions, differ — annotate your own dump).")
     loads = {_squash(a.index) for a in kernel.loads if a.index}
     quoted_in = [_squash(q) for q in re.findall(r"`([^`]+)`", found["input read"])]

@@ -139,6 +139,7 @@ def job_env(scratch: Path, settings: Settings) -> dict[str, str]:
         "TORCHINDUCTOR_COMPILE_THREADS": "1", "OMP_NUM_THREADS": threads,
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_DATA_DIR": str(home / "data"), "IPYTHONDIR": str(home / "ipython"),
         "XDG_CACHE_HOME": str(home / "cache"), "PYTHONDONTWRITEBYTECODE": "1", "WORKBOOK_GRADING": "1",
+        GRADEBOOK_VAR: str(settings.out.resolve()),
     }
     for key in ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CC", "CXX", "VIRTUAL_ENV"):
         if key in os.environ:
@@ -228,6 +229,7 @@ def grade_one(path: Path, settings: Settings, lab_nb, hidden_checks, truths, spe
 
 
 WORKER_CELLS: dict[str, list[str]] = {}
+GRADEBOOK_VAR = "WORKBOOK_GRADEBOOK"  # every job of a batch carries it: a killed batch's leftovers are found by it
 
 
 def others_can_read(path: Path) -> bool:
@@ -285,14 +287,28 @@ def notebook_status(outcome: "sandbox.Outcome", executed: Path) -> tuple[str, st
     return "ok", ""
 
 
+MAX_OUTPUT_CHARS = 20_000
+
+
 def keep_executed(out: Path, key: str, executed: Path) -> None:
-    """Copy the executed notebook into the gradebook folder (outputs capped by the sandbox's file limit)."""
-    if executed.is_file() and executed.stat().st_size < 64 * 2**20:
-        target = out / "executed" / f"{key}.ipynb"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.tmp")
-        shutil.copyfile(executed, tmp)
-        os.replace(tmp, target)
+    """Keep the executed notebook in the gradebook folder, each output cut to MAX_OUTPUT_CHARS."""
+    if not executed.is_file() or executed.stat().st_size > 512 * 2**20:
+        return
+    try:
+        nb = nbformat.read(str(executed), as_version=4)
+    except Exception:
+        return
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            for field_name in ("text", "traceback"):
+                value = output.get(field_name)
+                text = "\n".join(value) if isinstance(value, list) else value
+                if isinstance(text, str) and len(text) > MAX_OUTPUT_CHARS:
+                    output[field_name] = text[:MAX_OUTPUT_CHARS] + f"\n[... {len(text) - MAX_OUTPUT_CHARS:,} characters cut by the grader ...]"
+            for mime, value in list(output.get("data", {}).items()):
+                if isinstance(value, str) and len(value) > 5 * MAX_OUTPUT_CHARS:
+                    output["data"][mime] = value[:MAX_OUTPUT_CHARS] if mime.startswith("text") else ""
+    gradebook.write_atomic(out / "executed" / f"{key}.ipynb", nbformat.writes(nb))
 
 
 # ---------------------------------------------------------------- the batch
@@ -310,6 +326,10 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     out = settings.out
     out.mkdir(parents=True, exist_ok=True)
     os.chmod(out, 0o755)
+    stale = sandbox.kill_env(GRADEBOOK_VAR, str(out.resolve()))
+    if stale and progress:
+        print(f"stopped {stale} processes left by an earlier, interrupted run of this batch", file=sys.stderr)
+    shutil.rmtree(out / ".scratch", ignore_errors=True)
     lab_nb = notebooks.read(lab_path(settings.lab))
     specs = checks.load_lab(settings.lab)
     hidden_checks, truth_fns, cells = hidden.load_hidden(settings.lab)
@@ -333,6 +353,7 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     titles = {s.name: s.title for s in specs}
     lock = threading.Lock()
     slots = list(range(1, settings.jobs + 1))
+    guard = gradebook.Guard(out / "results")
 
     def run(path: Path) -> SubmissionResult:
         with lock:
@@ -344,15 +365,19 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
                 result = SubmissionResult(submission=path.stem, key=submission_key(path), sha256=file_hash(path), lab=settings.lab,
                                           status="error", message=f"the grader failed on this submission: {type(err).__name__}: {err}",
                                           checks=[Result(s.name, "not run", 0, s.points, "grader error") for s in specs])
-            gradebook.save_result(out, result)
-            gradebook.write_feedback(out, result, titles)
             with lock:
+                gradebook.save_result(out, result)
+                gradebook.write_feedback(out, result, titles)
+                guard.record(out / "results" / f"{result.key}.json")
+                for note in guard.repair():
+                    log(out, note)
                 gradebook.write_gradebook(out, names)
             return result
         finally:
             with lock:
                 slots.append(slot)
 
+    log(out, f"grading {len(todo)} submissions of lab {settings.lab} with {settings.jobs} job(s)")
     with ThreadPoolExecutor(max_workers=max(1, settings.jobs)) as pool:
         futures = [pool.submit(run, p) for p in todo]
         bar = tqdm(total=len(futures), desc=f"grading lab {settings.lab}", unit="nb", disable=not progress, file=sys.stderr)
@@ -361,7 +386,18 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
             bar.set_postfix_str(f"{r.submission}: {r.total:g}/{r.max_total:g}")
             bar.update()
         bar.close()
-    return gradebook.write_gradebook(out, names)
+    for note in guard.repair():
+        log(out, note)
+    results = gradebook.write_gradebook(out, names)
+    for r in results:
+        gradebook.write_feedback(out, r, titles)
+    return results
+
+
+def log(out: Path, line: str) -> None:
+    """Append one line to the batch's log (OUT/grader.log)."""
+    with open(out / "grader.log", "a", encoding="utf-8") as f:
+        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
 
 
 def already_graded(out: Path, path: Path) -> bool:

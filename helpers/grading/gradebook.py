@@ -157,6 +157,34 @@ def write_feedback(out: Path, r: SubmissionResult, titles: dict[str, str]) -> No
     write_atomic(out / "feedback" / f"{r.key}.html", feedback_html(md, f"Lab {r.lab} feedback: {r.submission}"))
 
 
+class Guard:
+    """Remembers every result file this run wrote and puts it back if anything else changed it.
+
+    As root each job runs under its own uid and cannot write here at all; as an ordinary user a
+    submission could, so after every submission the grader restores what it wrote and removes
+    result files that appeared without it."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.known: dict[Path, bytes] = {p: p.read_bytes() for p in folder.glob("*.json")} if folder.is_dir() else {}
+
+    def record(self, path: Path) -> None:
+        self.known[path] = path.read_bytes()
+
+    def repair(self) -> list[str]:
+        """Restore tampered result files; return a note for each repair."""
+        notes = []
+        for path, data in self.known.items():
+            if not path.is_file() or path.read_bytes() != data:
+                write_atomic(path, data.decode("utf-8"))
+                notes.append(f"the gradebook file {path.name} was changed while your notebook ran; the grader restored it")
+        for path in self.folder.glob("*.json"):
+            if path not in self.known:
+                path.unlink(missing_ok=True)
+                notes.append(f"a file {path.name} appeared in the gradebook while your notebook ran; the grader removed it")
+        return notes
+
+
 def merge(sources: list[Path], out: Path, check_names: list[str]) -> list[SubmissionResult]:
     """Combine the results of several shards into one gradebook folder."""
     for src in sources:

@@ -109,6 +109,14 @@ def kill_job(marker: str) -> int:
     return len(killed)
 
 
+def kill_env(var: str, value: str) -> int:
+    """SIGKILL every process (never ourselves) whose environment holds var=value, e.g. a killed batch's jobs."""
+    pids = [pid for pid in _marked_pids(value, var) if pid != os.getpid()]
+    for pid in pids:
+        _sigkill(pid)
+    return len(pids)
+
+
 def kill_user(uid: int) -> int:
     """SIGKILL every process of a job uid (never root, nor our own) and reap its orphans; return how many."""
     if uid in (0, os.getuid()):
@@ -169,9 +177,9 @@ def _snapshot() -> dict[int, _Seen]:
     return seen
 
 
-def _marked_pids(marker: str) -> list[int]:
-    """Pids whose initial environment holds WORKBOOK_JOB=<marker> (unreadable ones are skipped)."""
-    needle = f"{JOB_VAR}={marker}".encode()
+def _marked_pids(marker: str, var: str = JOB_VAR) -> list[int]:
+    """Pids whose initial environment holds <var>=<marker> (unreadable ones are skipped)."""
+    needle = f"{var}={marker}".encode()
     pids = []
     for name in os.listdir("/proc"):
         if not name.isdigit():

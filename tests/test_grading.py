@@ -1,0 +1,202 @@
+"""Grading end to end on Lab 04: the solution, the untouched lab, one exercise solved, and a corpus of bad
+submissions. One batch grades them all (`workbook grade --jobs 2`, as an instructor would run it); it is
+killed part-way and resumed, which must lose nothing and change no grade.
+
+Slow: a few minutes on 2 CPU cores. Each case states the score it deserves and why.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests import submissions as S
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[1]
+FULL = 15
+CELL_TIMEOUT = 45
+POINTS = {"04.compile_match": 2, "04.debug_dump": 2, "04.find_softmax": 2, "04.annotation": 3,
+          "04.crossover": 2, "04.scheduler": 2, "04.report": 2}
+SLEEP_MARK = "987654"   # a unique sleep length: find background processes the corpus left
+
+
+def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
+    """Write every submission; return {name: what it deserves}."""
+    cases: dict[str, dict] = {}
+
+    def case(name, nb=None, *, total, status="ok", **extra):
+        if nb is not None:
+            S.write(nb, folder, name)
+        cases[name] = {"total": total, "status": status, **extra}
+
+    S.solution_file(folder, "solution")
+    case("solution", total=FULL)
+    S.untouched_file(folder, "untouched")
+    case("untouched", total=0)
+    case("only_c", S.with_solved(["ex-c"]), total=POINTS["04.find_softmax"], scores={"04.find_softmax": 2})
+    case("alternative", S.alternative(), total=FULL)
+    (folder / "invalid_json.ipynb").write_text('{"cells": [ {"cell_type": "code", ')
+    case("invalid_json", total=0, status="invalid")
+    (folder / "not_a_notebook.ipynb").write_bytes(b"\x89PNG\r\n\x1a\n" + os.urandom(64))
+    case("not_a_notebook", total=0, status="invalid")
+    case("infinite_loop_cell", S.add_cell(S.solution(), "while True:\n    pass", after="check-a"), total=FULL)
+    stuck = S.lab()
+    S.cell(stuck, "ex-e").source = "def find_crossover(rows):\n    while True:\n        pass\n"
+    case("infinite_loop_function", stuck, total=0, statuses={"04.crossover": "timeout"})
+    case("sys_exit", S.add_cell(S.solution(), "import sys\nsys.exit(1)", after="check-a"), total=FULL)
+    case("os_exit", S.add_cell(S.solution(), "import os\nos._exit(1)", after="check-c"), total=6, status="crashed",
+         statuses={"04.annotation": "crashed", "04.report": "crashed"})
+    case("segfault", S.add_cell(S.lab(), "import ctypes\nctypes.string_at(0)", after="setup"), total=0, status="crashed")
+    case("memory_bomb", S.add_cell(S.solution(), "blocks = []\nwhile True:\n    blocks.append(bytearray(512 << 20))\n", after="check-b"),
+         total=FULL)
+    case("fork_bomb", S.add_cell(S.solution(), "import os, time\nfor _ in range(10):\n    os.fork()\ntime.sleep(600)\n", after="outro"),
+         total=FULL, status="crashed")
+    edited = S.solution()
+    edited.cells = [c for c in edited.cells if c.id not in ("check-a", "check-d", "run-c")]
+    dup = next(c for c in edited.cells if c.id == "ex-b")
+    edited.cells.append(S.nbformat.from_dict(dup))
+    retyped = S.cell(edited, "ex-s")
+    retyped.cell_type = "markdown"
+    retyped.pop("outputs", None)
+    retyped.pop("execution_count", None)
+    case("deleted_duplicated_retyped", edited, total=FULL, notes=["deleted", "appeared 2 times", "turned back into a code cell"])
+    case("output_100mb", S.add_cell(S.solution(), "print('x' * 100_000_000)", after="check-a"), total=FULL)
+    patch = ("import helpers.checks as hc\n"
+             "hc.run = lambda spec, ctx: hc.Result(spec.name, 'passed', spec.points, spec.points, 'ok')\n"
+             "def check(name, ns=None):\n    print('✅', name)\n")
+    case("monkeypatch_checks", S.add_cell(S.lab(), patch, after="setup"), total=0)
+    case("prints_all_passed", S.add_cell(S.lab(), "print('✅ all checks passed: 15/15 points')", after="check-g"), total=0)
+    forge = (f"import json, pathlib\nout = pathlib.Path({str(out)!r})\n"
+             "for name in ('grades.csv', 'grades.json'):\n"
+             "    try:\n        (out / name).write_text('solution,ok,15,15\\nuntouched,ok,15,15\\n')\n"
+             "    except OSError as err:\n        print('could not write', name, err)\n"
+             "try:\n    for p in (out / 'results').glob('*.json'):\n"
+             "        d = json.loads(p.read_text()); d['checks'] = [dict(c, score=c['max_score'], status='passed') for c in d['checks']]\n"
+             "        p.write_text(json.dumps(d))\n"
+             "    (out / 'results' / 'forged.json').write_text('{}')\n"
+             "except OSError as err:\n    print('could not write results', err)\n")
+    case("writes_gradebook", S.add_cell(S.lab(), forge, after="setup"), total=0)
+    daemon = ("import os, subprocess, sys, time\n"
+              f"subprocess.Popen(['sleep', '{SLEEP_MARK}'], start_new_session=True)\n"
+              "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+              f"        os.execvp('sleep', ['sleep', '{SLEEP_MARK}1'])\n    os._exit(0)\n")
+    case("background_process", S.add_cell(S.solution(), daemon, after="check-g"), total=FULL)
+    return cases
+
+
+def grade_cmd(folder: Path, out: Path) -> list[str]:
+    return [sys.executable, "-m", "helpers.cli", "grade", "--lab", "04", str(folder), "--out", str(out), "--jobs", "2",
+            "--cell-timeout", str(CELL_TIMEOUT), "--timeout", "900", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    """Grade the corpus; kill the batch after a few results; resume it; re-run it once more."""
+    folder = tmp_path_factory.mktemp("submissions")
+    out = tmp_path_factory.mktemp("grades")
+    cases = build_corpus(folder, out)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(grade_cmd(folder, out), cwd=ROOT, env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 1800
+    while len(list((out / "results").glob("*.json"))) < 4 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(1)
+    os.killpg(proc.pid, signal.SIGKILL)          # the instructor's machine goes down mid-batch
+    proc.wait()
+    before_kill = {p.name: p.read_bytes() for p in (out / "results").glob("*.json")}
+    resumed = subprocess.run(grade_cmd(folder, out), cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    csv_after = (out / "grades.csv").read_bytes()
+    again = subprocess.run(grade_cmd(folder, out), cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    return {"cases": cases, "out": out, "folder": folder, "before_kill": before_kill, "resumed": resumed,
+            "again": again, "csv_after": csv_after}
+
+
+def grades(out: Path) -> dict[str, dict]:
+    return json.loads((out / "grades.json").read_text())
+
+
+def test_every_case_scores_what_it_deserves(batch):
+    got = grades(batch["out"])
+    wrong = []
+    for name, want in batch["cases"].items():
+        g = got.get(name)
+        if g is None:
+            wrong.append(f"{name}: not graded")
+            continue
+        if g["total"] != want["total"] or g["status"] != want["status"]:
+            wrong.append(f"{name}: {g['status']} {g['total']:g}, expected {want['status']} {want['total']:g}: "
+                         + "; ".join(f"{k}={c['status']} {c['message'][:160]}" for k, c in g["checks"].items() if c["status"] != "passed"))
+        for check, score in want.get("scores", {}).items():
+            if g["checks"][check]["score"] != score:
+                wrong.append(f"{name}: {check} scored {g['checks'][check]['score']}, expected {score}")
+        for check, status in want.get("statuses", {}).items():
+            if g["checks"][check]["status"] != status:
+                wrong.append(f"{name}: {check} is {g['checks'][check]['status']}, expected {status}")
+        for words in want.get("notes", []):
+            if not any(words in n for n in g["notes"]):
+                wrong.append(f"{name}: no note saying {words!r}: {g['notes']}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_failed_check_says_why(batch):
+    for name, g in grades(batch["out"]).items():
+        for check, c in g["checks"].items():
+            assert c["status"] in ("passed", "failed", "error", "timeout", "crashed", "not run")
+            if c["status"] != "passed":
+                assert len(c["message"]) > 15, f"{name} {check}: {c['message']!r}"
+
+
+def test_crash_names_the_cell(batch):
+    g = grades(batch["out"])["os_exit"]
+    assert "kernel died" in g["checks"]["04.report"]["message"]
+
+
+def test_csv_has_the_columns_instructors_expect(batch):
+    rows = list(csv.reader((batch["out"] / "grades.csv").open()))
+    assert rows[0] == ["submission", "status", "total", "max_total", *POINTS]
+    assert {r[0] for r in rows[1:]} == set(batch["cases"])
+
+
+def test_feedback_never_shows_hidden_checks(batch):
+    hidden = (ROOT / "solutions" / "hidden" / "lab04.py").read_text()
+    secrets = ["graded_fn", "TinyHead(48, 333)", "HIDDEN_CROSSOVER", "reference_scheduler_nodes", "sigmoid(t) - 0.25"]
+    assert all(s in hidden for s in secrets)
+    for path in (batch["out"] / "feedback").glob("*"):
+        text = path.read_text()
+        assert not [s for s in secrets if s in text], path.name
+    assert len(list((batch["out"] / "feedback").glob("*.md"))) == len(batch["cases"])
+
+
+def test_kill_and_resume_lost_nothing_and_changed_nothing(batch):
+    assert batch["before_kill"], "the batch was killed before any submission finished"
+    after = {p.name: p.read_bytes() for p in (batch["out"] / "results").glob("*.json")}
+    for name, data in batch["before_kill"].items():
+        assert json.loads(after[name])["checks"] == json.loads(data)["checks"], name
+    assert batch["again"].returncode == 0
+    assert (batch["out"] / "grades.csv").read_bytes() == batch["csv_after"], "a re-run changed grades.csv"
+
+
+def test_forged_gradebook_was_repaired(batch):
+    out = batch["out"]
+    assert not (out / "results" / "forged.json").exists()
+    assert grades(out)["untouched"]["total"] == 0
+
+
+def test_nothing_left_running(batch):
+    leftovers = subprocess.run(["pgrep", "-f", f"sleep {SLEEP_MARK}"], capture_output=True, text=True).stdout.split()
+    assert leftovers == [], f"processes left running: {leftovers}"
+
+
+def test_executed_notebooks_are_kept_small(batch):
+    executed = batch["out"] / "executed"
+    assert all(p.stat().st_size < 8 * 2**20 for p in executed.glob("*.ipynb"))
