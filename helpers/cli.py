@@ -62,7 +62,7 @@ def cmd_grade(args) -> int:
     from helpers.grading import batch
 
     settings = batch.Settings(lab=args.lab, out=Path(args.out), jobs=args.jobs, cell_timeout=args.cell_timeout,
-                              notebook_timeout=args.timeout, memory_mb=args.memory_mb, device=args.device, warm=not args.no_warm)
+                              notebook_timeout=args.timeout, call_timeout=args.call_timeout, memory_mb=args.memory_mb, device=args.device, warm=not args.no_warm)
     paths = [Path(p) for p in args.submissions]
     if not paths:
         print("name at least one submission file or folder", file=sys.stderr)
@@ -114,6 +114,7 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--shard", help="grade only share i of N (i/N), for spreading a class over machines; then `workbook merge`")
     g.add_argument("--cell-timeout", type=float, default=300, help="seconds one cell may run (default 300)")
     g.add_argument("--timeout", type=float, default=1200, help="seconds one notebook may run (default 1200)")
+    g.add_argument("--call-timeout", type=float, default=60, help="seconds a hidden check may run the learner's function (default 60)")
     g.add_argument("--memory-mb", type=int, default=6144, help="memory one submission may use (default 6144)")
     g.add_argument("--device", default="cpu", help="DEVICE injected into the notebooks (default cpu)")
     g.add_argument("--no-warm", action="store_true", help="do not warm the compile cache with the reference solution")

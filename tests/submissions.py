@@ -117,7 +117,7 @@ ALTERNATIVE = {
         "    lines = ir_text.split('\\n')\n"
         "    out = []\n"
         "    for i, line in enumerate(lines):\n"
-        "        m = re.match(r'(\\w+): (\\w+SchedulerNode)\\(', line)\n"
+        "        m = re.match(r'(\\w+): (\\w*SchedulerNode)\\(', line)\n"
         "        nested = i > 0 and re.search(r'\\.snodes\\[\\d+\\] =\\s*$', lines[i - 1])\n"
         "        if m and not nested:\n"
         "            out.append(m.group(1))\n"

@@ -159,13 +159,14 @@ def _learner_frame(err: BaseException) -> str:
     return f" (raised at {frames[-1].name}, line {frames[-1].lineno})" if frames else ""
 
 
-def check(name: str, ns: dict[str, Any] | None = None) -> Result:
+def check(name: str, ns: dict[str, Any] | None = None) -> None:
     """Run check `name` against the calling notebook and print ✅ or ❌ with what to fix."""
-    if ns is None:
-        ns = sys._getframe(1).f_globals
-    result = run(spec(name), Context(ns))
-    print(result.line())
-    return result
+    print(run_check(name, ns if ns is not None else sys._getframe(1).f_globals).line())
+
+
+def run_check(name: str, ns: dict[str, Any]) -> Result:
+    """Run check `name` against the namespace `ns` and return its Result (no printing)."""
+    return run(spec(name), Context(ns))
 
 
 def summary(lab: str, results: list[Result]) -> str:

@@ -46,7 +46,7 @@ class Settings:
     jobs: int = 1
     cell_timeout: float = 300
     notebook_timeout: float = 1200
-    call_timeout: float = 180
+    call_timeout: float = 60
     memory_mb: int = 6144
     nproc: int = 512
     device: str = "cpu"
@@ -100,17 +100,18 @@ def check_cells(lab_nb) -> dict[str, str]:
     return found
 
 
-def cell_fates(executed: Path, order: list[str]) -> dict[str, str]:
-    """Per cell id: "completed", "failed", "running" (was running when the run ended) or "pending"."""
+def cell_fates(executed: Path) -> tuple[dict[str, bool], str | None]:
+    """Which cells started running ({id: True}), and a description of the last one that did."""
     try:
         nb = nbformat.read(str(executed), as_version=4)
     except Exception:
-        return {cid: "pending" for cid in order}
-    fates = {}
-    for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("papermill", {})
-        fates[cell.get("id")] = meta.get("status", "pending") if cell.cell_type == "code" else "completed"
-    return fates
+        return {}, None
+    started = {c.get("id"): bool(c.get("metadata", {}).get("papermill", {}).get("start_time")) for c in nb.cells}
+    last = next((c for c in reversed(nb.cells) if started.get(c.get("id"))), None)
+    if last is None:
+        return started, None
+    first_line = next((line.strip() for line in last.source.splitlines() if line.strip()), "")[:60]
+    return started, f"cell '{last.get('id')}'" + (f" ({first_line})" if first_line else "")
 
 
 def worker_cells(nb, wanted: list[str] | None, lab_ids: set[str]) -> list[dict]:
@@ -195,10 +196,8 @@ def grade_one(path: Path, settings: Settings, lab_nb, hidden_checks, truths, spe
     outcome = sandbox.run_limited(cmd, scratch, limits, env=env, uid=uid)
     status, message = notebook_status(outcome, executed)
 
-    order = [c.id for c in lab_nb.cells]
-    fates = cell_fates(executed, order)
+    started, last_cell = cell_fates(executed)
     where = check_cells(lab_nb)
-    stopped_at = next((cid for cid in order if fates.get(cid) == "running"), None)
     worker = hidden.Worker(worker_cells(repaired.nb, WORKER_CELLS.get(settings.lab), {c.id for c in lab_nb.cells}),
                            scratch, sandbox.Limits(wall_s=3600, memory_mb=settings.memory_mb, nproc=settings.nproc,
                                                    use_cuda=settings.device != "cpu"),
@@ -207,11 +206,10 @@ def grade_one(path: Path, settings: Settings, lab_nb, hidden_checks, truths, spe
     results = []
     try:
         for spec in specs:
-            cell = where.get(spec.name)
-            fate = fates.get(cell, "pending")
-            if status != "ok" and fate in ("pending", "running"):
-                why = f"not run: {message}" + (f" (in cell '{stopped_at}')" if stopped_at else "")
-                results.append(Result(spec.name, "timeout" if status == "timeout" else ("crashed" if status in ("crashed", "memory") else "not run"), 0, spec.points, why))
+            if status != "ok" and not started.get(where.get(spec.name)):
+                why = f"not run: {message}" + (f", in {last_cell}" if last_cell else "")
+                kind = {"timeout": "timeout", "crashed": "crashed", "memory": "crashed"}.get(status, "not run")
+                results.append(Result(spec.name, kind, 0, spec.points, why))
                 continue
             results.append(checks.run(checks.Spec(spec.name, spec.points, spec.exercise, spec.title, hidden_checks[spec.name]), ctx))
     finally:
