@@ -182,7 +182,7 @@ def grade_one(path: Path, settings: Settings, lab_nb, hidden_checks, truths, spe
     repaired = restore.restore(sub, lab_nb)
 
     uid = job_uid(slot)
-    scratch = settings.out / ".scratch" / key
+    scratch = scratch_root(settings.out) / key
     prepare(scratch, uid, warm)
     src, executed = scratch / "submission.ipynb", scratch / "executed.ipynb"
     notebooks.write(repaired.nb, src)
@@ -195,6 +195,8 @@ def grade_one(path: Path, settings: Settings, lab_nb, hidden_checks, truths, spe
            "--cell-timeout", str(settings.cell_timeout), "--params", json.dumps(params)]
     outcome = sandbox.run_limited(cmd, scratch, limits, env=env, uid=uid)
     status, message = notebook_status(outcome, executed)
+    if status != "ok":
+        log(settings.out, f"{key}: {status}: {message}; runner output tail: {outcome.output[-1500:]!r}")
 
     started, last_cell = cell_fates(executed)
     where = check_cells(lab_nb)
@@ -230,6 +232,16 @@ WORKER_CELLS: dict[str, list[str]] = {}
 GRADEBOOK_VAR = "WORKBOOK_GRADEBOOK"  # every job of a batch carries it: a killed batch's leftovers are found by it
 
 
+def scratch_root(out: Path) -> Path:
+    """Where a batch's submissions run: a folder under the system temp dir that job uids can reach."""
+    import tempfile
+
+    root = Path(tempfile.gettempdir()) / f"workbook-grading-{hashlib.sha256(str(out.resolve()).encode()).hexdigest()[:12]}"
+    root.mkdir(mode=0o711, exist_ok=True)
+    root.chmod(0o711)
+    return root
+
+
 def others_can_read(path: Path) -> bool:
     """True when a user with no rights of ours can reach and read `path` (every folder above it searchable)."""
     path = path.resolve()
@@ -246,7 +258,7 @@ def job_uid(slot: int) -> int | None:
     uid = sandbox.job_uid(slot)
     if uid is None:
         return None
-    needed = [Path(sys.executable), Path(sys.base_prefix) / "lib", ROOT / "helpers" / "__init__.py"]
+    needed = [Path(sys.executable), Path(sys.base_prefix) / "lib", ROOT / "helpers" / "__init__.py", Path(sys.prefix) / "pyvenv.cfg"]
     if not all(others_can_read(p) for p in needed):
         if not getattr(job_uid, "warned", False):
             job_uid.warned = True
@@ -327,7 +339,7 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     stale = sandbox.kill_env(GRADEBOOK_VAR, str(out.resolve()))
     if stale and progress:
         print(f"stopped {stale} processes left by an earlier, interrupted run of this batch", file=sys.stderr)
-    shutil.rmtree(out / ".scratch", ignore_errors=True)
+    shutil.rmtree(scratch_root(out), ignore_errors=True)
     lab_nb = notebooks.read(lab_path(settings.lab))
     specs = checks.load_lab(settings.lab)
     hidden_checks, truth_fns, cells = hidden.load_hidden(settings.lab)
