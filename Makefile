@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml
 
 lab: $(STAMP)
 	$(BIN)/workbook doctor || true
-	$(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --ServerApp.root_dir=labs
+	$(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --ServerApp.root_dir=labs $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 test: $(STAMP)
 	$(BIN)/workbook build --check

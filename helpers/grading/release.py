@@ -38,7 +38,7 @@ $(VENV)/.installed: pyproject.toml
 
 lab: $(VENV)/.installed
 \t$(BIN)/workbook doctor || true
-\t$(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --ServerApp.root_dir=labs
+\t$(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --ServerApp.root_dir=labs $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 doctor: $(VENV)/.installed
 \t$(BIN)/workbook doctor

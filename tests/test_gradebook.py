@@ -1,0 +1,80 @@
+"""The gradebook: atomic files, CSV/JSON layout, feedback, tamper repair, shards and merge."""
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers.checks import Result
+from helpers.grading import batch, gradebook
+from helpers.grading.gradebook import SubmissionResult
+
+NAMES = ["04.a", "04.b"]
+
+
+def result(name: str, scores=(1, 0)) -> SubmissionResult:
+    checks = [Result(n, "passed" if s else "failed", s, 1, "fine" if s else "fix this | and that") for n, s in zip(NAMES, scores)]
+    return SubmissionResult(submission=name, key=f"{name}-0000", sha256="x", lab="04", status="ok", message="", checks=checks)
+
+
+def test_csv_json_and_feedback(tmp_path):
+    for r in (result("ann"), result("ben", (1, 1))):
+        gradebook.save_result(tmp_path, r)
+        gradebook.write_feedback(tmp_path, r, {"04.a": "first"})
+    gradebook.write_gradebook(tmp_path, NAMES)
+    rows = list(csv.reader((tmp_path / "grades.csv").open()))
+    assert rows == [["submission", "status", "total", "max_total", *NAMES], ["ann", "ok", "1", "2", "1", "0"], ["ben", "ok", "2", "2", "1", "1"]]
+    data = json.loads((tmp_path / "grades.json").read_text())
+    assert data["ann"]["checks"]["04.b"] == {"score": 0, "max": 1, "status": "failed", "message": "fix this | and that"}
+    md = (tmp_path / "feedback" / "ann-0000.md").read_text()
+    assert "**Score: 1 / 2**" in md and "fix this / and that" in md
+    assert "<table>" in (tmp_path / "feedback" / "ann-0000.html").read_text()
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_guard_restores_tampered_results_and_removes_forged_ones(tmp_path):
+    gradebook.save_result(tmp_path, result("ann"))
+    guard = gradebook.Guard(tmp_path / "results")
+    gradebook.save_result(tmp_path, result("ben"))
+    guard.record(tmp_path / "results" / "ben-0000.json")
+    original = (tmp_path / "results" / "ben-0000.json").read_text()
+    (tmp_path / "results" / "ben-0000.json").write_text("{}")
+    (tmp_path / "results" / "forged.json").write_text("{}")
+    notes = guard.repair()
+    assert len(notes) == 2
+    assert (tmp_path / "results" / "ben-0000.json").read_text() == original
+    assert not (tmp_path / "results" / "forged.json").exists()
+
+
+def test_damaged_result_file_is_graded_again(tmp_path):
+    gradebook.save_result(tmp_path, result("ann"))
+    (tmp_path / "results" / "ann-0000.json").write_text("{trunc")
+    assert gradebook.load_results(tmp_path) == []
+
+
+def test_shards_split_every_submission_once():
+    paths = [Path(f"/x/s{i}.ipynb") for i in range(7)]
+    shards = [batch.shard_of(paths, f"{i}/3") for i in (1, 2, 3)]
+    assert sorted(p for s in shards for p in s) == sorted(paths)
+    with pytest.raises(ValueError):
+        batch.shard_of(paths, "4/3")
+
+
+@pytest.mark.slow
+def test_sharded_batches_merge_into_one_gradebook(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    for i in range(4):
+        (folder / f"broken{i}.ipynb").write_text("{" * (i + 1))
+    outs = []
+    for i in (1, 2):
+        out = tmp_path / f"shard{i}"
+        batch.grade([folder], batch.Settings(lab="04", out=out, warm=False), shard=f"{i}/2", progress=False)
+        outs.append(out)
+    assert [len(list((o / "results").glob("*.json"))) for o in outs] == [2, 2]
+    from helpers import checks
+
+    merged = gradebook.merge(outs, tmp_path / "all", [s.name for s in checks.load_lab("04")])
+    assert sorted(r.submission for r in merged) == [f"broken{i}" for i in range(4)]
+    assert all(r.status == "invalid" and r.total == 0 and "not valid notebook JSON" in r.message for r in merged)
