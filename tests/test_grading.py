@@ -52,6 +52,10 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     stuck = S.lab()
     S.cell(stuck, "ex-e").source = "def find_crossover(rows):\n    while True:\n        pass\n"
     case("infinite_loop_function", stuck, total=0, statuses={"04.crossover": "timeout"})
+    unsorted = S.with_solved(["ex-e"])
+    S.cell(unsorted, "ex-e").source = S.cell(unsorted, "ex-e").source.replace(
+        'sorted(rows, key=lambda r: r["batch"], reverse=True)', 'rows[::-1]')
+    case("crossover_unsorted", unsorted, total=0, statuses={"04.crossover": "failed"})   # passes in the notebook only
     case("sys_exit", S.add_cell(S.solution(), "import sys\nsys.exit(1)", after="check-a"), total=FULL)
     case("os_exit", S.add_cell(S.solution(), "import os\nos._exit(1)", after="check-c"), total=6, status="crashed",
          statuses={"04.annotation": "crashed", "04.report": "crashed"})
@@ -171,8 +175,10 @@ def test_csv_has_the_columns_instructors_expect(batch):
 
 def test_feedback_never_shows_hidden_checks(batch):
     hidden = (ROOT / "solutions" / "hidden" / "lab04.py").read_text()
-    secrets = ["graded_fn", "TinyHead(48, 333)", "HIDDEN_CROSSOVER", "reference_scheduler_nodes", "sigmoid(t) - 0.25"]
+    secrets = ["graded_fn", "TinyHead(48, 333)", "HIDDEN_CROSSOVER", "reference_scheduler_nodes", "sigmoid(t) - 0.25",
+               "[0.5, 0.7, 1.2, 1.5]", "[1, 2, 4, 16]"]
     assert all(s in hidden for s in secrets)
+    secrets += ["ExternKernelSchedulerNode", "SchedulerNode("]          # the hidden IR inputs
     for path in (batch["out"] / "feedback").glob("*"):
         text = path.read_text()
         assert not [s for s in secrets if s in text], path.name

@@ -135,7 +135,7 @@ class Context:
         """A file the notebook should have written under OUT_DIR."""
         path = self.out_dir / name
         if not path.is_file():
-            raise CheckFailed(f"{path} does not exist: run the cell that writes it.")
+            raise CheckFailed(f"{self.out_dir.name}/{name} does not exist: run the cell that writes it.")
         return path
 
 

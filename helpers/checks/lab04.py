@@ -180,7 +180,7 @@ def annotation_problems(text: str, kernel) -> list[str]:
     quoted_in = [_squash(q) for q in re.findall(r"`([^`]+)`", found["input read"])]
     if not any(i in q for q in quoted_in for i in loads):
         problems.append("'Input read' should quote, in `backticks`, the index expression of the input load, e.g. one of: "
-                        + ", ".join(f"`{a.index}`" for a in kernel.loads[:3]) + ".")
+                        + ", ".join(dict.fromkeys(f"`{a.index}`" for a in kernel.loads)) + ".")
     stores = kernel.stores
     out_body = found["output written"]
     if not any(a.buffer in out_body and _squash(a.index) in _squash(out_body) for a in stores):
@@ -309,7 +309,7 @@ def report_problems(out_dir: Path) -> list[str]:
     """Everything wrong with REPORT.md and manifest.json in `out_dir`."""
     report, manifest = out_dir / REPORT_FILE, out_dir / MANIFEST_FILE
     if not report.is_file():
-        return [f"{report} does not exist: run write_report."]
+        return [f"{out_dir.name}/{REPORT_FILE} does not exist: run write_report."]
     found = sections(report.read_text())
     missing = [s for s in REPORT_SECTIONS if s.lower() not in found]
     if missing:
@@ -322,7 +322,7 @@ def report_problems(out_dir: Path) -> list[str]:
     if len(found["where compiling loses"].split()) < 25:
         problems.append("'Where compiling loses' should explain, in a few sentences, where and why compiling is slower.")
     if not manifest.is_file():
-        return problems + [f"{manifest} does not exist: write_report should write it."]
+        return problems + [f"{out_dir.name}/{MANIFEST_FILE} does not exist: write_report should write it."]
     try:
         data = json.loads(manifest.read_text())
         files = data["files"]

@@ -122,7 +122,7 @@ def feedback_markdown(r: SubmissionResult, titles: dict[str, str]) -> str:
     """The learner's feedback: each check, its points, what to fix. Never hidden inputs or code."""
     lines = [f"# Feedback — Lab {r.lab}: {r.submission}", "",
              f"**Score: {r.total:g} / {r.max_total:g}**", "",
-             f"Notebook: {STATUS_WORDS.get(r.status, r.status)}." + (f" {r.message}" if r.message else ""), ""]
+             f"Notebook: {r.message or STATUS_WORDS.get(r.status, r.status)}.", ""]
     if r.notes:
         lines += ["## What the grader changed before running your notebook", ""] + [f"- {n}" for n in r.notes] + [""]
     lines += ["## Checks", "", "| | check | points | what it means |", "|---|---|---:|---|"]
