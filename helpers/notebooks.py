@@ -239,6 +239,14 @@ def _orphan_labs(root: Path) -> list[Problem]:
     ]
 
 
+def remember_source(source: str, filename: str) -> str:
+    """Register code run with exec() in linecache, so inspect (torch.jit.script, tracebacks) can read it."""
+    import linecache
+
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return filename
+
+
 def run_without_kernel(path: Path, params: dict) -> int:
     """Run a notebook's code cells in this process (for machines without Jupyter); stop at the first error."""
     import json
@@ -251,8 +259,9 @@ def run_without_kernel(path: Path, params: dict) -> int:
             continue
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         print(f"--- cell {cell.get('id')} ---", flush=True)
+        filename = remember_source(source, f"<cell {cell.get('id')}>")
         try:
-            exec(compile(source, f"<cell {cell.get('id')}>", "exec"), ns)
+            exec(compile(source, filename, "exec"), ns)
             if "parameters" in cell.get("metadata", {}).get("tags", []):
                 ns.update(params)
         except Exception:

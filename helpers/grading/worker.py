@@ -20,6 +20,8 @@ import struct
 import sys
 import traceback
 
+from helpers.notebooks import remember_source
+
 HEADER = struct.Struct("!Q")
 
 
@@ -78,8 +80,9 @@ def load_namespace(cells: list[dict]) -> tuple[dict, list[str]]:
     errors = []
     for cell in cells:
         source = cell["source"] if cell["mode"] == "all" else definitions_only(cell["source"])
+        filename = remember_source(source, f"<cell {cell['id']}>")
         try:
-            exec(compile(source, f"<cell {cell['id']}>", "exec"), ns)
+            exec(compile(source, filename, "exec"), ns)
         except BaseException as err:  # SystemExit too: a cell may call sys.exit()
             errors.append(f"cell '{cell['id']}': {type(err).__name__}: {str(err)[:200]}")
     return ns, errors
