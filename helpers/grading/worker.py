@@ -95,10 +95,10 @@ def serve(req_fd: int, resp_fd: int) -> None:
     send(resp_fd, encode({"ok": True, "errors": errors}))
     while (raw := recv(req_fd)) is not None:
         request = pickle.loads(raw)
-        local = dict(request.get("inputs", {}))
+        scope = {**ns, **request.get("inputs", {})}       # one scope, so comprehensions see the snippet's names
         try:
-            exec(compile(request["snippet"], "<grader>", "exec"), ns, local)
-            answer = {"ok": True, "result": local.get("result")}
+            exec(compile(request["snippet"], "<grader>", "exec"), scope)
+            answer = {"ok": True, "result": scope.get("result")}
         except NotImplementedError:
             answer = {"ok": False, "kind": "not_implemented", "error": "raises NotImplementedError"}
         except BaseException as err:

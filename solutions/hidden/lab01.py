@@ -21,7 +21,7 @@ def _unsorted(rows):
 
 
 HIDDEN_KNEE = (
-    (_unsorted(public.synthetic_op_rows(12.0, 0.02, [10**k for k in range(9)])), 12.00002, 10**6, "rows not in size order"),
+    (_unsorted(public.synthetic_op_rows(12.0, 0.02, [10**k for k in range(9)])), 12.0002, 10**6, "rows not in size order"),
     (public.synthetic_op_rows(2.0, 3.0, [1, 2, 4, 8, 1024]), 2.006, 1024, "sizes that are not powers of ten"),
 )
 
