@@ -253,11 +253,40 @@ def others_can_read(path: Path) -> bool:
         return False
 
 
+_CLAIMED: dict[int, int] = {}     # job slot → uid this process holds a lock on
+_LOCKS: list = []
+
+
+def claim_uids(slots: int) -> None:
+    """Take `slots` job uids no other grading batch on this machine holds (a lock file per uid, kept till exit)."""
+    import fcntl
+    import tempfile
+
+    if os.geteuid() != 0 or len(_CLAIMED) >= slots:
+        return
+    folder = Path(tempfile.gettempdir()) / "workbook-grading-uids"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    for offset in range(2000):
+        if len(_CLAIMED) >= slots:
+            return
+        uid = sandbox.job_uid(0) + offset
+        handle = open(folder / f"{uid}.lock", "w")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            continue
+        _LOCKS.append(handle)
+        _CLAIMED[len(_CLAIMED)] = uid
+    raise RuntimeError("no free job uid: 2000 grading jobs already hold one on this machine")
+
+
 def job_uid(slot: int) -> int | None:
-    """An unprivileged uid for this job slot, when we are root and that uid can run our Python; else None."""
-    uid = sandbox.job_uid(slot)
-    if uid is None:
+    """This batch's own unprivileged uid for a job slot, when we are root and that uid can run our Python; else None."""
+    if os.geteuid() != 0:
         return None
+    claim_uids(slot + 1)
+    uid = _CLAIMED[slot]
     needed = [Path(sys.executable), Path(sys.base_prefix) / "lib", ROOT / "helpers" / "__init__.py", Path(sys.prefix) / "pyvenv.cfg"]
     if not all(others_can_read(p) for p in needed):
         if not getattr(job_uid, "warned", False):
@@ -363,6 +392,7 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     titles = {s.name: s.title for s in specs}
     lock = threading.Lock()
     slots = list(range(1, settings.jobs + 1))
+    claim_uids(settings.jobs + 1)
     guard = gradebook.Guard(out / "results")
 
     def run(path: Path) -> SubmissionResult:
