@@ -1,4 +1,4 @@
-"""The models every lab shares: TinyHead (Lab 04), MiniGPT (Labs 02-05), chain_ops (Labs 01, 03)."""
+"""The models every lab shares: TinyHead (Lab 04), MiniGPT (Labs 02-05), chain_ops (Labs 01, 03), SmallResNet (Lab 02)."""
 
 from __future__ import annotations
 
@@ -90,3 +90,46 @@ class MiniGPT(nn.Module):
         for block in self.blocks:
             x = block(x)
         return self.head(self.ln_f(x))
+
+
+class ResidualBlock(nn.Module):
+    """conv-bn-relu, conv-bn, plus a shortcut (a 1×1 conv-bn when the shape changes), then relu (Lab 02)."""
+
+    def __init__(self, c_in: int, c_out: int, stride: int = 1):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(c_out)
+        self.relu = nn.ReLU()
+        self.conv2 = nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(c_out)
+        self.shortcut = nn.Sequential()
+        if stride != 1 or c_in != c_out:
+            self.shortcut = nn.Sequential(nn.Conv2d(c_in, c_out, 1, stride, bias=False), nn.BatchNorm2d(c_out))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return F.relu(out + self.shortcut(x))
+
+
+class SmallResNet(nn.Module):
+    """A ResNet-style CNN without torchvision: a conv-bn-relu stem, one residual block per width, pool, linear (Lab 02).
+
+    The ReLUs are spelled two ways (nn.ReLU modules and F.relu), as in real code, and every conv is followed by a
+    batch norm, so the model has something for each of Lab 02's passes to find.
+    """
+
+    def __init__(self, in_channels: int = 3, widths: tuple[int, ...] = (16, 32, 64), n_classes: int = 10):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(in_channels, widths[0], 3, 1, 1, bias=False), nn.BatchNorm2d(widths[0]), nn.ReLU())
+        blocks, c_in = [], widths[0]
+        for i, width in enumerate(widths):
+            blocks.append(ResidualBlock(c_in, width, stride=1 if i == 0 else 2))
+            c_in = width
+        self.blocks = nn.Sequential(*blocks)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(c_in, n_classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.blocks(self.stem(x))
+        return self.fc(torch.flatten(self.pool(x), 1))

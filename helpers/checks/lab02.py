@@ -1,0 +1,1035 @@
+"""Lab 02 — FX rewrites: the acceptance checks.
+
+The checks look at behaviour only: what a rewritten graph computes, which kinds of
+node it holds (a ReLU is a ReLU however it is spelled), how many, and what the
+learner's functions return. The `probe_*` functions run the learner's code and
+reduce what it did to plain data (tensors, lists, strings), so the grader's hidden
+checks can run the same probes inside its sandboxed worker and read the answer
+back; the `*_problems` functions turn that data into messages that say what to fix.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import operator
+from collections import Counter
+
+import torch
+import torch.fx as fx
+import torch.nn as nn
+import torch.nn.functional as F
+
+from helpers.checks import CheckFailed, Context, NotImplementedYet, register
+
+LAB = "02"
+CALLS = ("call_function", "call_method", "call_module")
+RELU_FUNCTIONS = (torch.relu, torch.relu_, F.relu, torch.ops.aten.relu.default, torch.ops.aten.relu_.default)
+GELU_FUNCTIONS = (F.gelu, torch.ops.aten.gelu.default)
+SAME = dict(rtol=1e-5, atol=1e-6)          # the same ops in another spelling
+FOLDED = dict(rtol=1e-4, atol=1e-5)        # arithmetic reordered (conv-bn folding)
+
+
+def _fail(problems: list[str]) -> None:
+    if problems:
+        raise CheckFailed(" ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""))
+
+
+def learner(label: str, fn, *args, **kwargs):
+    """Call something that runs the learner's code; NotImplementedError becomes 'not written yet'."""
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError:
+        raise NotImplementedYet(f"{label}: not written yet; replace the `raise NotImplementedError` in its cell.") from None
+
+
+# ---------------------------------------------------------------- what a node is, whatever its spelling
+def module_of(gm: fx.GraphModule, node: fx.Node) -> nn.Module | None:
+    try:
+        return gm.get_submodule(node.target)
+    except AttributeError:
+        return None
+
+
+def activation(gm: fx.GraphModule, node: fx.Node) -> str | None:
+    """'relu' or 'gelu' when the node computes one (any spelling), else None."""
+    if node.op == "call_function":
+        if node.target in RELU_FUNCTIONS:
+            return "relu"
+        if node.target in GELU_FUNCTIONS and node.kwargs.get("approximate", "none") == "none":
+            return "gelu"
+    elif node.op == "call_method" and node.target in ("relu", "relu_"):
+        return "relu"
+    elif node.op == "call_module":
+        mod = module_of(gm, node)
+        if isinstance(mod, nn.ReLU):
+            return "relu"
+        if isinstance(mod, nn.GELU) and mod.approximate == "none":
+            return "gelu"
+    return None
+
+
+def node_kind(gm: fx.GraphModule, node: fx.Node) -> str:
+    """A spelling-free name for what a node does: 'relu', 'gelu', a module's class name, a function's name."""
+    act = activation(gm, node)
+    if act:
+        return act
+    if node.op == "call_module":
+        return type(module_of(gm, node)).__name__
+    if node.op == "call_function":
+        return getattr(node.target, "__name__", str(node.target))
+    if node.op == "call_method":
+        return str(node.target)
+    return node.op
+
+
+def target_text(node: fx.Node) -> str:
+    if isinstance(node.target, str):
+        return node.target
+    try:
+        return fx.node._get_qualified_name(node.target)
+    except Exception:
+        return str(node.target)
+
+
+def signature(gm: fx.GraphModule) -> list[tuple[str, str]]:
+    """The graph as (op, target) pairs: equal signatures, same graph shape."""
+    return [(n.op, target_text(n)) for n in gm.graph.nodes]
+
+
+def call_kinds(kinds_by_node: list[tuple[str, str]]) -> Counter:
+    return Counter(kind for op, kind in kinds_by_node if op in CALLS)
+
+
+def max_diff(a, b) -> float:
+    """Largest absolute difference over the tensors of two outputs (inf when their structure differs)."""
+    la, lb = torch.utils._pytree.tree_leaves(a), torch.utils._pytree.tree_leaves(b)
+    if len(la) != len(lb):
+        return math.inf
+    worst = 0.0
+    for x, y in zip(la, lb):
+        if not (isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)) or x.shape != y.shape:
+            return math.inf
+        if x.numel():
+            worst = max(worst, (x.double() - y.double()).abs().max().item())
+    return worst
+
+
+def close(a, b, rtol: float, atol: float) -> bool:
+    ref = max((t.abs().max().item() for t in torch.utils._pytree.tree_leaves(b) if isinstance(t, torch.Tensor) and t.numel()), default=0.0)
+    return max_diff(a, b) <= atol + rtol * ref
+
+
+# ---------------------------------------------------------------- 1: the graph as a table
+def probe_graph_table(fn, model: nn.Module) -> dict:
+    """Trace `model`, call the learner's graph_table on it; the rows, and the truth from the graph itself."""
+    gm = fx.symbolic_trace(model)
+    truth = [{"name": n.name, "op": n.op, "target": n.target if isinstance(n.target, str) else None,
+              "target_names": [] if isinstance(n.target, str) else _callable_names(n.target),
+              "inputs": [i.name for i in n.all_input_nodes], "users": [u.name for u in n.users]} for n in gm.graph.nodes]
+    rows = fn(gm)
+    if not isinstance(rows, list):
+        return {"rows": f"<{type(rows).__name__}>", "truth": truth}
+    plain = []
+    for r in rows:
+        if not isinstance(r, dict):
+            plain.append(f"<{type(r).__name__}>")
+            continue
+        plain.append({k: (r[k] if isinstance(r.get(k), str) else [str(v) for v in r[k]] if isinstance(r.get(k), (list, tuple))
+                          else None if r.get(k) is None else str(r[k])) for k in ("name", "op", "target", "inputs", "users") if k in r})
+    return {"rows": plain, "truth": truth}
+
+
+def _callable_names(target) -> list[str]:
+    names = {str(target), getattr(target, "__name__", "")}
+    try:
+        names.add(fx.node._get_qualified_name(target))
+    except Exception:
+        pass
+    return sorted(n for n in names if n)
+
+
+def _target_ok(text, want: dict) -> bool:
+    if not isinstance(text, str):
+        return False
+    if want["target"] is not None:
+        return text == want["target"]
+    short = [n for n in want["target_names"] if "." not in n and " " not in n]
+    return text in want["target_names"] or any(text.endswith("." + s) for s in short)
+
+
+def graph_table_problems(probe: dict, about: str, reveal: bool = True) -> list[str]:
+    """Rows vs the graph's own truth; with reveal=False, messages name the node's kind, not the hidden model's names."""
+    rows, truth = probe["rows"], probe["truth"]
+    if not isinstance(rows, list):
+        return [f"graph_table should return a list of dicts, one per node; it returned {rows}."]
+    if len(rows) != len(truth):
+        return [f"on {about} the graph has {len(truth)} nodes, graph_table returned {len(rows)} rows: one row per node of gm.graph.nodes, in order."]
+    for i, (row, want) in enumerate(zip(rows, truth)):
+        node = f"node '{want['name']}'" if reveal else f"node {i} (a {want['op']} node)"
+        if not isinstance(row, dict):
+            return [f"every row should be a dict; one is {row}."]
+        missing = [k for k in ("name", "op", "target", "inputs", "users") if k not in row]
+        if missing:
+            return [f"rows need the keys name, op, target, inputs, users; the row of {node} lacks {', '.join(missing)}."]
+        if row["name"] != want["name"] or row["op"] != want["op"]:
+            where = f"{want['name']!r} ({want['op']})" if reveal else f"a {want['op']} node"
+            return [f"on {about}, row {i} says {row['name']!r} ({row['op']}) where the graph has {where}: one row per node, "
+                    "in the graph's order, with node.name and node.op."]
+        if not _target_ok(row["target"], want):
+            return [f"on {about}, {node} has target {row['target']!r}: for a string target give it as it is; "
+                    "for a function, its name (e.g. 'relu') or qualified name (e.g. 'torch.relu')."]
+        if not isinstance(row["inputs"], list) or sorted(set(row["inputs"])) != sorted(set(want["inputs"])):
+            said = f"reads {sorted(set(want['inputs']))}, your row says {row['inputs']}" if reveal else "has the wrong inputs"
+            return [f"on {about}, {node} {said}: inputs can sit inside lists, tuples and keyword arguments "
+                    "(node.all_input_nodes finds them all)."]
+        if not isinstance(row["users"], list) or sorted(set(row["users"])) != sorted(set(want["users"])):
+            said = f"is read by {sorted(set(want['users']))}, your row says {row['users']}" if reveal else "has the wrong users"
+            return [f"on {about}, {node} {said} (node.users)."]
+    return []
+
+
+class TableNet(nn.Module):
+    """All six node kinds; inputs inside a list; a node read by several others."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(6, 6)
+        self.register_buffer("shift", torch.linspace(-1, 1, 6))
+
+    def forward(self, x, y):
+        a = self.lin(x)
+        b = torch.cat([a, y], dim=0)
+        c = b - self.shift
+        d = c.relu()
+        return d * d.sigmoid() + c.sum()
+
+
+@register("02.graph_table", points=2, exercise="1", title="a table of the graph: op, target, inputs and users of every node")
+def _graph_table(ctx: Context) -> str:
+    torch.manual_seed(0)
+    probe = probe_graph_table(lambda gm: ctx.call("graph_table", gm), TableNet())
+    _fail(graph_table_problems(probe, "a model with a Linear, a buffer, torch.cat of a list, and a node read twice"))
+    return "every node's op, target, inputs and users are right"
+
+
+# ---------------------------------------------------------------- 2: rewrites
+def probe_pass(fn, model: nn.Module, inputs: tuple) -> dict:
+    """Trace `model`, run the learner's pass on it, then again on its result; what happened, as plain data."""
+    model.eval()
+    with torch.no_grad():
+        before = model(*inputs)
+        gm = fx.symbolic_trace(model)
+        kinds_before = [(n.op, node_kind(gm, n)) for n in gm.graph.nodes]
+        out_gm = fn(gm)
+        if not isinstance(out_gm, fx.GraphModule):
+            return {"returned": type(out_gm).__name__}
+        try:
+            out_gm.graph.lint()
+            lint = ""
+        except Exception as err:
+            lint = f"{type(err).__name__}: {str(err)[:160]}"
+        out = out_gm(*inputs)
+        kinds = [(n.op, node_kind(out_gm, n)) for n in out_gm.graph.nodes]
+        relu_left = [f"{n.op} {target_text(n)}" for n in out_gm.graph.nodes if activation(out_gm, n) == "relu"]
+        sig = signature(out_gm)
+        again = fn(out_gm)
+        same = isinstance(again, fx.GraphModule) and signature(again) == sig
+        out_again = again(*inputs) if isinstance(again, fx.GraphModule) else None
+        after = model(*inputs)
+    return {"returned": "GraphModule", "lint": lint, "out": out, "out_again": out_again, "kinds_before": kinds_before,
+            "kinds": kinds, "relu_left": relu_left, "idempotent": same, "original_unchanged": max_diff(before, after) == 0.0}
+
+
+def pass_problems(p: dict, fn_name: str, want, about: str, tol: dict) -> list[str]:
+    """The problems every pass can have: wrong type, lint, wrong output, not idempotent, original model changed."""
+    if p["returned"] != "GraphModule":
+        return [f"{fn_name} should return a torch.fx.GraphModule; it returned a {p['returned']}."]
+    if p["lint"]:
+        return [f"on {about}, the rewritten graph fails gm.graph.lint() ({p['lint']})."]
+    if not close(p["out"], want, **tol):
+        return [f"on {about}, the rewritten graph computes something else (largest difference {max_diff(p['out'], want):.3g})."]
+    if not p["idempotent"]:
+        return [f"on {about}, running {fn_name} a second time changed the graph again: on a graph it already rewrote, a pass "
+                "should find nothing to do."]
+    if p["out_again"] is None or not close(p["out_again"], want, **tol):
+        return [f"on {about}, after a second run of {fn_name} the graph computes something else."]
+    if not p["original_unchanged"]:
+        return [f"on {about}, {fn_name} changed the original model, not only the graph: the GraphModule shares its submodules "
+                "with the model, so replace a module instead of changing its weights in place."]
+    return []
+
+
+def relu_problems(p: dict, fn_name: str, want, about: str, reveal: bool = True) -> list[str]:
+    """The ReLU → GELU rewrite: no ReLU left in any spelling, one exact GELU per ReLU, outputs of the GELU model."""
+    if p["returned"] == "GraphModule" and p["relu_left"]:
+        left = p["relu_left"] if reveal else sorted({f"a {r.split()[0]} node" for r in p["relu_left"]})
+        return [f"on {about}, ReLU is still there as: {', '.join(left)}."]
+    problems = pass_problems(p, fn_name, want, about, SAME)
+    if problems:
+        return problems
+    kb, ka = call_kinds(p["kinds_before"]), call_kinds(p["kinds"])
+    want_gelu = kb["relu"] + kb["gelu"]
+    if ka["gelu"] != want_gelu:
+        return [f"on {about}, expected {want_gelu} exact GELU node(s) (one per ReLU, plus those already there), found {ka['gelu']}."]
+    others_before = {k: v for k, v in kb.items() if k not in ("relu", "gelu")}
+    others_after = {k: v for k, v in ka.items() if k not in ("relu", "gelu")}
+    if others_after != others_before:
+        changed = f" ({others_before} → {others_after})" if reveal else ""
+        return [f"on {about}, the nodes that are not activations changed{changed}: replace the ReLUs and touch nothing else."]
+    return []
+
+
+class Spellings(nn.Module):
+    """ReLU written four ways, one result read twice; gelu=True writes each of them as GELU (the rewrite's target)."""
+
+    def __init__(self, gelu: bool = False):
+        super().__init__()
+        self.gelu = gelu
+        self.fc = nn.Linear(8, 8)
+        self.act = nn.GELU() if gelu else nn.ReLU()
+
+    def forward(self, x, y):
+        a = F.gelu(x) if self.gelu else torch.relu(x)
+        b = F.gelu(y) if self.gelu else F.relu(y)
+        c = F.gelu(a + b) if self.gelu else (a + b).relu()
+        d = self.act(self.fc(c))
+        return d * 2 + d.mean() + a
+
+
+class NestedSpellings(nn.Module):
+    """nn.ReLU inside a Sequential (a dotted target), and the three function spellings, one read three times."""
+
+    def __init__(self, gelu: bool = False):
+        super().__init__()
+        self.gelu = gelu
+        self.mlp = nn.Sequential(nn.Linear(5, 7), nn.GELU() if gelu else nn.ReLU(), nn.Linear(7, 5))
+
+    def forward(self, x):
+        h = self.mlp(x)
+        r = F.gelu(h) if self.gelu else h.relu()
+        s = F.gelu(r * x) if self.gelu else F.relu(r * x)
+        t = F.gelu(s - r) if self.gelu else torch.relu(s - r)
+        return t + r.sum(dim=-1, keepdim=True) + r
+
+
+class Identity(nn.Module):
+    """The empty graph: a placeholder and an output."""
+
+    def forward(self, x):
+        return x
+
+
+class SingleRelu(nn.Module):
+    """A single-op graph."""
+
+    def __init__(self, gelu: bool = False):
+        super().__init__()
+        self.gelu = gelu
+
+    def forward(self, x):
+        return F.gelu(x) if self.gelu else torch.relu(x)
+
+
+def relu_cases(main) -> list[tuple]:
+    """(about, make, inputs): the main model, the empty graph, one op, and a graph already rewritten."""
+    torch.manual_seed(2)
+    ins = (torch.randn(3, 8), torch.randn(3, 8)) if main is Spellings else (torch.randn(4, 5),)
+    return [
+        ("a model with ReLU written as torch.relu, F.relu, x.relu() and nn.ReLU", main, ins),
+        ("the empty graph (it returns its input)", lambda gelu=False: Identity(), (torch.randn(4),)),
+        ("a graph of one torch.relu", SingleRelu, (torch.randn(6),)),
+        ("a graph that already uses GELU only", lambda gelu=False: main(gelu=True), ins),
+    ]
+
+
+def run_relu_cases(fn, fn_name: str, main) -> list[str]:
+    """The public cases: the main model of the check, and the edge cases, against their GELU twins."""
+    for about, make, ins in relu_cases(main):
+        torch.manual_seed(3)
+        model = make(gelu=False)
+        twin = copy.deepcopy(model)
+        if hasattr(twin, "gelu"):
+            twin.gelu = True
+            for name, mod in list(twin.named_modules()):
+                for child_name, child in list(mod.named_children()):
+                    if isinstance(child, nn.ReLU):
+                        setattr(mod, child_name, nn.GELU())
+        with torch.no_grad():
+            want = twin.eval()(*ins)
+        problems = relu_problems(probe_pass(fn, model, ins), fn_name, want, about)
+        if problems:
+            return problems
+    return []
+
+
+@register("02.relu_to_gelu", points=3, exercise="2", title="ReLU → GELU in every spelling, by graph surgery")
+def _relu_to_gelu(ctx: Context) -> str:
+    _fail(run_relu_cases(lambda gm: ctx.call("relu_to_gelu", gm), "relu_to_gelu", Spellings))
+    return "all four spellings become exact GELU; empty, single-op and already-rewritten graphs are handled"
+
+
+@register("02.rewriter", points=2, exercise="2", title="ReLU → GELU with torch.fx.subgraph_rewriter")
+def _rewriter(ctx: Context) -> str:
+    _fail(run_relu_cases(lambda gm: ctx.call("relu_to_gelu_pattern", gm), "relu_to_gelu_pattern", NestedSpellings))
+    return "the pattern rewrite handles every spelling, a nested nn.ReLU and a ReLU read three times"
+
+
+# ---------------------------------------------------------------- 2c: conv + batch-norm folding
+def randomize_bn(model: nn.Module, seed: int) -> nn.Module:
+    """Give every batch norm non-trivial statistics and affine parameters, and put the model in eval mode."""
+    g = torch.Generator().manual_seed(seed)
+    for m in model.modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            with torch.no_grad():
+                m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.5)
+                m.running_var.copy_(torch.rand(m.num_features, generator=g) * 2 + 0.2)
+                if m.affine:
+                    m.weight.copy_(torch.randn(m.num_features, generator=g))
+                    m.bias.copy_(torch.randn(m.num_features, generator=g))
+    return model.eval()
+
+
+def fold_problems(p: dict, want, about: str, bn_left: int) -> list[str]:
+    problems = pass_problems(p, "fold_conv_bn", want, about, FOLDED)
+    if problems:
+        return problems
+    kb, ka = call_kinds(p["kinds_before"]), call_kinds(p["kinds"])
+    convs_b = sum(v for k, v in kb.items() if k.startswith("Conv"))
+    convs_a = sum(v for k, v in ka.items() if k.startswith("Conv"))
+    bns = sum(v for k, v in ka.items() if k.startswith("BatchNorm"))
+    if convs_a != convs_b:
+        return [f"on {about}, there were {convs_b} convolutions and now there are {convs_a}: folding keeps one conv per conv."]
+    if bns != bn_left:
+        if bns > bn_left:
+            return [f"on {about}, {bns} batch norm(s) are left where {bn_left} should be: fold every BatchNorm2d whose input is "
+                    "a Conv2d that feeds nothing else."]
+        return [f"on {about}, only {bns} batch norm(s) are left where {bn_left} should be: a conv whose output is also read "
+                "by another node cannot be folded (that node needs the un-normalized values)."]
+    return []
+
+
+class ConvBNNet(nn.Module):
+    """Two foldable pairs (with and without conv bias, one inside a Sequential), and one conv read twice."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 6, 3, padding=1, bias=False), nn.BatchNorm2d(6), nn.ReLU())
+        self.conv = nn.Conv2d(6, 6, 3, padding=1)
+        self.bn = nn.BatchNorm2d(6)
+        self.side = nn.Conv2d(6, 6, 1)
+        self.side_bn = nn.BatchNorm2d(6)
+
+    def forward(self, x):
+        h = self.stem(x)
+        h = self.bn(self.conv(h))
+        s = self.side(h)
+        return F.relu(self.side_bn(s) + s)
+
+
+def fold_cases() -> list[tuple]:
+    torch.manual_seed(4)
+    return [
+        ("a CNN with two foldable conv → batch-norm pairs and one conv read twice", lambda: randomize_bn(ConvBNNet(), 5),
+         (torch.randn(2, 3, 8, 8),), 1),
+        ("the empty graph (it returns its input)", lambda: Identity(), (torch.randn(4),), 0),
+        ("a graph of one Conv2d (nothing to fold)", lambda: nn.Sequential(nn.Conv2d(2, 3, 3)).eval(), (torch.randn(1, 2, 5, 5),), 0),
+    ]
+
+
+def run_fold_cases(fn, cases) -> list[str]:
+    for about, make, ins, bn_left in cases:
+        model = make()
+        with torch.no_grad():
+            want = model(*ins)
+        problems = fold_problems(probe_pass(fn, model, ins), want, about, bn_left)
+        if problems:
+            return problems
+    return []
+
+
+@register("02.fold_conv_bn", points=3, exercise="2", title="conv + batch-norm folding for inference, checked numerically")
+def _fold_conv_bn(ctx: Context) -> str:
+    _fail(run_fold_cases(lambda gm: ctx.call("fold_conv_bn", gm), fold_cases()))
+    return "the foldable pairs are folded, the shared conv is not, outputs agree within 1e-4 and the model is untouched"
+
+
+# ---------------------------------------------------------------- 2d: dead code and constants
+def cleanup_problems(p: dict, fn_name: str, want, about: str, want_calls: Counter, placeholders: int | None = None,
+                     reveal: bool = True) -> list[str]:
+    problems = pass_problems(p, fn_name, want, about, SAME)
+    if problems:
+        return problems
+    got = call_kinds(p["kinds"])
+    if got != want_calls:
+        extra, missing = got - want_calls, want_calls - got
+        parts = []
+        name = (lambda c: ", ".join(f"{k} ×{v}" for k, v in sorted(c.items()))) if reveal else (lambda c: f"{sum(c.values())} call(s)")
+        if extra:
+            parts.append("still there, but should be gone: " + name(extra))
+        if missing:
+            parts.append("gone, but should still be there: " + name(missing))
+        return [f"on {about}, the calls left in the graph are wrong; " + "; ".join(parts) + "."]
+    if placeholders is not None and sum(op == "placeholder" for op, _ in p["kinds"]) != placeholders:
+        return [f"on {about}, an input (placeholder) was removed: the graph's signature must not change, even for an unused input."]
+    return []
+
+
+class DeadNet(nn.Module):
+    """A dead chain through a Linear, an in-place op whose result nobody reads, and an unused input."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x, unused):
+        t = x * 1.5
+        t.add_(1)
+        dead = self.lin(x).sin().cos()
+        return t.relu()
+
+
+class ConstNet(nn.Module):
+    """Constants from two parameters (one of them a two-input op), a random op, and the live computation.
+
+    (symbolic_trace computes expressions on *buffers* while tracing, so the constants here come from parameters.)
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 4))
+        self.b = nn.Parameter(torch.randn(4), requires_grad=False)
+
+    def forward(self, x):
+        scale = (self.w.t() @ self.w).tanh()
+        shift = self.b * 2 + self.b
+        noise = (torch.rand_like(self.b) + self.b.sigmoid().bernoulli()) * 0
+        return x @ scale + shift + noise
+
+
+def run_cleanup(ctx_call, which: str) -> list[str]:
+    torch.manual_seed(6)
+    if which == "remove_dead_code":
+        model, ins = DeadNet(), (torch.randn(3, 4), torch.randn(2))
+        want_calls = Counter({"mul": 1, "add_": 1, "relu": 1})
+        about, placeholders = "a model with a dead chain, an in-place add_ and an unused input", 2
+    else:
+        model, ins = ConstNet(), (torch.randn(3, 4),)
+        want_calls = Counter({"rand_like": 1, "bernoulli": 1, "mul": 1, "matmul": 1, "add": 3})
+        about, placeholders = "a model with constants computed from parameters, and random ops", None
+    with torch.no_grad():
+        want = model(*ins)
+    return cleanup_problems(probe_pass(ctx_call, model, ins), which, want, about, want_calls, placeholders)
+
+
+@register("02.cleanup", points=2, exercise="2", title="dead-code elimination and constant folding")
+def _cleanup(ctx: Context) -> str:
+    problems = run_cleanup(lambda gm: ctx.call("remove_dead_code", gm), "remove_dead_code")
+    if not problems:
+        problems = run_cleanup(lambda gm: ctx.call("fold_constants", gm), "fold_constants")
+    _fail(problems)
+    return "dead code goes (side effects stay), constants are computed once (random ops are not)"
+
+
+# ---------------------------------------------------------------- 3: shapes and cost
+def flop_counter_total(gm: nn.Module, inputs: tuple) -> int:
+    """FlopCounterMode's count for one forward pass: the independent total."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        gm(*inputs)
+    return int(counter.get_total_flops())
+
+
+def probe_costs(fn, gm: fx.GraphModule, inputs: tuple, ridge: float) -> dict:
+    """Call node_costs; its rows as plain data, which nodes lack tensor_meta afterwards, and FlopCounterMode's total."""
+    rows = fn(gm, inputs, ridge)
+    tensor_nodes = []
+    with torch.no_grad():
+        interp = fx.Interpreter(gm)
+        interp.run(*inputs)
+        values = interp.env
+        tensor_nodes = [n.name for n, v in values.items() if any(isinstance(t, torch.Tensor) for t in torch.utils._pytree.tree_leaves(v))]
+    no_meta = [n.name for n in gm.graph.nodes if n.name in tensor_nodes and "tensor_meta" not in n.meta]
+    plain = rows if not isinstance(rows, list) else [
+        {k: (v if isinstance(v, (bool, str)) else float(v) if isinstance(v, (int, float)) else str(v)) for k, v in r.items()}
+        if isinstance(r, dict) else str(r) for r in rows]
+    if not isinstance(rows, list):
+        plain = f"<{type(rows).__name__}>"
+    return {"rows": plain, "no_meta": no_meta, "flop_counter": flop_counter_total(gm, inputs)}
+
+
+def cost_problems(probe: dict, truth: dict[str, dict], ridge: float, about: str, describe=lambda name: f"node '{name}'",
+                  reveal: bool = True) -> list[str]:
+    """Compare node_costs rows with the truth {name: {flops, bytes}}; `describe` names a node without giving inputs away."""
+    num = (lambda v: f" {v:g}") if reveal else (lambda v: "")
+    rows = probe["rows"]
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        return [f"node_costs should return a list of dicts; it returned {str(rows)[:80]}."]
+    if probe["no_meta"]:
+        return [f"on {about}, {len(probe['no_meta'])} node(s) have no tensor_meta after node_costs "
+                f"(e.g. {describe(probe['no_meta'][0])}): run ShapeProp on gm itself, so every node is annotated."]
+    by_name = {r.get("name"): r for r in rows}
+    extra = [n for n in by_name if n not in truth]
+    if len(rows) != len(truth) or extra:
+        return [f"on {about}, expected one row per call_function, call_method and call_module node ({len(truth)}); got {len(rows)}."]
+    for name, want in truth.items():
+        row = by_name.get(name)
+        if row is None:
+            return [f"on {about}, {describe(name)} has no row."]
+        for key in ("flops", "bytes", "intensity", "memory_bound"):
+            if key not in row:
+                return [f"rows need flops, bytes, intensity and memory_bound; {describe(name)}'s row lacks {key}."]
+        if row["flops"] != want["flops"]:
+            return [f"on {about}, {describe(name)} has flops {row['flops']:g}, expected{num(want['flops'])} "
+                    "(2 × output elements × the inner dimension for a Linear or matmul, × weight elements per output channel "
+                    "for a conv; 0 for everything else)."]
+        if row["bytes"] != want["bytes"]:
+            return [f"on {about}, {describe(name)} moves {row['bytes']:g} bytes by your count, another number by the rule "
+                    if not reveal else f"on {about}, {describe(name)} moves {row['bytes']:g} bytes by your count, {want['bytes']:g} by the rule "
+                    "(every distinct input node's tensors + a module's parameters and buffers + the output's tensors)."]
+        intensity = want["flops"] / want["bytes"] if want["bytes"] else 0.0
+        if not math.isclose(row["intensity"], intensity, rel_tol=1e-6, abs_tol=1e-12):
+            return [f"on {about}, {describe(name)} has intensity {row['intensity']:.4g}; it should be flops / bytes."]
+        if bool(row["memory_bound"]) != (intensity < ridge):
+            return [f"on {about}, {describe(name)} has memory_bound {row['memory_bound']!r}; with its intensity and the ridge "
+                    f"{ridge:g} it should be {intensity < ridge} (intensity < ridge)."]
+    total = sum(r["flops"] for r in rows)
+    if total != probe["flop_counter"]:
+        return [f"on {about}, your FLOPs add up to {total:g}, FlopCounterMode counts{num(probe['flop_counter'])}."]
+    return []
+
+
+class CostNet(nn.Module):
+    """A conv with parameters, a two-input add, a flatten, a Linear and a matmul with a parameter."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = nn.Linear(512, 16)
+        self.proj = nn.Parameter(torch.randn(16, 4))
+
+    def forward(self, x, y):
+        h = F.relu(self.conv(x) + y)
+        return self.fc(torch.flatten(h, 1)) @ self.proj
+
+
+def cost_net_truth() -> dict[str, dict]:
+    """CostNet's costs worked out by hand from its sizes (batch 2, 3×8×8 images, float32)."""
+    f = 4
+    x, h, fc_out, out = 2 * 3 * 8 * 8, 2 * 8 * 8 * 8, 2 * 16, 2 * 4
+    conv_params, fc_params, proj = 8 * 3 * 3 * 3 + 8, 512 * 16 + 16, 16 * 4
+    return {
+        "conv": {"flops": 2 * h * 27, "bytes": f * (x + conv_params + h)},
+        "add": {"flops": 0, "bytes": f * 3 * h},
+        "relu": {"flops": 0, "bytes": f * 2 * h},
+        "flatten": {"flops": 0, "bytes": f * 2 * h},
+        "fc": {"flops": 2 * fc_out * 512, "bytes": f * (h + fc_params + fc_out)},
+        "matmul": {"flops": 2 * out * 16, "bytes": f * (fc_out + proj + out)},
+    }
+
+
+@register("02.node_costs", points=3, exercise="3", title="shapes on every node; FLOPs and bytes per node; memory-bound nodes")
+def _node_costs(ctx: Context) -> str:
+    torch.manual_seed(7)
+    gm = fx.symbolic_trace(CostNet().eval())
+    inputs = (torch.randn(2, 3, 8, 8), torch.randn(2, 8, 8, 8))
+    ridge = 4.0
+    probe = probe_costs(lambda g, i, r: ctx.call("node_costs", g, i, r), gm, inputs, ridge)
+    _fail(cost_problems(probe, cost_net_truth(), ridge, "a conv → add → relu → flatten → linear → matmul model"))
+    return "every node annotated; FLOPs, bytes and the memory-bound verdicts are right; the total matches FlopCounterMode"
+
+
+# ---------------------------------------------------------------- 4: the pipeline
+class GraderPass:
+    """A pass of the grader's own, with the interface the lab defines: name, analyze, apply."""
+
+    name = "grader"
+
+    def analyze(self, gm):
+        return {}
+
+    def apply(self, gm):
+        return gm
+
+
+class IdentityPass(GraderPass):
+    name = "identity"
+
+
+class RebuildWithoutDeadCode(GraderPass):
+    """Returns a new GraphModule (not the one it got), without the nodes nothing reads."""
+
+    name = "rebuild_without_dead_code"
+
+    def apply(self, gm):
+        new = fx.GraphModule(gm, copy.deepcopy(gm.graph))
+        new.graph.eliminate_dead_code()
+        new.recompile()
+        return new
+
+
+class NoRecompile(GraderPass):
+    """Spells x.mean() as torch.mean(x) and does not recompile: the pipeline must."""
+
+    name = "mean_as_function"
+
+    def apply(self, gm):
+        for n in gm.graph.nodes:
+            if n.op == "call_method" and n.target == "mean":
+                n.op, n.target = "call_function", torch.mean
+        return gm
+
+
+class DoubleWeightsInPlace(GraderPass):
+    """Doubles the first conv's parameters in place and halves its output: gm computes the same, a shared model does not."""
+
+    name = "double_weights_in_place"
+
+    def apply(self, gm):
+        node = next(n for n in gm.graph.nodes if n.op == "call_module" and isinstance(gm.get_submodule(n.target), nn.Conv2d))
+        with torch.no_grad():
+            for param in gm.get_submodule(node.target).parameters():
+                param.mul_(2)
+        with gm.graph.inserting_after(node):
+            half = gm.graph.call_function(operator.mul, (node, 0.5))
+        node.replace_all_uses_with(half, delete_user_cb=lambda user: user is not half)
+        return gm
+
+
+class ScaleOutput(GraderPass):
+    """Multiplies the output by `factor`: 1 + 1e-7 is within any sane tolerance, 1.01 is not."""
+
+    def __init__(self, factor: float, name: str):
+        self.factor, self.name = factor, name
+
+    def apply(self, gm):
+        out = next(n for n in gm.graph.nodes if n.op == "output")
+        with gm.graph.inserting_before(out):
+            scaled = gm.graph.call_function(operator.mul, (out.args[0], self.factor))
+        out.args = (scaled,)
+        return gm
+
+
+class Crash(GraderPass):
+    name = "crashes"
+
+    def apply(self, gm):
+        raise ValueError("this pass is broken on purpose")
+
+
+class PipeNet(nn.Module):
+    """conv → bn → F.relu, a dead module call, a constant from a parameter (three nodes), and x.mean()."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(4)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.w = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        h = F.relu(self.bn(self.conv(x)))
+        unused = self.pool(h)
+        scale = (self.w.exp() + 1).view(1, 4, 1, 1)
+        return h * scale + x.mean()
+
+
+PIPE_MATCHES = {"ReluToGelu": 1, "FoldConvBN": 1, "FoldConstants": 3, "DeadCode": 1}
+
+
+def probe_pipeline(run_pipeline, error_cls, make_model, inputs: tuple, ok_passes: list, bad: list[tuple], tol: float = 1e-4) -> dict:
+    """Run the learner's pipeline with the grader's passes: the report and checks on the result, as plain data."""
+    model = make_model()
+    with torch.no_grad():
+        before = model(*inputs)
+    try:
+        gm, report = run_pipeline(model, inputs, ok_passes, tol)
+    except NotImplementedError:
+        raise
+    except Exception as err:
+        return {"ok_error": f"{type(err).__name__}: {str(err)[:200]}"}
+    with torch.no_grad():
+        after = model(*inputs)
+        out = gm(*inputs) if isinstance(gm, fx.GraphModule) else None
+    truth = fx.symbolic_trace(make_model())
+    counts = []
+    for p in ok_passes:
+        n0 = len(truth.graph.nodes)
+        truth = p.apply(truth)
+        counts.append((n0, len(truth.graph.nodes)))
+    rows = report if not isinstance(report, list) else [
+        {k: (v if isinstance(v, (bool, str, int, float)) or v is None else str(v)) for k, v in r.items() if k != "analysis"}
+        if isinstance(r, dict) else str(r) for r in report]
+    errors = []
+    for passes, name in bad:
+        try:
+            run_pipeline(make_model(), inputs, passes, tol)
+            errors.append({"pass": name, "raised": None, "message": ""})
+        except Exception as err:
+            errors.append({"pass": name, "raised": "PassVerificationError" if isinstance(err, error_cls) else type(err).__name__,
+                           "message": str(err)[:300]})
+    return {"ok_error": "", "returned_gm": isinstance(gm, fx.GraphModule), "report": rows, "counts": counts,
+            "names": [p.name for p in ok_passes], "out_diff": max_diff(out, before) if out is not None else math.inf,
+            "ref_scale": max(1.0, before.abs().max().item()), "original_unchanged": max_diff(before, after) == 0.0,
+            "recompiled": isinstance(gm, fx.GraphModule) and "torch.mean(" in gm.code, "errors": errors}
+
+
+def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True) -> list[str]:
+    if p["ok_error"]:
+        return [f"on {about}, run_pipeline raised {p['ok_error']} on passes that all keep the outputs (one returns a new "
+                "GraphModule, one edits the graph without recompiling, one changes a module's weights in place and "
+                "compensates in the graph). Recompile after every pass, and carry on with the GraphModule each pass returns."]
+    if not p["returned_gm"]:
+        return ["run_pipeline should return (gm, report) with gm the optimized GraphModule."]
+    rows = p["report"]
+    if not isinstance(rows, list) or len(rows) != len(p["names"]) or not all(isinstance(r, dict) for r in rows):
+        return [f"on {about}, the report should hold one dict per pass ({len(p['names'])} passes); it holds {rows if not isinstance(rows, list) else len(rows)}."]
+    for row, name, (n0, n1) in zip(rows, p["names"], p["counts"]):
+        missing = [k for k in ("pass", "nodes_before", "nodes_after", "seconds", "max_abs_diff") if k not in row]
+        if missing:
+            return [f"each report row needs pass, nodes_before, nodes_after, seconds and max_abs_diff; the row of '{name}' lacks {', '.join(missing)}."]
+        if row["pass"] != name:
+            return [f"report rows should be in the order the passes ran, named by pass.name: expected '{name}', got {row['pass']!r}."]
+        if (row["nodes_before"], row["nodes_after"]) != (n0, n1):
+            took = f" took the graph from {n0} to {n1} nodes; your report says {row['nodes_before']} → {row['nodes_after']}" \
+                if reveal else ": your report has the wrong node counts"
+            return [f"on {about}, pass '{name}'{took}. Count len(gm.graph.nodes) before the pass and on the GraphModule "
+                    "it returns (it may be a new one)."]
+        if isinstance(row["seconds"], bool) or not isinstance(row["seconds"], (int, float)) or row["seconds"] < 0:
+            return [f"seconds should be the pass's time in seconds (a float); for '{name}' it is {row['seconds']!r}."]
+        if not isinstance(row["max_abs_diff"], (int, float)) or not row["max_abs_diff"] <= tol * p["ref_scale"]:
+            return [f"max_abs_diff should be the largest |optimized − original| after the pass; for '{name}' it is {row['max_abs_diff']!r}."]
+    if not p["recompiled"]:
+        return [f"on {about}, a pass changed the graph without recompiling and the returned module's code does not show it: "
+                "call gm.recompile() after every pass."]
+    if not p["original_unchanged"]:
+        return [f"on {about}, the original model's output changed: a pass changed a module in place. Trace a deep copy "
+                "(copy.deepcopy(model)) so the passes never touch the model you were given."]
+    if not p["out_diff"] <= tol * p["ref_scale"]:
+        return [f"on {about}, the returned GraphModule computes something else than the model (difference {p['out_diff']:.3g})."]
+    for e in p["errors"]:
+        if e["raised"] is None:
+            return [f"on {about}, a pass that {e['pass']} went through the pipeline without an error: verify the outputs "
+                    "after every pass and raise PassVerificationError."]
+        if e["raised"] != "PassVerificationError":
+            return [f"on {about}, a pass that {e['pass']} made the pipeline raise {e['raised']}; wrap it in PassVerificationError."]
+    return []
+
+
+def probe_pass_classes(classes: dict, make_model) -> dict:
+    """Instantiate each of the learner's pass classes and analyze a fresh trace: name, matches, graph unchanged."""
+    out = {}
+    for cls_name, cls in classes.items():
+        p = cls()
+        gm = fx.symbolic_trace(make_model())
+        sig = signature(gm)
+        analysis = p.analyze(gm)
+        name = getattr(p, "name", None)
+        matches = analysis.get("matches") if isinstance(analysis, dict) else None
+        out[cls_name] = {"name": name if isinstance(name, str) else None,
+                         "analysis": "dict" if isinstance(analysis, dict) else type(analysis).__name__,
+                         "matches": matches if isinstance(matches, int) and not isinstance(matches, bool) else repr(matches),
+                         "unchanged": signature(gm) == sig}
+    return out
+
+
+def pass_class_problems(probe: dict, about: str, want: dict[str, int], reveal: bool = True) -> list[str]:
+    """The learner's four pass classes: a name each, analyze() counts the sites and changes nothing."""
+    names = set()
+    for cls_name, matches in want.items():
+        got = probe[cls_name]
+        if not got["name"] or got["name"] in names:
+            return [f"{cls_name} needs a `name`: a non-empty string of its own."]
+        names.add(got["name"])
+        if got["analysis"] != "dict" or got["matches"] == "None":
+            return [f"{cls_name}.analyze should return a dict with an integer 'matches' count; it returned a {got['analysis']}"
+                    + (" without 'matches'." if got["analysis"] == "dict" else ".")]
+        if not got["unchanged"]:
+            return [f"{cls_name}.analyze changed the graph: analysis must only look (dry-run on a copy)."]
+        if got["matches"] != matches:
+            return [f"on {about}, {cls_name}.analyze found {got['matches']!r} sites" + (f"; there are {matches}." if reveal else
+                    ", which is not what its apply changes.")]
+    return []
+
+
+@register("02.pipeline", points=3, exercise="4", title="passes with name/analyze/apply, and a pipeline that verifies each one")
+def _pipeline(ctx: Context) -> str:
+    torch.manual_seed(8)
+    make = lambda: randomize_bn(PipeNet(), 9)
+    inputs = (torch.randn(2, 3, 6, 6),)
+    classes = {name: ctx.get(name) for name in PIPE_MATCHES}
+    probe = learner("ReluToGelu, FoldConvBN, FoldConstants and DeadCode", probe_pass_classes, classes, make)
+    problems = pass_class_problems(probe, "a conv → bn → relu model with a dead module call and a constant", PIPE_MATCHES)
+    if not problems:
+        run = lambda *a: ctx.call("run_pipeline", *a)
+        ok = [IdentityPass(), RebuildWithoutDeadCode(), NoRecompile(), DoubleWeightsInPlace(), ScaleOutput(1 + 1e-7, "tiny_rounding")]
+        probe = probe_pipeline(run, ctx.get("PassVerificationError"), make, inputs, ok, BAD_PASSES())
+        problems = pipeline_problems(probe, 1e-4, "a conv → bn → relu model")
+    _fail(problems)
+    return "the passes analyze without touching the graph; the pipeline recompiles, reports and verifies every pass"
+
+
+def BAD_PASSES() -> list[tuple]:
+    """(passes, what the bad one does) for the pipeline's refusals."""
+    return [([IdentityPass(), ScaleOutput(1.01, "scale_by_1.01")], "changes the output by 1%"),
+            ([Crash()], "raises ValueError")]
+
+
+# ---------------------------------------------------------------- 5: the edge-case harness
+class TwoInputs(nn.Module):
+    def forward(self, x, y):
+        return x * y
+
+
+class SeveralUsers(nn.Module):
+    def forward(self, x):
+        r = x.sin()
+        return r * 2 + r.cos()
+
+
+class SingleSin(nn.Module):
+    def forward(self, x):
+        return x.sin()
+
+
+class WithLinear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def harness_cases() -> list[dict]:
+    torch.manual_seed(10)
+    cases = [("empty graph", Identity(), (torch.randn(3),)), ("single op", SingleSin(), (torch.randn(3),)),
+             ("two-input op", TwoInputs(), (torch.randn(3), torch.randn(3))), ("several users", SeveralUsers(), (torch.randn(3),)),
+             ("call_module with parameters", WithLinear(), (torch.randn(2, 4),))]
+    out = []
+    for name, model, ins in cases:
+        with torch.no_grad():
+            out.append({"name": name, "model": model, "inputs": ins, "expected": model(*ins)})
+    return out
+
+
+def _done(gm):
+    gm.recompile()
+    return gm
+
+
+def ok_pass(gm):
+    """Correct: spells x.sin() as torch.sin(x), rewiring every user."""
+    for n in list(gm.graph.nodes):
+        if n.op == "call_method" and n.target == "sin":
+            with gm.graph.inserting_before(n):
+                new = gm.graph.call_function(torch.sin, n.args)
+            n.replace_all_uses_with(new)
+            gm.graph.erase_node(n)
+    return _done(gm)
+
+
+def mul_drops_second_input(gm):
+    """The course page's bug: a two-input op gets its first input twice."""
+    for n in gm.graph.nodes:
+        if n.op == "call_function" and n.target is operator.mul and all(isinstance(a, fx.Node) for a in n.args) and n.args[0] is not n.args[1]:
+            n.args = (n.args[0], n.args[0])
+    return _done(gm)
+
+
+def rewires_first_user_only(gm):
+    """Rewires one user of x.sin(), then erases it: fails where it has several users."""
+    for n in list(gm.graph.nodes):
+        if n.op == "call_method" and n.target == "sin":
+            with gm.graph.inserting_before(n):
+                new = gm.graph.call_function(torch.sin, n.args)
+            next(iter(n.users)).replace_input_with(n, new)
+            gm.graph.erase_node(n)
+    return _done(gm)
+
+
+def grows_every_run(gm):
+    """Adds `+ 0` before the output on every run: right outputs, never idempotent."""
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    with gm.graph.inserting_before(out):
+        plus = gm.graph.call_function(operator.add, (out.args[0], 0))
+    out.args = (plus,)
+    return _done(gm)
+
+
+def needs_a_call(gm):
+    """Assumes the graph holds at least one call: fails on the empty graph."""
+    first = [n for n in gm.graph.nodes if n.op in CALLS][0]
+    first.meta["seen"] = True
+    return _done(gm)
+
+
+def linear_drops_bias(gm):
+    """Turns a Linear module into F.linear with the weight only: wrong where a module has a bias."""
+    for n in list(gm.graph.nodes):
+        if n.op == "call_module" and isinstance(gm.get_submodule(n.target), nn.Linear):
+            with gm.graph.inserting_before(n):
+                w = gm.graph.get_attr(n.target + ".weight")
+                new = gm.graph.call_function(F.linear, (n.args[0], w))
+            n.replace_all_uses_with(new)
+            gm.graph.erase_node(n)
+    return _done(gm)
+
+
+def moves_a_call_first(gm):
+    """Moves the last call before the inputs: a graph that uses values before they exist."""
+    calls = [n for n in gm.graph.nodes if n.op in CALLS]
+    if calls:
+        next(iter(gm.graph.nodes)).prepend(calls[-1])
+    return _done(gm)
+
+
+ALL = "empty graph", "single op", "two-input op", "several users", "call_module with parameters"
+# pass → {case: the word its problem must start with ("" = any problem)}; cases not named must pass.
+HARNESS_EXPECT = {
+    "ok_pass": {},
+    "mul_drops_second_input": {"two-input op": "output"},
+    "rewires_first_user_only": {"several users": "raised"},
+    "grows_every_run": {c: "idempotent" for c in ALL},
+    "needs_a_call": {"empty graph": "raised"},
+    "linear_drops_bias": {"call_module with parameters": "output"},
+    "moves_a_call_first": {c: "lint" for c in ALL if c != "empty graph"},
+}
+
+
+def probe_harness(check_pass, passes: dict, make_cases) -> dict:
+    """The learner's check_pass on each of the grader's passes: {pass name: rows (plain data)}."""
+    out = {}
+    for name, fn in passes.items():
+        rows = check_pass(fn, make_cases())
+        out[name] = [{"case": str(r.get("case")), "ok": bool(r.get("ok")), "problem": str(r.get("problem", ""))}
+                     if isinstance(r, dict) else {"case": "?", "ok": None, "problem": str(r)} for r in rows] \
+            if isinstance(rows, list) else f"<{type(rows).__name__}>"
+    return out
+
+
+def harness_problems(probe: dict, expect: dict, cases: tuple, describe=lambda p: f"`{p}` ({globals()[p].__doc__.strip()})") -> list[str]:
+    for pass_name, flagged in expect.items():
+        rows = probe[pass_name]
+        if not isinstance(rows, list) or [r["case"] for r in rows] != list(cases):
+            return [f"check_pass should return one row per case, in order, with the case's name; for {describe(pass_name)} it "
+                    f"returned {rows if not isinstance(rows, list) else [r['case'] for r in rows]}."]
+        for r in rows:
+            want = flagged.get(r["case"])
+            if want is None and r["ok"] is not True:
+                return [f"check_pass flagged {describe(pass_name)} on the case '{r['case']}', where it is correct: {r['problem'][:120]}"]
+            if want is not None and r["ok"] is not False:
+                return [f"check_pass let {describe(pass_name)} through on the case '{r['case']}'."]
+            if want and not r["problem"].startswith(want):
+                return [f"for {describe(pass_name)} on '{r['case']}', the problem should start with '{want}'; it reads "
+                        f"{r['problem'][:100]!r}."]
+    return []
+
+
+@register("02.check_pass", points=2, exercise="5", title="a harness that catches broken passes on the edge cases")
+def _check_pass(ctx: Context) -> str:
+    passes = {name: globals()[name] for name in HARNESS_EXPECT}
+    probe = probe_harness(lambda fn, cases: ctx.call("check_pass", fn, cases), passes, harness_cases)
+    _fail(harness_problems(probe, HARNESS_EXPECT, ALL))
+    return "a correct pass passes every case; each broken one is caught on the case that breaks it, for the right reason"
