@@ -97,9 +97,14 @@ def kill_job(marker: str) -> int:
     """SIGKILL every process whose environment holds WORKBOOK_JOB=<marker>; return how many."""
     if not marker:
         raise ValueError("empty job marker")
+    return kill_env(JOB_VAR, marker)
+
+
+def kill_env(var: str, value: str) -> int:
+    """SIGKILL every process (never ourselves) whose environment holds var=value, until none is left; return how many."""
     killed: set[int] = set()
     for _ in range(100):  # repeat: a fork bomb may fork between our scan and our kill
-        pids = [pid for pid in _marked_pids(marker) if pid != os.getpid()]
+        pids = [pid for pid in _marked_pids(value, var) if pid != os.getpid()]
         if not pids:
             break
         for pid in pids:
@@ -107,14 +112,6 @@ def kill_job(marker: str) -> int:
         killed.update(pids)
         time.sleep(0.01)
     return len(killed)
-
-
-def kill_env(var: str, value: str) -> int:
-    """SIGKILL every process (never ourselves) whose environment holds var=value, e.g. a killed batch's jobs."""
-    pids = [pid for pid in _marked_pids(value, var) if pid != os.getpid()]
-    for pid in pids:
-        _sigkill(pid)
-    return len(pids)
 
 
 def kill_user(uid: int) -> int:
