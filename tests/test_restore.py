@@ -1,6 +1,5 @@
 """helpers.grading.restore: broken files are rejected with a reason; protected cells come back by id."""
 
-import json
 from pathlib import Path
 
 import nbformat

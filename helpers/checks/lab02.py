@@ -485,7 +485,7 @@ class DeadNet(nn.Module):
     def forward(self, x, unused):
         t = x * 1.5
         t.add_(1)
-        dead = self.lin(x).sin().cos()
+        dead = self.lin(x).sin().cos()  # noqa: F841 (dead code, on purpose)
         return t.relu()
 
 
@@ -730,7 +730,7 @@ class PipeNet(nn.Module):
 
     def forward(self, x):
         h = F.relu(self.bn(self.conv(x)))
-        unused = self.pool(h)
+        unused = self.pool(h)  # noqa: F841 (dead code, on purpose)
         scale = (self.w.exp() + 1).view(1, 4, 1, 1)
         return h * scale + x.mean()
 

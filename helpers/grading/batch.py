@@ -163,12 +163,24 @@ def prepare(scratch: Path, uid: int | None, warm: Path | None) -> None:
                 os.lchown(name, uid, uid)
 
 
-def grade_one(path: Path, settings: Settings, lab_nb, hidden_checks, truths, specs, slot: int, warm: Path | None,
+@dataclass
+class LabKit:
+    """What grading one lab needs, loaded once per batch: the released lab, its checks and ground truth."""
+
+    lab_nb: nbformat.NotebookNode
+    specs: list
+    hidden_checks: dict
+    truths: dict
+    worker_cell_ids: list[str] | None
+
+
+def grade_one(path: Path, settings: Settings, kit: LabKit, slot: int, warm: Path | None,
               keep_cache: Path | None = None) -> SubmissionResult:
     """Grade one submission from file to result; never raises for anything the submission does.
 
     With keep_cache, the submission's compile caches are kept there afterwards (to warm later submissions)."""
     start = time.monotonic()
+    lab_nb, specs = kit.lab_nb, kit.specs
     key, digest = submission_key(path), file_hash(path)
     base = dict(submission=path.stem, key=key, sha256=digest, lab=settings.lab)
 
@@ -200,11 +212,11 @@ def grade_one(path: Path, settings: Settings, lab_nb, hidden_checks, truths, spe
 
     started, last_cell = cell_fates(executed)
     where = check_cells(lab_nb)
-    worker = hidden.Worker(worker_cells(repaired.nb, WORKER_CELLS.get(settings.lab), {c.id for c in lab_nb.cells}),
+    worker = hidden.Worker(worker_cells(repaired.nb, kit.worker_cell_ids, {c.id for c in lab_nb.cells}),
                            scratch, sandbox.Limits(wall_s=3600, memory_mb=settings.memory_mb, nproc=settings.nproc,
                                                    use_cuda=settings.device != "cpu"),
                            env, uid, settings.call_timeout)
-    ctx = hidden.GraderContext(worker=worker, out_dir=out_dir, truths=truths)
+    ctx = hidden.GraderContext(worker=worker, out_dir=out_dir, truths=kit.truths)
     results = []
     try:
         for spec in specs:
@@ -213,7 +225,7 @@ def grade_one(path: Path, settings: Settings, lab_nb, hidden_checks, truths, spe
                 kind = {"timeout": "timeout", "crashed": "crashed", "memory": "crashed"}.get(status, "not run")
                 results.append(Result(spec.name, kind, 0, spec.points, why))
                 continue
-            results.append(checks.run(checks.Spec(spec.name, spec.points, spec.exercise, spec.title, hidden_checks[spec.name]), ctx))
+            results.append(checks.run(checks.Spec(spec.name, spec.points, spec.exercise, spec.title, kit.hidden_checks[spec.name]), ctx))
     finally:
         worker.stop()
         if uid is not None:
@@ -228,7 +240,6 @@ def grade_one(path: Path, settings: Settings, lab_nb, hidden_checks, truths, spe
                             seconds=round(time.monotonic() - start, 1), **base)
 
 
-WORKER_CELLS: dict[str, list[str]] = {}
 GRADEBOOK_VAR = "WORKBOOK_GRADEBOOK"  # every job of a batch carries it: a killed batch's leftovers are found by it
 
 
@@ -372,17 +383,17 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     lab_nb = notebooks.read(lab_path(settings.lab))
     specs = checks.load_lab(settings.lab)
     hidden_checks, truth_fns, cells = hidden.load_hidden(settings.lab)
-    WORKER_CELLS[settings.lab] = cells
     missing = [s.name for s in specs if s.name not in hidden_checks]
     if missing:
         raise RuntimeError(f"hidden checks missing for {missing}: add them to solutions/hidden/lab{settings.lab}.py")
     todo = [p for p in shard_of(discover(paths), shard) if not already_graded(out, p)]
     warm = out / ".warm"
     truths = compute_truths(truth_fns, warm)
+    kit = LabKit(lab_nb, specs, hidden_checks, truths, cells)
     if settings.warm and not (warm / ".done").exists():
         if progress:
             print("warming the shared compile cache by grading the reference solution once ...", file=sys.stderr)
-        ref = grade_one(lab_path(settings.lab, "solutions"), settings, lab_nb, hidden_checks, truths, specs, 0, warm, keep_cache=warm)
+        ref = grade_one(lab_path(settings.lab, "solutions"), settings, kit, 0, warm, keep_cache=warm)
         if ref.total < ref.max_total and progress:
             print(f"warning: the reference solution scored {ref.total:g}/{ref.max_total:g} on this machine: "
                   + "; ".join(f"{c.name}: {c.message}" for c in ref.checks if not c.passed), file=sys.stderr)
@@ -400,7 +411,7 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
             slot = slots.pop()
         try:
             try:
-                result = grade_one(path, settings, lab_nb, hidden_checks, truths, specs, slot, warm if settings.warm else None)
+                result = grade_one(path, settings, kit, slot, warm if settings.warm else None)
             except Exception as err:  # a grader bug must cost one submission, never the batch
                 result = SubmissionResult(submission=path.stem, key=submission_key(path), sha256=file_hash(path), lab=settings.lab,
                                           status="error", message=f"the grader failed on this submission: {type(err).__name__}: {err}",

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from helpers.checks import CheckFailed, Context, NotImplementedYet
 from helpers.grading import sandbox
-from helpers.grading.worker import HEADER, recv, send
+from helpers.grading.worker import recv, send
 
 ROOT = Path(__file__).resolve().parents[2]
 HIDDEN_DIR = ROOT / "solutions" / "hidden"
