@@ -198,30 +198,50 @@ def _kernels_figure(kernels: list[Any], label: str, selected: str | None) -> Fig
     return fig
 
 
+MODULE = "__module__"  # the dropdown entry for the whole output code
+
+
+def module_html(code: Any) -> str:
+    """The whole output code as HTML: launch order first, then the source with allocations and launches highlighted."""
+    launches = {l.line.strip() for l in code.launches}
+    lines = []
+    for i, line in enumerate(code.output_code.splitlines(), 1):
+        text = html.escape(line)
+        if line.strip() in launches:
+            text = f'<span class="launch" style="background:{COLORS["store"]}">{text}</span>'
+        elif re.search(r"\bempty_strided\w*\(|= async_compile\.\w+\(", line):
+            text = f'<span class="alloc" style="background:{COLORS["load"]}">{text}</span>'
+        lines.append(f"{i:>4} {text}")
+    legend = (f'<span style="background:{COLORS["store"]};padding:0 4px">a launch in call()</span> '
+              f'<span style="background:{COLORS["load"]};padding:0 4px">a buffer allocated or a kernel defined</span>')
+    return (f"<div><b>output_code.py</b>: the Python module Inductor wrote. <code>call()</code> runs, in order:</div>"
+            f"<pre style='font-size:11px'>{html.escape(code.summary())}</pre><div>{legend}</div>"
+            f"<pre style='max-height:480px;overflow:auto;font-size:11px;line-height:1.35'>{chr(10).join(lines)}</pre>")
+
+
 def kernel_explorer(code: Any, device_label: str | None = None) -> Explorer:
     """Pick a kernel of a helpers.inductor.GeneratedCode and read its source, fused ops, loads and stores highlighted."""
     kernels = _kernel_order(code)
     label = device_label or _code_label(code)
     if not kernels:
         fig = _kernels_figure([], label, None)
-        return Explorer(fig, "<p>No generated kernels in this code (everything ran as library calls).</p>",
-                        "no generated kernels")
+        return Explorer(fig, module_html(code), "no generated kernels (everything ran as library calls)")
     first = max(kernels, key=lambda k: (len(k.aten_ops), bool(k.reductions)))
     fig = _kernels_figure(kernels, label, first.name)
-    text = code.summary() if hasattr(code, "summary") else "\n".join(k.name for k in kernels)
-    explorer = Explorer(fig, kernel_html(first), text)
+    explorer = Explorer(fig, kernel_html(first), code.summary())
     widgets = _ipywidgets()
     if widgets is None:
         return explorer
     by_name = {k.name: k for k in kernels}
-    pick = widgets.Dropdown(options=[(f"{k.name} ({k.kind}, {len(k.aten_ops)} ops)", k.name) for k in kernels],
+    options = [(f"{k.name} ({k.kind}, {len(k.aten_ops)} ops)", k.name) for k in kernels]
+    pick = widgets.Dropdown(options=options + [("output_code.py: the whole module, call() and its launches", MODULE)],
                             value=first.name, description="kernel", layout=widgets.Layout(width="95%"),
                             style={"description_width": "initial"})
     view = widgets.HTML(kernel_html(first))
     view.add_class("workbook-view")
 
     def show(change: dict) -> None:
-        view.value = kernel_html(by_name[change["new"]])
+        view.value = module_html(code) if change["new"] == MODULE else kernel_html(by_name[change["new"]])
 
     pick.observe(show, names="value")
     box = widgets.VBox([widgets.HTML(f"<b>Kernel explorer</b> · {len(kernels)} generated kernel(s) · {html.escape(label)}"),

@@ -52,14 +52,16 @@ def test_kernel_explorer_shows_each_kernel(dump):
     bundle = assert_static(ex)
     assert WIDGET_VIEW in bundle
     pick = ex.controls["kernel"]
-    assert [value for _, value in pick.options] == [k.name for k in widgets._kernel_order(code)]
+    assert [value for _, value in pick.options] == [k.name for k in widgets._kernel_order(code)] + [widgets.MODULE]
     shown = code.kernel(pick.value)
     assert shown.name in ex.view.value and all(op in ex.view.value for op in shown.aten_ops)
     assert widgets.COLORS["load"] in ex.view.value and widgets.COLORS["store"] in ex.view.value
-    for name in [value for _, value in pick.options if value != shown.name][:2]:
+    for name in [value for _, value in pick.options if value not in (shown.name, widgets.MODULE)][:2]:
         before = ex.view.value
         pick.value = name
         assert ex.view.value != before and name in ex.view.value
+    pick.value = widgets.MODULE                                   # the whole module: launch order and call()
+    assert "def call(" in ex.view.value and "launch" in ex.view.value
 
 
 def test_kernel_explorer_labels_a_saved_dump_with_its_machine():
