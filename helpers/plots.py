@@ -1,17 +1,29 @@
 """Figures for the labs: timings with their spread, speedup ratios, a roofline. Each returns the Figure.
 
-Figures are built with matplotlib.figure.Figure (no pyplot state), so they work headless (Agg) and
-show once in Jupyter when returned as a cell's last value. Every title carries the device label.
+Figures are built without pyplot state (a `LabFigure`, a matplotlib Figure that draws itself as a PNG), so
+they work headless and show once in Jupyter when returned as a cell's last value, whatever the matplotlib
+backend (a bare Figure shows as "<Figure size ...>" text unless pyplot's inline backend was set up).
+Every title carries the device label.
 """
 
 from __future__ import annotations
 
+import io
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable
 
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
+
+
+class LabFigure(Figure):
+    """A Figure that Jupyter shows as a picture when it is a cell's last value."""
+
+    def _repr_png_(self) -> bytes:
+        buf = io.BytesIO()
+        self.savefig(buf, format="png", dpi=100)
+        return buf.getvalue()
 
 
 def _label_for(rows: list[dict], device_label: str | None) -> str:
@@ -34,7 +46,7 @@ def _by_label(rows: Iterable[dict], x: str) -> dict[str, list[dict]]:
 
 def _new_figure(size: tuple[float, float] = (7, 4.5)) -> tuple[Figure, Any]:
     """A fresh Figure with one Axes."""
-    fig = Figure(figsize=size, layout="constrained")
+    fig = LabFigure(figsize=size, layout="constrained")
     return fig, fig.add_subplot()
 
 

@@ -23,6 +23,7 @@ from typing import Any, Callable
 from matplotlib.figure import Figure
 
 from helpers.bench import fmt_ms
+from helpers.plots import LabFigure
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 COLORS = {"load": "#dbeafe", "store": "#ffedd5", "reduction": "#dcfce7"}  # line backgrounds in the source view
@@ -179,7 +180,7 @@ def kernel_html(kernel: Any) -> str:
 
 def _kernels_figure(kernels: list[Any], label: str, selected: str | None) -> Figure:
     """Horizontal bars per kernel (launch order): fused ATen ops, loads and stores."""
-    fig = Figure(figsize=(8, 1.2 + 0.45 * max(1, len(kernels))), layout="constrained")
+    fig = LabFigure(figsize=(8, 1.2 + 0.45 * max(1, len(kernels))), layout="constrained")
     ax = fig.add_subplot()
     ys = list(range(len(kernels)))
     for j, (what, counts) in enumerate((("fused ATen ops", [len(k.aten_ops) for k in kernels]),
@@ -303,7 +304,7 @@ def _verdict(stats: list[dict], baseline: str) -> str:
 def _sweep_figure(rows: list[dict], size: Any, labels: list[str], baseline: str, stats: list[dict], title: str,
                   xlabel: str, label: str) -> Figure:
     """Left: time per call against size (median, quartile band, the chosen size marked). Right: the chosen size."""
-    fig = Figure(figsize=(11, 4.3), layout="constrained")
+    fig = LabFigure(figsize=(11, 4.3), layout="constrained")
     left, right = fig.subplots(1, 2, width_ratios=[3, 2])
     for j, lab in enumerate(labels):
         group = sorted((r for r in rows if r["label"] == lab), key=lambda r: r["size"])
@@ -408,7 +409,7 @@ def _plan_figure(plan: dict[str, dict[str, float]], params_billion: float, n_dev
                  memory_limit_GB: float | None) -> Figure:
     """Grouped bars per pattern: memory per device and communication per step per device."""
     names = list(plan)
-    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    fig = LabFigure(figsize=(11, 4.2), layout="constrained")
     axes = fig.subplots(1, 2)
     for ax, key, ylabel in ((axes[0], "memory_GB", "memory per device (GB)"),
                             (axes[1], "comm_GB_per_step", "communication per device per step (GB)")):

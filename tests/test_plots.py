@@ -50,3 +50,11 @@ def test_plot_roofline(tmp_path):
     bw = plot_roofline(3350, points=[("copy", 0.125, 2900.0)], device_label="TEST-DEV")
     assert "GB/s" in bw.axes[0].get_ylabel()
     assert save(bw, tmp_path / "roof.png").exists()
+
+
+def test_figures_show_as_pictures_in_jupyter():
+    """A cell ending in a figure shows a PNG, not "<Figure size ...>", whatever the matplotlib backend."""
+    from IPython.core.formatters import PNGFormatter
+
+    fig = plot_timings(ROWS, device_label="TEST-DEV")
+    assert PNGFormatter()(fig)[:8] == b"\x89PNG\r\n\x1a\n"
