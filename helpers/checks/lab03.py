@@ -409,7 +409,7 @@ def kernel_cases(device: str) -> list[tuple[str, torch.Tensor, int]]:
         ("a 1823×781 fp32 tensor (not a multiple of the block)", torch.randn(1823, 781, device=device), 1024),
         ("a single element", torch.randn(1, device=device), 1024),
         ("an empty tensor", torch.randn(0, 5, device=device), 1024),
-        ("a transposed (non-contiguous) 37×3 fp16 tensor", torch.randn(3, 37, device=device).half().t(), 1024),
+        ("a transposed (non-contiguous) 300×37 fp16 tensor", torch.randn(37, 300, device=device).half().t(), 1024),
         ("1000 bf16 elements with block=128", (torch.randn(1000, device=device) * 4).bfloat16(), 128),
         ("4097 fp32 elements with block=4096 (one element in the last block)", torch.randn(4097, device=device), 4096),
     ]
@@ -447,7 +447,13 @@ def kernel_problems(report: dict, cases: list[tuple[str, torch.Tensor, int]], ba
         if r["aten"]:
             problems.append(f"on {about}, PyTorch ops ran ({', '.join(r['aten'])}): compute inside the Triton kernel, "
                             f"not with torch.")
-        diff = close(r["out"], reference_chain(x), atol=TOLERANCE[x.dtype])
+        want = reference_chain(x)
+        diff = close(r["out"], want, atol=TOLERANCE[x.dtype])
+        if not diff and x.dtype == torch.float16 and x.numel():   # (Triton's interpreter truncates to bf16)
+            same = (r["out"].cpu() == want.cpu()).float().mean().item()
+            if same < 0.99:
+                problems.append(f"on {about}, only {same:.1%} of the results equal 'compute in fp32, round once': "
+                                f"convert the loaded values to fp32 (.to(tl.float32)) and round once, when storing.")
         if diff:
             problems.append(f"on {about}, the result {diff}. Check the masks (offsets < n_elements) and that the "
                             f"arithmetic is done in fp32 and rounded once, at the store.")
