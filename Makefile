@@ -2,6 +2,7 @@
 # make test  — set up .venv from nothing and run every test: helpers, labs in sync, notebooks, grading
 # make labs  — regenerate labs/ from solutions/ after editing a solution notebook
 # make doctor — can this machine run the labs?
+# make test-browser — run every solution notebook in JupyterLab in headless Chromium; screenshots in build/screenshots
 
 # The first Python 3.10-3.13 with venv, preferring the system's: the grader runs each submission under its own
 # user id as root, and that user must be able to run the interpreter (pyenv's under /root is not reachable).
@@ -13,7 +14,7 @@ STAMP := $(VENV)/.installed
 export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter
 export MPLBACKEND := Agg
 
-.PHONY: lab test labs doctor test-fast clean
+.PHONY: lab test test-browser labs doctor test-fast clean
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "No Python 3.10-3.13 with venv found: install one (e.g. apt-get install python3-venv) or run make PYTHON=/path/to/python3"; exit 1; }
@@ -32,6 +33,15 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
 	WORKBOOK_QUICK=1 WORKBOOK_DEVICE=cpu $(BIN)/python -m pytest -q -p no:cacheprovider --nbval-lax --nbval-cell-timeout=900 solutions/
 
+# Debian's chromium (installed here when we are root), Playwright from the `browser` extra; no browser download.
+CHROMIUM ?= /usr/bin/chromium
+test-browser: $(STAMP)
+	@test -x $(CHROMIUM) || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	else echo "No Chromium at $(CHROMIUM): install it (Debian/Ubuntu: sudo apt-get install chromium) or run make test-browser CHROMIUM=/path/to/chromium"; exit 1; fi; }
+	@$(BIN)/python -c "import playwright" 2>/dev/null || $(BIN)/python -m pip install --quiet -e ".[browser]"
+	CHROMIUM=$(CHROMIUM) $(BIN)/python tools/browser_check.py --out build/screenshots
+
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow" tests
 
@@ -42,4 +52,4 @@ doctor: $(STAMP)
 	$(BIN)/workbook doctor
 
 clean:
-	rm -rf $(VENV) experiments labs/experiments solutions/experiments
+	rm -rf $(VENV) experiments labs/experiments solutions/experiments build/screenshots

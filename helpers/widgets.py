@@ -78,10 +78,13 @@ class Explorer:
 def _table(header: list[str], rows: list[list[Any]]) -> str:
     """A small HTML table (numbers right-aligned)."""
     cell = lambda v: fmt_ms(v) if isinstance(v, float) else html.escape(str(v))
-    align = lambda v: ' style="text-align:right"' if isinstance(v, (int, float)) else ""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td{align(v)}>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
-    return f'<table class="workbook-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    align = lambda v: isinstance(v, (int, float))
+    pad = "padding:1px 10px;border-bottom:1px solid #ddd"
+    head = "".join(f'<th style="{pad};text-align:left">{html.escape(h)}</th>' for h in header)
+    body = "".join("<tr>" + "".join(f'<td style="{pad};text-align:{"right" if align(v) else "left"}">{cell(v)}</td>'
+                                    for v in r) + "</tr>" for r in rows)
+    return f'<table class="workbook-table" style="border-collapse:collapse;font-size:12px">' \
+           f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _image(widgets: Any, fig: Figure) -> Any:
@@ -202,22 +205,42 @@ def _kernels_figure(kernels: list[Any], label: str, selected: str | None) -> Fig
 MODULE = "__module__"  # the dropdown entry for the whole output code
 
 
-def module_html(code: Any) -> str:
-    """The whole output code as HTML: launch order first, then the source with allocations and launches highlighted."""
-    launches = {l.line.strip() for l in code.launches}
+def _call_function(source: str) -> str:
+    """The `def call(...)` function of the output code (what runs on every call), or '' if there is none."""
+    lines = source.splitlines()
+    start = next((i for i, line in enumerate(lines) if re.match(r"\s*def call\(", line)), None)
+    if start is None:
+        return ""
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    end = next((j for j in range(start + 1, len(lines))
+                if lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) <= indent), len(lines))
+    return "\n".join(line[indent:] for line in lines[start:end]).rstrip()
+
+
+def _highlight_module(source: str, launches: set[str]) -> str:
+    """Output code as HTML lines: launches in orange, allocations and kernel definitions in blue."""
     lines = []
-    for i, line in enumerate(code.output_code.splitlines(), 1):
+    for i, line in enumerate(source.splitlines(), 1):
         text = html.escape(line)
         if line.strip() in launches:
             text = f'<span class="launch" style="background:{COLORS["store"]}">{text}</span>'
         elif re.search(r"\bempty_strided\w*\(|= async_compile\.\w+\(", line):
             text = f'<span class="alloc" style="background:{COLORS["load"]}">{text}</span>'
         lines.append(f"{i:>4} {text}")
-    legend = (f'<span style="background:{COLORS["store"]};padding:0 4px">a launch in call()</span> '
+    return "\n".join(lines)
+
+
+def module_html(code: Any) -> str:
+    """The whole output code as HTML: launch order, call() with its allocations and launches, then every line."""
+    launches = {l.line.strip() for l in code.launches}
+    legend = (f'<span style="background:{COLORS["store"]};padding:0 4px">a launch</span> '
               f'<span style="background:{COLORS["load"]};padding:0 4px">a buffer allocated or a kernel defined</span>')
+    pre = "<pre style='max-height:480px;overflow:auto;font-size:11px;line-height:1.35'>"
     return (f"<div><b>output_code.py</b>: the Python module Inductor wrote. <code>call()</code> runs, in order:</div>"
             f"<pre style='font-size:11px'>{html.escape(code.summary())}</pre><div>{legend}</div>"
-            f"<pre style='max-height:480px;overflow:auto;font-size:11px;line-height:1.35'>{chr(10).join(lines)}</pre>")
+            f"{pre}{_highlight_module(_call_function(code.output_code), launches)}</pre>"
+            f"<details><summary>all of output_code.py ({len(code.output_code.splitlines())} lines)</summary>"
+            f"{pre}{_highlight_module(code.output_code, launches)}</pre></details>")
 
 
 def kernel_explorer(code: Any, device_label: str | None = None) -> Explorer:
