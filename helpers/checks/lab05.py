@@ -1,0 +1,737 @@
+"""Lab 05 — Distributed: the acceptance checks.
+
+The distributed exercises are functions that run on every rank (``fn(rank, world_size, device, ...)``). A check
+launches the learner's function with `helpers.dist.launch` on a configuration of its own, brings back what every
+rank returned as plain data (`probe_launch`), and compares it with what a single process computes on the same
+model and batch (`reference_*`). The grader's hidden checks run the same probes in its sandboxed worker, on
+configurations the notebook never saw, and the same `*_problems` functions (with ``reveal=False``, so the
+messages leave the hidden sizes out). The survey is a file: `survey_problems` and `pattern_problems` read it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from helpers.checks import CheckFailed, Context, NotImplementedYet, register
+
+LAB = "05"
+SURVEY_FILE = "DISTRIBUTED.md"
+PLAN_NAMES = ("DDP", "ZeRO-1", "ZeRO-2", "FSDP / ZeRO-3", "TP", "PP")
+PLAN_KEYS = ("memory_GB", "params_GB", "grads_GB", "optimizer_GB", "activations_GB", "comm_GB_per_step")
+
+
+def _fail(problems: list[str]) -> None:
+    if problems:
+        raise CheckFailed(" ".join(problems[:2]) + (f" (and {len(problems) - 2} more)" if len(problems) > 2 else ""))
+
+
+def learner(label: str, fn, *args, **kwargs):
+    """Call something that runs the learner's code; NotImplementedError becomes 'not written yet'."""
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError:
+        raise NotImplementedYet(f"{label}: not written yet; replace the `raise NotImplementedError` in its cell.") from None
+
+
+def plain(value, depth: int = 0):
+    """What a rank returned, reduced to tensors, numbers, strings, lists and str-keyed dicts (safe to send back)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu()
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if depth > 6:
+        return repr(value)[:200]
+    if isinstance(value, dict):
+        return {str(k): plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, torch.Size)):
+        return [plain(v, depth + 1) for v in value]
+    return repr(value)[:200]
+
+
+def probe_launch(fn, nproc: int, device: str, timeout: float = 240, **kwargs) -> dict:
+    """Launch the learner's `fn` on `nproc` ranks; {"results": [per rank]} or {"error": the failing rank's last line}."""
+    from helpers.dist import DistributedError, launch
+
+    try:
+        run = launch(fn, nproc=nproc, device=device, timeout=timeout, **kwargs)
+    except NotImplementedError:
+        raise
+    except DistributedError as err:
+        first = str(err).split("\n\n")[0]
+        return {"error": first[:400]}
+    return {"results": plain(run.results), "backend": run.backend}
+
+
+def _results(probe: dict, fn_name: str, world: int, about: str) -> list:
+    if "error" in probe:
+        raise CheckFailed(f"{fn_name} failed on {about}: {probe['error']}")
+    res = probe["results"]
+    if not isinstance(res, list) or len(res) != world:
+        raise CheckFailed(f"{fn_name} should return one result per rank; launch gave back {res!r:.100}.")
+    return res
+
+
+def diff(a, b) -> float:
+    """Largest |a - b| of two tensors (inf when either is not a tensor or the shapes differ)."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or a.shape != b.shape:
+        return math.inf
+    return (a.double() - b.double()).abs().max().item() if a.numel() else 0.0
+
+
+def near(a, b, rel: float = 1e-4, abs_: float = 1e-5) -> bool:
+    """a ≈ b for tensors: within abs_ + rel × the largest |b| (collectives sum in another order than one process)."""
+    scale = b.abs().max().item() if isinstance(b, torch.Tensor) and b.numel() else 0.0
+    return diff(a, b) <= abs_ + rel * scale
+
+
+def _shape(t) -> str:
+    return "×".join(map(str, t.shape)) if isinstance(t, torch.Tensor) else type(t).__name__
+
+
+# ---------------------------------------------------------------- 1: collectives
+def expected_collectives(rank: int, world: int, n: int) -> dict[str, torch.Tensor]:
+    """What each collective of the exercise leaves on `rank` (the rule stated in the notebook)."""
+    total = world * (world + 1) / 2
+    return {"all_reduce": torch.full((n,), total),
+            "all_gather": torch.cat([torch.arange(n, dtype=torch.float32) + 100 * r for r in range(world)]),
+            "reduce_scatter": torch.arange(n * world, dtype=torch.float32)[rank * n:(rank + 1) * n] * total,
+            "ring": torch.full((n,), float((rank - 1) % world))}
+
+
+COLLECTIVE_HINTS = {
+    "all_reduce": "dist.all_reduce(t) sums t over the ranks, in place",
+    "all_gather": "dist.all_gather_into_tensor(out, mine) puts every rank's tensor into out, in rank order",
+    "reduce_scatter": "dist.reduce_scatter_tensor(out, full) sums `full` over the ranks and gives rank r the r-th slice",
+    "ring": "send to (rank + 1) % world_size and receive from (rank - 1) % world_size, with isend/irecv (or "
+            "batch_isend_irecv) so that no rank waits for a send nobody receives",
+}
+
+
+def collectives_problems(probe: dict, world: int, n: int, about: str, reveal: bool = True) -> list[str]:
+    res = _results(probe, "collectives", world, about)
+    for rank, got in enumerate(res):
+        if not isinstance(got, dict):
+            return [f"collectives should return a dict; rank {rank} returned {got!r:.80}."]
+        want = expected_collectives(rank, world, n)
+        missing = [k for k in want if k not in got]
+        if missing:
+            return [f"the dict needs the keys {', '.join(want)}; rank {rank}'s lacks {', '.join(missing)}."]
+        for key, w in want.items():
+            g = got[key]
+            if not isinstance(g, torch.Tensor) or g.shape != w.shape or not torch.allclose(g.float(), w, atol=1e-4):
+                said = (f" expected {w.tolist()}, got {g.tolist() if isinstance(g, torch.Tensor) else g!r}" if reveal
+                        else f" (a tensor of {_shape(g)})")
+                return [f"on {about}, rank {rank}'s {key} is wrong:{said}. {COLLECTIVE_HINTS[key]}."]
+    return []
+
+
+@register("05.collectives", points=2, exercise="1", title="all-reduce, all-gather, reduce-scatter and a send/recv ring")
+def _collectives(ctx: Context) -> str:
+    fn = ctx.get("collectives")
+    probe = learner("collectives", probe_launch, fn, 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), n=5)
+    _fail(collectives_problems(probe, 2, 5, "2 ranks with n=5"))
+    return "every rank holds the right result of each collective"
+
+
+# ---------------------------------------------------------------- shared: the toy model on one process
+def reference_grads(cfg: dict) -> tuple[dict, float, int]:
+    """Gradients of the mean loss on the whole batch in one process, the loss, and the parameter bytes."""
+    from helpers.dist import param_bytes, toy_batch, toy_model
+
+    model = toy_model(cfg)
+    x, y = toy_batch(cfg)
+    loss = F.mse_loss(model(x), y)
+    loss.backward()
+    return {n: p.grad.clone() for n, p in model.named_parameters()}, loss.item(), param_bytes(model)
+
+
+def reference_losses(cfg: dict) -> list[float]:
+    """Losses of `cfg["steps"]` SGD steps on the whole batch in one process (the loss before each update)."""
+    from helpers.dist import toy_batch, toy_model
+
+    model = toy_model(cfg)
+    opt = torch.optim.SGD(model.parameters(), lr=cfg["lr"])
+    x, y = toy_batch(cfg)
+    losses = []
+    for _ in range(cfg["steps"]):
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        losses.append(loss.item())
+    return losses
+
+
+def reference_output(cfg: dict, chunks: int = 1) -> tuple[torch.Tensor, list[float]]:
+    """The model's output on the whole batch, and the loss of each of `chunks` micro-batches."""
+    from helpers.dist import toy_batch, toy_model
+
+    model = toy_model(cfg)
+    x, y = toy_batch(cfg)
+    with torch.no_grad():
+        out = model(x)
+        losses = [F.mse_loss(model(a), b).item() for a, b in zip(x.tensor_split(chunks), y.tensor_split(chunks))]
+    return out, losses
+
+
+# ---------------------------------------------------------------- 2: DDP
+def ddp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = True) -> list[str]:
+    res = _results(probe, "ddp_worker", world, about)
+    grads, _, nbytes = reference_grads(cfg)
+    for rank, got in enumerate(res):
+        missing = [k for k in ("grads", "loss", "allreduce_bytes", "steps") if not isinstance(got, dict) or k not in got]
+        if missing:
+            return [f"ddp_worker should return a dict with grads, loss, allreduce_bytes and steps; rank {rank}'s lacks "
+                    f"{', '.join(missing)}."]
+        g = got["grads"]
+        if not isinstance(g, dict) or sorted(g) != sorted(grads):
+            return ["grads should map every parameter name of the model (model.named_parameters(), not the DDP "
+                    f"wrapper's 'module.' names) to its gradient; got the keys {sorted(g) if isinstance(g, dict) else g!r:.120}."]
+        if rank > 0:
+            worst = max(diff(g[k], res[0]["grads"][k]) for k in grads)
+            if worst > 1e-6 + 1e-5 * max(t.abs().max().item() for t in grads.values()):
+                return [f"on {about}, rank {rank}'s gradients differ from rank 0's by {worst:.2e}: DDP makes them equal "
+                        "during backward. Call backward on the loss of the DDP-wrapped model's output."]
+        bad = [k for k in grads if not near(g[k], grads[k])]
+        if bad:
+            return [f"on {about}, the gradient of {bad[0] if reveal else 'a parameter'} differs from a single process's on "
+                    f"the whole batch by {diff(g[bad[0]], grads[bad[0]]):.2e}: give rank r the r-th of world_size equal "
+                    "slices of the batch (x.chunk(world_size)[rank]), use the mean loss, and run the first backward "
+                    "before any optimizer step."]
+        if got["allreduce_bytes"] != nbytes:
+            said = f"; the model's parameters take {nbytes} bytes" if reveal else ", not the bytes of the model's parameters"
+            return [f"on {about}, allreduce_bytes is {got['allreduce_bytes']!r}{said}. Add up "
+                    "bucket.buffer().numel() * bucket.buffer().element_size() over the buckets of one step, in your comm hook."]
+        steps = got["steps"]
+        if not isinstance(steps, list) or len(steps) < 2 or not all(isinstance(s, dict) and "bucket_bytes" in s for s in steps):
+            return ["steps should hold one dict per backward pass (at least 2), each with bucket_bytes, allreduce_ms "
+                    "and backward_ms."]
+        if any(sum(s["bucket_bytes"]) != nbytes for s in steps[:2]):
+            return [f"on {about}, the buckets of a step should add up to the parameter bytes: every gradient is "
+                    "all-reduced once per step. Clear the list of buckets before each step."]
+        cap = cfg["bucket_cap_mb"] * 2 ** 20
+        if len(steps[1]["bucket_bytes"]) < 2 or any(b > cap + max_param_bytes(cfg) for b in steps[1]["bucket_bytes"]):
+            return [f"on {about} (bucket_cap_mb={cfg['bucket_cap_mb']}), the second step all-reduced "
+                    f"{len(steps[1]['bucket_bytes'])} bucket(s): pass bucket_cap_mb=cfg['bucket_cap_mb'] to "
+                    "DistributedDataParallel (DDP rebuilds its buckets, at that size, after the first step)."]
+        for s in steps[:2]:
+            times = s.get("allreduce_ms")
+            if not isinstance(times, list) or len(times) != len(s["bucket_bytes"]) or \
+                    not all(isinstance(t, (int, float)) and t >= 0 for t in times) or times != sorted(times):
+                return ["each step needs allreduce_ms: for every bucket, in order, when its all-reduce started (ms after "
+                        "backward started; time.perf_counter() in the hook)."]
+            if not isinstance(s.get("backward_ms"), (int, float)) or not s["backward_ms"] >= times[-1]:
+                return ["each step needs backward_ms: how long loss.backward() took (it returns after the last all-reduce)."]
+    return []
+
+
+def max_param_bytes(cfg: dict) -> int:
+    from helpers.dist import toy_model
+
+    return max(p.numel() * p.element_size() for p in toy_model(cfg).parameters())
+
+
+CHECK_CFG = {"d_in": 24, "d": 48, "blocks": 3, "d_out": 6, "batch": 12, "seed": 7}
+
+
+@register("05.ddp", points=3, exercise="2", title="DDP: equal gradients on every rank, bytes all-reduced per step")
+def _ddp(ctx: Context) -> str:
+    cfg = {**CHECK_CFG, "bucket_cap_mb": 0.03}
+    probe = learner("ddp_worker", probe_launch, ctx.get("ddp_worker"), 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), cfg=cfg)
+    _fail(ddp_problems(probe, cfg, 2, "the check's model (3 blocks of width 48, 2 ranks)"))
+    return "gradients equal on both ranks and to one process's; all-reduced bytes = parameter bytes; buckets of the cap"
+
+
+# ---------------------------------------------------------------- 3: FSDP
+def fsdp_expected(cfg: dict, world: int) -> dict:
+    """FSDP2 with every block sharded, then the root: numbers per step (dim 0 of each parameter padded to world)."""
+    from helpers.dist import toy_model
+
+    model = toy_model(cfg)
+
+    def padded(params) -> int:
+        return sum(math.ceil(p.shape[0] / world) * world * (p.numel() // p.shape[0]) * p.element_size() for p in params)
+
+    blocks = padded(p for b in model.blocks for p in b.parameters())
+    root = padded(list(model.inp.parameters()) + list(model.head.parameters()))
+    total = sum(p.numel() for p in model.parameters())
+    shard = sum(math.ceil(p.shape[0] / world) * (p.numel() // p.shape[0]) for p in model.parameters())
+    return {"all_gather": root + 2 * blocks, "reduce_scatter": root + blocks, "total_numel": total, "max_local": shard}
+
+
+def fsdp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = True) -> list[str]:
+    res = _results(probe, "fsdp_worker", world, about)
+    want = fsdp_expected(cfg, world)
+    ref = reference_losses(cfg)
+    for rank, got in enumerate(res):
+        missing = [k for k in ("local_numel", "total_numel", "losses", "comm") if not isinstance(got, dict) or k not in got]
+        if missing:
+            return [f"fsdp_worker should return a dict with local_numel, total_numel, losses and comm; rank {rank}'s "
+                    f"lacks {', '.join(missing)}."]
+        if got["total_numel"] != want["total_numel"]:
+            return [f"on {about}, total_numel is {got['total_numel']!r}" + (f", the model has {want['total_numel']}" if reveal else "")
+                    + ": count p.numel() of every parameter (a DTensor's numel is the whole tensor's)."]
+        if not isinstance(got["local_numel"], int) or not 0 < got["local_numel"] <= want["max_local"]:
+            return [f"on {about}, rank {rank} holds {got['local_numel']!r} parameter elements; with {world} ranks each should "
+                    f"hold about 1/{world} of {want['total_numel'] if reveal else 'them'}. Shard with fully_shard and "
+                    "count p.to_local().numel()."]
+        losses = got["losses"]
+        if not isinstance(losses, list) or len(losses) != len(ref):
+            return [f"losses should hold one float per step ({cfg['steps']} steps)."]
+        worst = max(abs(a - b) / max(1.0, abs(b)) for a, b in zip(losses, ref))
+        if not worst <= 1e-4:
+            return [f"on {about}, the losses differ from one process's SGD on the whole batch (relative difference "
+                    f"{worst:.2e}): each rank trains on its slice of the batch, and the loss you report is the mean "
+                    "over the ranks (all-reduce it and divide by world_size)."]
+        comm = got["comm"]
+        ag = comm.get("all_gather", {}).get("bytes") if isinstance(comm, dict) else None
+        rs = comm.get("reduce_scatter", {}).get("bytes") if isinstance(comm, dict) else None
+        if ag != want["all_gather"] or rs != want["reduce_scatter"]:
+            said = (f"all-gathered {ag} and reduce-scattered {rs} bytes; expected {want['all_gather']} and "
+                    f"{want['reduce_scatter']}" if reveal else "moved other volumes than FSDP2 does")
+            return [f"on {about}, one step {said}: fully_shard each block, then the whole model, and measure one "
+                    "forward + backward inside `with CommCounter() as comm:` (comm.summary())."]
+    if sum(r["local_numel"] for r in res) < want["total_numel"]:
+        return ["the ranks' local_numel add up to less than the model: each rank should count its own shard."]
+    return []
+
+
+@register("05.fsdp", points=3, exercise="3", title="FSDP: 1/N of the parameters per rank, gather/scatter volumes, same loss")
+def _fsdp(ctx: Context) -> str:
+    cfg = {**CHECK_CFG, "lr": 0.05, "steps": 2}
+    probe = learner("fsdp_worker", probe_launch, ctx.get("fsdp_worker"), 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), cfg=cfg)
+    _fail(fsdp_problems(probe, cfg, 2, "the check's model (3 blocks of width 48, 2 ranks)"))
+    return "each rank holds half the parameters; all-gather and reduce-scatter volumes as FSDP2's; losses as one process's"
+
+
+# ---------------------------------------------------------------- 4: tensor parallel
+def tp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = True) -> list[str]:
+    res = _results(probe, "tp_worker", world, about)
+    out, _ = reference_output(cfg)
+    d, hidden, blocks = cfg["d"], 4 * cfg["d"], cfg["blocks"]
+    shapes = {}
+    for i in range(blocks):
+        shapes.update({f"blocks.{i}.fc1.weight": [hidden // world, d], f"blocks.{i}.fc1.bias": [hidden // world],
+                       f"blocks.{i}.fc2.weight": [d, hidden // world], f"blocks.{i}.fc2.bias": [d]})
+    payload = cfg["batch"] * d * 4
+    for rank, got in enumerate(res):
+        missing = [k for k in ("out", "shard_shapes", "comm") if not isinstance(got, dict) or k not in got]
+        if missing:
+            return [f"tp_worker should return a dict with out, shard_shapes and comm; rank {rank}'s lacks {', '.join(missing)}."]
+        if not near(got["out"], out):
+            return [f"on {about}, rank {rank}'s output differs from the model's on one process (by {diff(got['out'], out):.2e}, "
+                    f"shape {_shape(got['out'])}): every rank feeds the whole batch; shard fc1 column-wise and fc2 row-wise "
+                    "so the block's output is complete after fc2's all-reduce."]
+        ss = got["shard_shapes"]
+        if not isinstance(ss, dict):
+            return ["shard_shapes should map parameter names to the shape of this rank's local shard."]
+        for name, shape in shapes.items():
+            if list(ss.get(name, [])) != shape:
+                where = f"{name} should be {tuple(shape)}" if reveal else "a block's weight or bias has the wrong local shape"
+                return [f"on {about}, {where}; rank {rank} has {tuple(ss.get(name, ())) if reveal else 'another'}. "
+                        "ColwiseParallel on fc1 splits its output features (weight rows and bias), RowwiseParallel on "
+                        "fc2 splits its input features (weight columns; the bias is kept whole)."]
+        comm = got["comm"] if isinstance(got["comm"], dict) else {}
+        ar = comm.get("all_reduce", {})
+        if ar.get("calls") != 2 * blocks or ar.get("bytes") != 2 * blocks * payload:
+            said = (f"{ar.get('calls')} all-reduce(s) of {ar.get('bytes')} bytes; expected {2 * blocks} of "
+                    f"{payload} bytes each" if reveal else "other all-reduces than tensor parallel needs")
+            return [f"on {about}, one forward + backward made {said}: one per block forward (fc2's partial sums) and "
+                    "one backward (the gradient of fc1's input). Measure inside `with CommCounter() as comm:`."]
+        extra = [k for k in comm if k != "all_reduce"]
+        if extra:
+            return [f"on {about}, the step also ran {', '.join(extra)}: keep the default layouts of ColwiseParallel and "
+                    "RowwiseParallel, so that nothing is gathered between fc1 and fc2."]
+    return []
+
+
+@register("05.tp", points=2, exercise="4", title="tensor parallel: same output, weight shards, one all-reduce per layer")
+def _tp(ctx: Context) -> str:
+    cfg = dict(CHECK_CFG)
+    probe = learner("tp_worker", probe_launch, ctx.get("tp_worker"), 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), cfg=cfg)
+    _fail(tp_problems(probe, cfg, 2, "the check's model (3 blocks of width 48, 2 ranks)"))
+    return "output equal to one process's; fc1 split by rows, fc2 by columns; 2 all-reduces per block per step"
+
+
+# ---------------------------------------------------------------- 5: pipeline parallel
+def bubble_problems(values: dict, reveal: bool = True) -> list[str]:
+    """values: {(p, m): the learner's bubble_fraction(p, m)}."""
+    for (p, m), got in values.items():
+        want = (p - 1) / (m + p - 1)
+        if not isinstance(got, (int, float)) or abs(got - want) > 1e-9:
+            said = f"bubble_fraction({p}, {m}) is {got!r}, expected {want:.4f}" if reveal else "bubble_fraction is wrong for some (p, m)"
+            return [f"{said}: a GPipe step lasts m + p - 1 slots and each stage is busy in m of them, so it idles (p - 1) "
+                    "of them."]
+    return []
+
+
+def pp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = True) -> list[str]:
+    res = _results(probe, "pp_worker", world, about)
+    ms = cfg["microbatches"]
+    payload = cfg["batch"] * cfg["d"] * 4
+    for rank, rows in enumerate(res):
+        if not isinstance(rows, list) or [r.get("m") if isinstance(r, dict) else None for r in rows] != list(ms):
+            return [f"pp_worker should return one dict per micro-batch count, in the order of cfg['microbatches']; "
+                    f"rank {rank} returned {rows!r:.100}."]
+    last = res[-1]
+    for row in last:
+        m = row["m"]
+        out, losses = reference_output(cfg, m)
+        if not near(row.get("out"), out):
+            return [f"on {about} with {m if reveal else 'some number of'} micro-batches, the last stage's output differs "
+                    f"from the whole model's on one process (by {diff(row.get('out'), out):.2e}): the stages together "
+                    "must hold inp, every block in order, and head, once each."]
+        got = row.get("losses")
+        if not isinstance(got, list) or len(got) != m or any(abs(a - b) > 1e-5 * max(1, abs(b)) for a, b in zip(got, losses)):
+            return [f"on {about}, the last stage's losses should be the {m if reveal else ''} per-micro-batch losses "
+                    "(schedule.step(target=y, losses=losses) fills them); they differ from one process's."]
+    for rank, rows in enumerate(res):
+        for row in rows:
+            sent = row.get("send_bytes")
+            if sent != payload:
+                said = f"{sent!r}, expected {payload}" if reveal else f"{sent!r}, not the bytes of one batch of activations"
+                return [f"on {about}, rank {rank} sent {said} per step (m={row['m'] if reveal else '…'}): the first stage "
+                        "sends activations forward, the last sends their gradients back, one micro-batch at a time."]
+    for rank, rows in enumerate(res):
+        bubbles = [row.get("bubble") for row in rows]
+        if not all(isinstance(b, (int, float)) and 0 <= b < 1 for b in bubbles):
+            return [f"bubble should be the measured idle fraction of a step, between 0 and 1; rank {rank} has {bubbles}."]
+        for row in rows:
+            theory = (world - 1) / (row["m"] + world - 1)
+            if not theory - 0.06 <= row["bubble"] <= theory + 0.2:
+                return [f"on {about}, rank {rank} measured a bubble of {row['bubble']:.2f} with m={row['m']}, against "
+                        f"{theory:.2f} from (p - 1) / (m + p - 1): time the whole step between two barriers and count "
+                        "as busy only the time the stage's layers run (busy_seconds())."]
+        if any(b2 >= b1 for b1, b2 in zip(bubbles, bubbles[1:])):
+            return [f"rank {rank}'s measured bubble should shrink as micro-batches grow; it went {['%.2f' % b for b in bubbles]}."]
+    return []
+
+
+PP_CHECK = {**CHECK_CFG, "blocks": 4, "batch": 12, "cost_ms": 15.0, "microbatches": [1, 3], "steps": 1}
+
+
+@register("05.pp", points=3, exercise="5", title="pipeline parallel: same outputs and losses, bubble as (p-1)/(m+p-1)")
+def _pp(ctx: Context) -> str:
+    values = learner("bubble_fraction", lambda: {(p, m): ctx.call("bubble_fraction", p, m) for p, m in ((2, 1), (2, 4), (4, 4), (8, 32))})
+    _fail(bubble_problems(values))
+    cfg = dict(PP_CHECK)
+    probe = learner("pp_worker", probe_launch, ctx.get("pp_worker"), 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), cfg=cfg)
+    _fail(pp_problems(probe, cfg, 2, "the check's model (4 blocks, 2 stages)"))
+    return "outputs and per-micro-batch losses as one process's; activations sent once; the bubble follows the formula"
+
+
+# ---------------------------------------------------------------- 6: the calculator
+def plan_shape_problems(plan) -> list[str]:
+    if not isinstance(plan, dict):
+        return [f"parallelism_plan should return a dict; it returned a {type(plan).__name__}."]
+    missing = [n for n in PLAN_NAMES if n not in plan]
+    if missing:
+        return [f"the plan needs an entry for each of {', '.join(PLAN_NAMES)}; it lacks {', '.join(missing)}."]
+    for name in PLAN_NAMES:
+        row = plan[name]
+        gone = [k for k in PLAN_KEYS if not isinstance(row, dict) or not isinstance(row.get(k), (int, float))]
+        if gone:
+            return [f"plan[{name!r}] needs the numbers {', '.join(PLAN_KEYS)}; it lacks {', '.join(gone)}."]
+    return []
+
+
+def plan_problems(plan: dict, want: dict, about: str, reveal: bool = True, rel: float = 0.01) -> list[str]:
+    """The learner's plan against expected {name: {key: value}} numbers."""
+    problems = plan_shape_problems(plan)
+    if problems:
+        return problems
+    for name, row in want.items():
+        for key, value in row.items():
+            got = plan[name][key]
+            if not abs(got - value) <= rel * abs(value) + 1e-9:
+                said = f"{got:.4g} GB, expected {value:.4g} GB" if reveal else f"{got:.4g} GB, which is off"
+                return [f"for {about}, {name}'s {key} is {said}. {PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
+    problems = []
+    for name in PLAN_NAMES:
+        row = plan[name]
+        total = row["params_GB"] + row["grads_GB"] + row["optimizer_GB"] + row["activations_GB"]
+        if abs(total - row["memory_GB"]) > 1e-6 * max(1.0, total):
+            problems.append(f"{name}'s memory_GB should be the sum of its params, grads, optimizer and activations.")
+    return problems
+
+
+PLAN_HINTS = {
+    "params_GB": "Parameters: P × param_bytes, divided by N where the pattern shards them (ZeRO-3/FSDP, TP, PP).",
+    "grads_GB": "Gradients: P × grad_bytes, divided by N from ZeRO-2 on and for TP and PP.",
+    "optimizer_GB": "Optimizer state: P × optim_bytes, divided by N from ZeRO-1 on and for TP and PP.",
+    "activations_GB": "Activations: tokens × hidden × layers × act_bytes for the whole step, 1/N of it per device.",
+    ("DDP", "comm_GB_per_step"): "DDP: a ring all-reduce of the gradients sends 2(N-1)/N × P × grad_bytes per device.",
+    ("ZeRO-1", "comm_GB_per_step"): "ZeRO-1/2: reduce-scatter the gradients, all-gather the updated parameters: "
+                                    "(N-1)/N × P × (grad_bytes + param_bytes).",
+    ("ZeRO-2", "comm_GB_per_step"): "ZeRO-1/2: reduce-scatter the gradients, all-gather the updated parameters: "
+                                    "(N-1)/N × P × (grad_bytes + param_bytes).",
+    ("FSDP / ZeRO-3", "comm_GB_per_step"): "FSDP: all-gather the parameters twice (forward, backward) and reduce-scatter "
+                                           "the gradients: (N-1)/N × P × (2 param_bytes + grad_bytes).",
+    ("TP", "comm_GB_per_step"): "TP: 4 ring all-reduces per layer (2 forward, 2 backward) of tokens × hidden × "
+                                "param_bytes: layers × 4 × 2(N-1)/N × tokens × hidden × param_bytes.",
+    ("PP", "comm_GB_per_step"): "PP: N-1 boundaries each carry the activations forward and their gradients back, "
+                                "shared by N devices: 2(N-1)/N × tokens × hidden × param_bytes.",
+}
+
+# The plan for two configurations, worked out once from the formulas in the notebook (GB = 1e9 bytes, per device).
+PLAN_CASES = [
+    ((7.0, 8), {}, {
+        "DDP": {"memory_GB": 130.25, "params_GB": 14.0, "grads_GB": 14.0, "optimizer_GB": 84.0, "activations_GB": 18.254,
+                "comm_GB_per_step": 24.5},
+        "ZeRO-1": {"memory_GB": 56.754, "grads_GB": 14.0, "optimizer_GB": 10.5, "comm_GB_per_step": 24.5},
+        "ZeRO-2": {"memory_GB": 44.504, "params_GB": 14.0, "grads_GB": 1.75, "comm_GB_per_step": 24.5},
+        "FSDP / ZeRO-3": {"memory_GB": 32.254, "params_GB": 1.75, "activations_GB": 18.254, "comm_GB_per_step": 36.75},
+        "TP": {"memory_GB": 32.254, "comm_GB_per_step": 60.130},
+        "PP": {"memory_GB": 32.254, "comm_GB_per_step": 0.46976},
+    }),
+    ((1.5, 4), {"layers": 24, "hidden": 2048, "tokens": 16384, "param_bytes": 4, "grad_bytes": 4, "optim_bytes": 8,
+                "act_bytes": 20}, {
+        "DDP": {"memory_GB": 28.027, "activations_GB": 4.0265, "comm_GB_per_step": 9.0},
+        "ZeRO-1": {"memory_GB": 19.027, "optimizer_GB": 3.0},
+        "ZeRO-2": {"memory_GB": 14.527, "comm_GB_per_step": 9.0},
+        "FSDP / ZeRO-3": {"memory_GB": 10.027, "comm_GB_per_step": 13.5},
+        "TP": {"comm_GB_per_step": 19.327},
+        "PP": {"comm_GB_per_step": 0.20133},
+    }),
+]
+
+
+def measured_problems(plan_fn, measured: dict, reveal: bool = True) -> list[str]:
+    """The learner's predictions for the small model against what the notebook measured on it."""
+    need = [k for k in ("ddp", "fsdp", "tp", "pp", "model") if k not in measured]
+    if need:
+        return [f"`measured` lacks {', '.join(need)}: run parts 2–5 (and the cells that record what they measured) first."]
+    m = measured["model"]
+    n = measured["world"]
+    plan = plan_fn(m["params"] / 1e9, n, layers=m["blocks"] / 2, hidden=m["d"], tokens=m["batch"],
+                   param_bytes=4, grad_bytes=4, optim_bytes=0, act_bytes=0)
+    problems = plan_shape_problems(plan)
+    if problems:
+        return problems
+    ring = (n - 1) / n
+    pairs = [("DDP", "comm_GB_per_step", 2 * ring * measured["ddp"]["allreduce_bytes"], 0.01, "DDP's all-reduce"),
+             ("FSDP / ZeRO-3", "comm_GB_per_step", ring * (measured["fsdp"]["all_gather"] + measured["fsdp"]["reduce_scatter"]),
+              0.05, "FSDP's all-gathers and reduce-scatter"),
+             ("FSDP / ZeRO-3", "params_GB", measured["fsdp"]["local_bytes"], 0.02, "FSDP's parameter shard"),
+             ("TP", "comm_GB_per_step", 2 * ring * measured["tp"]["all_reduce"], 0.01, "tensor parallel's all-reduces"),
+             ("PP", "comm_GB_per_step", measured["pp"]["send"], 0.01, "the pipeline's sends")]
+    for name, key, value, tol, what in pairs:
+        got = plan[name][key] * 1e9
+        if not abs(got - value) <= tol * value:
+            return [f"for the small model (P = {m['params']} parameters, N = {n}, fp32), your plan predicts {got:.0f} bytes "
+                    f"for {name}'s {key}, but {what} measured {value:.0f} (bytes on the wire per device, with the ring "
+                    f"factor). {PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
+    return []
+
+
+@register("05.calculator", points=3, exercise="6", title="the parallelism calculator, and its predictions against the measurements")
+def _calculator(ctx: Context) -> str:
+    for args, kwargs, want in PLAN_CASES:
+        plan = learner("parallelism_plan", ctx.call, "parallelism_plan", *args, **kwargs)
+        about = f"parallelism_plan({args[0]:g}, {args[1]}{''.join(f', {k}={v}' for k, v in kwargs.items())})"
+        _fail(plan_problems(plan, want, about))
+    fn = ctx.get("parallelism_plan")
+    _fail(measured_problems(fn, ctx.get("measured")))
+    return "memory and traffic per device right for two models, and within a few % of what parts 2–5 measured"
+
+
+# ---------------------------------------------------------------- 7: the survey
+COLLECTIVES = {
+    "all_reduce": (re.compile(r"all[-_ ]?reduce", re.I), "all-reduce"),
+    "all_gather": (re.compile(r"all[-_ ]?gather", re.I), "all-gather"),
+    "reduce_scatter": (re.compile(r"reduce[-_ ]?scatter", re.I), "reduce-scatter"),
+    "send_recv": (re.compile(r"send\s*/\s*rec(?:v|eive)|send\s+and\s+recv|point[-_ ]to[-_ ]point|\bp2p\b|\bi?recv\b|\bisend\b",
+                             re.I), "point-to-point send/recv"),
+}
+OWNERS = {"all_reduce": "DDP (and tensor parallel)", "all_gather": "FSDP", "reduce_scatter": "FSDP",
+          "send_recv": "pipeline parallel"}
+NEGATION = re.compile(r"\b(not|no|never|without|unlike|instead|rather|nor|none|avoid\w*|neither|doesn't|isn't|don't)\b", re.I)
+PATTERNS = {
+    "ddp": {"name": "DDP", "heading": re.compile(r"\bddp\b|distributed data[- ]parallel", re.I),
+            "api": re.compile(r"DistributedDataParallel"), "api_name": "torch.nn.parallel.DistributedDataParallel",
+            "needs": ("all_reduce",), "allowed": (), "what": "DDP all-reduces the gradients (one all-reduce per bucket, "
+                                                              "during backward)"},
+    "fsdp": {"name": "FSDP", "heading": re.compile(r"\bfsdp\b|fully[- ]sharded", re.I),
+             "api": re.compile(r"fully_shard|FullyShardedDataParallel"), "api_name": "torch.distributed.fsdp.fully_shard",
+             "needs": ("all_gather", "reduce_scatter"), "allowed": ("all_reduce",),
+             "what": "FSDP all-gathers each unit's parameters (forward and backward) and reduce-scatters the gradients"},
+    "tp": {"name": "tensor parallel", "heading": re.compile(r"tensor", re.I),
+           "api": re.compile(r"parallelize_module|ColwiseParallel|RowwiseParallel"),
+           "api_name": "torch.distributed.tensor.parallel.parallelize_module (ColwiseParallel, RowwiseParallel)",
+           "needs": ("all_reduce",), "allowed": ("all_gather", "reduce_scatter"),
+           "what": "tensor parallel all-reduces the partial outputs of every layer (forward, and backward)"},
+    "pp": {"name": "pipeline parallel", "heading": re.compile(r"pipeline", re.I),
+           "api": re.compile(r"torch\.distributed\.pipelining|PipelineStage|Schedule(?:GPipe|1F1B|Interleaved\w*)|pipeline\("),
+           "api_name": "torch.distributed.pipelining (PipelineStage, ScheduleGPipe)",
+           "needs": ("send_recv",), "allowed": (),
+           "what": "pipeline parallel sends activations to the next stage and gradients back, point to point"},
+}
+PICK_HEADING = re.compile(r"minigpt|\bpick\b|\bchoose\b|\bchoice\b|which", re.I)
+ASPECTS = {"pattern": "Pattern", "api": "API", "use": "When to use", "comm": "Communicates", "avoid": "When not to use"}
+ASPECT_LINE = re.compile(r"^\s*(?:[-*+]\s+|#{3,6}\s+)?(?:\*\*|__)?\s*(when\s+not\s+to\s+use|when\s+to\s+use|what\s+it\s+"
+                         r"communicates|communicat\w*|pattern|api)\b\s*(?:\*\*|__)?\s*[:—–.-]?\s*(?:\*\*|__)?\s*", re.I)
+MIN_WORDS, MAX_WORDS, SECTION_MIN_WORDS = 350, 1300, 60
+
+
+def _aspect_key(label: str) -> str:
+    label = " ".join(label.lower().split())
+    if label.startswith("when not"):
+        return "avoid"
+    if label.startswith("when to"):
+        return "use"
+    if "communicat" in label:
+        return "comm"
+    return "pattern" if label == "pattern" else "api"
+
+
+def words(text: str) -> int:
+    return len(re.findall(r"[A-Za-z0-9][\w'’/().-]*", text))
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of at least three words (a list item without a full stop counts as one)."""
+    text = re.sub(r"`[^`]*`", "CODE", text)
+    parts = re.split(r"(?<=[.!?])\s+|\n\s*[-*+]\s+", text)
+    return [p.strip() for p in parts if words(p) >= 3]
+
+
+def parse_survey(text: str) -> dict:
+    """{"sections": {key: {"heading", "text", "aspects": {aspect: text}}}, "pick": text or None, "words": int}."""
+    blocks, current = [], None
+    for line in text.splitlines():
+        m = re.match(r"^##(?!#)\s*(.*)$", line)
+        if m:
+            current = {"heading": m.group(1).strip(), "lines": []}
+            blocks.append(current)
+        elif current is not None:
+            current["lines"].append(line)
+    sections, pick = {}, None
+    for block in blocks:
+        body = "\n".join(block["lines"]).strip()
+        h = block["heading"]
+        if PICK_HEADING.search(h) and not any(p["heading"].search(h) for p in PATTERNS.values()) or re.search(r"minigpt", h, re.I):
+            pick = body if pick is None else pick + "\n" + body
+            continue
+        key = next((k for k in ("fsdp", "ddp", "tp", "pp") if PATTERNS[k]["heading"].search(h)), None)
+        if key is None or key in sections:
+            continue
+        aspects, which = {}, None
+        for line in body.splitlines():
+            m = ASPECT_LINE.match(line)
+            if m:
+                which = _aspect_key(m.group(1))
+                aspects[which] = (aspects.get(which, "") + " " + line[m.end():]).strip()
+            elif which is not None:
+                aspects[which] = (aspects[which] + "\n" + line).strip()
+        sections[key] = {"heading": h, "text": body, "aspects": aspects}
+    return {"sections": sections, "pick": pick, "words": words(text)}
+
+
+def _mentions(text: str) -> set[str]:
+    return {k for k, (rx, _) in COLLECTIVES.items() if rx.search(text)}
+
+
+def pattern_problems(text: str, key: str) -> list[str]:
+    """What falls short in the survey's section about one pattern (ddp, fsdp, tp, pp)."""
+    p = PATTERNS[key]
+    name = p["name"]
+    sec = parse_survey(text)["sections"].get(key)
+    if sec is None:
+        return [f"DISTRIBUTED.md has no section about {name}: add a `## {name}` heading."]
+    missing = [ASPECTS[a] for a in ASPECTS if words(sec["aspects"].get(a, "")) < 3]
+    if missing:
+        return [f"the {name} section lacks {', '.join(f'**{m}**' for m in missing)}: start a line of the section with each "
+                "label (e.g. `- **Communicates**: ...`) and write at least a sentence after it."]
+    if len(sentences(sec["aspects"]["pattern"])) < 2:
+        return [f"the {name} section's **Pattern** needs at least two sentences: what each device holds, and what it "
+                "computes, so that it cannot be mistaken for another pattern."]
+    if words(sec["text"]) < SECTION_MIN_WORDS:
+        return [f"the {name} section has {words(sec['text'])} words; say enough to tell it apart from the others "
+                f"(at least {SECTION_MIN_WORDS}, about 100–200)."]
+    if re.search(r"distributed\.pipeline\.sync|\bPipe\(", sec["text"]):
+        return [f"the {name} section names torch.distributed.pipeline.sync.Pipe, which was removed from torch (2.4): "
+                "name torch.distributed.pipelining (PipelineStage, ScheduleGPipe)."]
+    if not p["api"].search(sec["aspects"]["api"]):
+        return [f"the {name} section's **API** should name {p['api_name']}."]
+    comm = sec["aspects"]["comm"]
+    said = _mentions(comm)
+    lacking = [k for k in p["needs"] if k not in said]
+    foreign = sorted({k for s in sentences(comm) or [comm] for k in _mentions(s)
+                      if k not in p["needs"] and k not in p["allowed"] and not NEGATION.search(s)})
+    if lacking or foreign:
+        parts = []
+        if foreign:
+            parts.append(f"names {', '.join(COLLECTIVES[k][1] for k in foreign)}, which is what "
+                         f"{' and '.join(sorted({OWNERS[k] for k in foreign}))} use{'s' if len(foreign) == 1 else ''}")
+        if lacking:
+            parts.append(f"does not name {' and '.join(COLLECTIVES[k][1] for k in lacking)}")
+        return [f"the {name} section's **Communicates** {' and '.join(parts)}: {p['what']}. Fix what {name} communicates."]
+    if key == "tp" and not re.search(r"\blayers?\b", comm, re.I):
+        return ["the tensor parallel section's **Communicates** should say that the all-reduce happens in every layer "
+                "(per layer, forward and backward): that is why it needs a fast link."]
+    return []
+
+
+def _sentence_set(text: str) -> set[str]:
+    return {" ".join(s.lower().split()) for s in sentences(text) if words(s) >= 6}
+
+
+def survey_problems(text: str) -> list[str]:
+    """Structure and length of the whole survey: four sections, a MiniGPT paragraph, about a page, no copied sentences."""
+    parsed = parse_survey(text)
+    secs = parsed["sections"]
+    missing = [PATTERNS[k]["name"] for k in PATTERNS if k not in secs]
+    if missing:
+        return [f"DISTRIBUTED.md needs one `##` section per pattern; none is about {', '.join(missing)} (headings name "
+                "the pattern: DDP, FSDP, Tensor parallel, Pipeline parallel)."]
+    pick = parsed["pick"]
+    if pick is None:
+        return ["DISTRIBUTED.md needs a last `## Which would I pick for MiniGPT` section."]
+    if len(sentences(pick)) < 2 or not any(p["heading"].search(pick) or p["name"].lower() in pick.lower() for p in PATTERNS.values()):
+        return ["the MiniGPT paragraph should name the pattern you would pick and say why, in at least two sentences "
+                "(think of its size against one device's memory, and of what each pattern communicates)."]
+    by_size = sorted((words(s["text"]), PATTERNS[k]["name"]) for k, s in secs.items())
+    n = parsed["words"]
+    if n < MIN_WORDS:
+        short = ", ".join(f"{name} ({w} words)" for w, name in by_size[:2])
+        return [f"DISTRIBUTED.md has {n} words; about a page is {MIN_WORDS}–{MAX_WORDS}. The shortest sections are {short}: "
+                "each should give the pattern, the API, when to use it, what it communicates and when not to use it."]
+    if n > MAX_WORDS:
+        long_ = ", ".join(f"{name} ({w} words)" for w, name in by_size[::-1][:2])
+        return [f"DISTRIBUTED.md has {n} words; keep it to about a page (at most {MAX_WORDS}). The longest sections are {long_}."]
+    keys = list(secs)
+    for i, a in enumerate(keys):
+        for b in keys[i + 1:]:
+            shared = _sentence_set(secs[a]["text"]) & _sentence_set(secs[b]["text"])
+            if shared:
+                return [f"the {PATTERNS[a]['name']} and {PATTERNS[b]['name']} sections share the sentence "
+                        f"\"{next(iter(shared))[:80]}\": write each pattern's section in its own words."]
+    return []
+
+
+def _survey_text(ctx: Context) -> str:
+    return ctx.file(SURVEY_FILE).read_text(encoding="utf-8", errors="replace")
+
+
+@register("05.survey", points=1, exercise="7", title="DISTRIBUTED.md: four sections, a MiniGPT paragraph, about a page")
+def _survey(ctx: Context) -> str:
+    _fail(survey_problems(_survey_text(ctx)))
+    return "four sections, a MiniGPT paragraph, about a page"
+
+
+def _pattern_check(key: str):
+    def check(ctx: Context) -> str:
+        _fail(pattern_problems(_survey_text(ctx), key))
+        return f"the {PATTERNS[key]['name']} section: pattern, API, when (not) to use, and the right collectives"
+
+    return check
+
+
+for _key in PATTERNS:
+    register(f"05.survey_{_key}", points=1, exercise="7",
+             title=f"DISTRIBUTED.md: the {PATTERNS[_key]['name']} section and its collectives")(_pattern_check(_key))

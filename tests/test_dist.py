@@ -1,0 +1,192 @@
+"""helpers.dist: the script launch writes, what comes back from every rank, errors and hangs, and CommCounter.
+
+Functions are defined the way a notebook defines them (source executed in a `__main__` namespace and registered
+in linecache), because that is where launch must find their source. Each launch starts torchrun and two Python
+processes (a few seconds on 2 cores).
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from datetime import timedelta
+
+import pytest
+import torch
+import torch.distributed as dist
+
+from helpers import dist as hd
+from helpers.notebooks import remember_source
+
+CELL = '''
+import math
+import torch
+import torch.distributed as dist
+from helpers.dist import CommCounter
+
+SCALE = 3
+NAMES = ("a", "b")
+
+
+def helper(t):
+    return t * SCALE
+
+
+class Doubler(torch.nn.Module):
+    def forward(self, x):
+        return 2 * x
+
+
+def summed(rank, world_size, device, n):
+    t = torch.ones(n, device=device) * (rank + 1)
+    with CommCounter() as comm:
+        dist.all_reduce(t)
+    print("rank", rank, "done")
+    return {"t": helper(Doubler()(t)), "comm": comm.summary(), "name": NAMES[rank], "pi": math.pi}
+
+
+def fails_on_1(rank, world_size, device):
+    if rank == 1:
+        raise ValueError("bad value on rank 1")
+    dist.barrier()
+
+
+def not_written(rank, world_size, device):
+    raise NotImplementedError("write me")
+
+
+def hangs(rank, world_size, device):
+    if rank == 0:
+        dist.barrier()
+    return rank
+
+
+BIG = torch.zeros(3)
+
+
+def uses_a_tensor(rank, world_size, device):
+    return BIG + rank
+'''
+
+
+@pytest.fixture(scope="module")
+def cell() -> dict:
+    ns = {"__name__": "__main__"}
+    exec(compile(CELL, remember_source(CELL, "<cell test-dist>"), "exec"), ns)
+    return ns
+
+
+def test_script_carries_what_the_function_uses(cell, tmp_path):
+    path = hd.write_script(cell["summed"], tmp_path / "s.py")
+    text = path.read_text()
+    for piece in ("SCALE = 3", "NAMES = ('a', 'b')", "def helper(t):", "class Doubler(torch.nn.Module):",
+                  "def summed(", "import math", "import torch.distributed as dist", "from helpers.dist import CommCounter",
+                  "rank_main(summed,"):
+        assert piece in text, piece
+    assert text.index("def helper") < text.index("def summed") and "BIG" not in text
+
+
+def test_launch_gathers_every_rank_and_prefixes_output(cell, tmp_path):
+    run = hd.launch(cell["summed"], nproc=2, device="cpu", script_dir=tmp_path, n=3)
+    assert run.backend == "gloo" and run.world_size == 2 and run.script.is_file()
+    assert [r["name"] for r in run.results] == ["a", "b"]
+    for r in run.results:
+        assert torch.equal(r["t"], torch.full((3,), 18.0))           # (1 + 2) × 2 × 3
+        assert r["comm"] == {"all_reduce": {"calls": 1, "bytes": 12}}
+    assert "[rank 0] rank 0 done" in run.output and "[rank 1] rank 1 done" in run.output
+
+
+def test_a_failing_rank_is_named_with_its_traceback(cell):
+    with pytest.raises(hd.DistributedError) as info:
+        hd.launch(cell["fails_on_1"], nproc=2, device="cpu", timeout=60)
+    text = str(info.value)
+    assert text.startswith("rank 1 of 2 raised ValueError: bad value on rank 1")
+    assert 'raise ValueError("bad value on rank 1")' in text and "in rank_main" not in text
+    assert 1 in info.value.failures and not isinstance(info.value, NotImplementedError)
+
+
+def test_not_implemented_everywhere_is_not_implemented(cell):
+    with pytest.raises(NotImplementedError) as info:
+        hd.launch(cell["not_written"], nproc=2, device="cpu", timeout=60)
+    assert isinstance(info.value, hd.RankNotImplemented) and "write me" in str(info.value)
+
+
+def test_a_hang_is_stopped_with_a_hint(cell):
+    with pytest.raises(hd.DistributedError) as info:
+        hd.launch(cell["hangs"], nproc=2, device="cpu", timeout=6)
+    assert "not every rank calls" in str(info.value)
+
+
+def test_what_cannot_be_carried_is_refused_before_launch(cell, tmp_path):
+    with pytest.raises(hd.ScriptError, match="BIG.*pass it to launch"):
+        hd.write_script(cell["uses_a_tensor"], tmp_path / "t.py")
+
+
+def test_needs_accepts_source_text(tmp_path):
+    source = textwrap.dedent('''
+        def from_text(rank, world_size, device):
+            return rank * 10
+    ''')
+    path = hd.write_script("from_text", tmp_path / "x.py", needs=[source])
+    assert "def from_text" in path.read_text() and "rank_main(from_text," in path.read_text()
+    with pytest.raises(hd.ScriptError):
+        hd.write_script("missing", tmp_path / "y.py", needs=[source])
+
+
+def test_torchrun_command_for_one_and_several_machines():
+    one = hd.torchrun_command("s.py", 2)
+    assert "--standalone" in one and "--nproc-per-node=2" in one and one[-1] == "s.py"
+    two = hd.torchrun_command("s.py", 8, nnodes=2, node_rank=1, master_addr="10.0.0.1", master_port=29400)
+    for arg in ("--nnodes=2", "--node-rank=1", "--master-addr=10.0.0.1", "--master-port=29400", "--nproc-per-node=8"):
+        assert arg in two
+    assert "--standalone" not in two
+    with pytest.raises(ValueError, match="master_addr"):
+        hd.torchrun_command("s.py", 2, nnodes=2)
+
+
+def test_backend_choice():
+    assert hd.backend_for("cpu", 2) == ("gloo", "cpu")
+    if torch.cuda.device_count() < 2:
+        assert hd.backend_for("auto", 2) == ("gloo", "cpu")
+        with pytest.raises(RuntimeError, match="GPU"):
+            hd.backend_for("cuda", 2)
+    with pytest.raises(ValueError):
+        hd.backend_for("tpu", 2)
+
+
+@pytest.fixture
+def one_rank_group(tmp_path):
+    store = dist.FileStore(str(tmp_path / "store"), 1)
+    dist.init_process_group("gloo", store=store, rank=0, world_size=1, timeout=timedelta(seconds=30))
+    yield
+    dist.destroy_process_group()
+
+
+def test_comm_counter_counts_payloads(one_rank_group):
+    t = torch.ones(5)
+    out = torch.empty(5)
+    with hd.CommCounter() as comm:
+        dist.all_reduce(t)
+        dist.all_gather_into_tensor(out, t)
+        dist.reduce_scatter_tensor(out, t)
+        dist.broadcast(t, 0)
+    assert comm.summary() == {"all_reduce": {"calls": 1, "bytes": 20}, "all_gather": {"calls": 1, "bytes": 20},
+                              "reduce_scatter": {"calls": 1, "bytes": 20}, "broadcast": {"calls": 1, "bytes": 20}}
+    dist.all_reduce(t)                                   # outside the context: not counted
+    assert comm.calls["all_reduce"] == 1
+
+
+def test_toy_model_is_the_same_everywhere():
+    cfg = {"d_in": 3, "d": 4, "blocks": 2, "d_out": 1, "batch": 5, "seed": 1}
+    a, b = hd.toy_model(cfg), hd.toy_model(cfg)
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+    x, y = hd.toy_batch(cfg)
+    assert x.shape == (5, 3) and y.shape == (5, 1) and torch.equal(x, hd.toy_batch(cfg)[0])
+    assert hd.param_bytes(a) == 4 * sum(p.numel() for p in a.parameters())
+
+
+def test_fixed_cost_counts_busy_time():
+    hd.reset_busy()
+    x = torch.ones(2, requires_grad=True)
+    hd.FixedCost.apply(x, 5.0).sum().backward()
+    assert hd.busy_seconds() >= 0.015 and torch.equal(x.grad, torch.ones(2))
