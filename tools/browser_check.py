@@ -44,10 +44,11 @@ class Interaction:
     action: str   # "slider": one step with the keyboard; "dropdown": pick another entry
 
 
-# One line per lab with a widget; a lab that is not here is run and photographed only. When a lab gets an
-# explorer, add it: "03": Interaction("workbook-size-sweep", "slider"), "05": Interaction("workbook-parallelism", "slider").
+# One line per lab with a widget; a lab that is not here is run and photographed only (its widgets must still
+# render). When Lab 05 gets its calculator: "05": Interaction("workbook-parallelism", "slider").
 INTERACTIONS: dict[str, Interaction] = {
     "01": Interaction("workbook-size-sweep", "slider"),
+    "03": Interaction("workbook-size-sweep", "slider"),
     "04": Interaction("workbook-kernel-explorer", "dropdown"),
 }
 
