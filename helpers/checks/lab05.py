@@ -53,7 +53,7 @@ def plain(value, depth: int = 0):
     return repr(value)[:200]
 
 
-def probe_launch(fn, nproc: int, device: str, timeout: float = 240, **kwargs) -> dict:
+def probe_launch(fn, nproc: int, device: str, timeout: float = 40, **kwargs) -> dict:
     """Launch the learner's `fn` on `nproc` ranks; {"results": [per rank]} or {"error": the failing rank's last line}."""
     from helpers.dist import DistributedError, launch
 
@@ -643,7 +643,7 @@ def pattern_problems(text: str, key: str) -> list[str]:
     sec = parse_survey(text)["sections"].get(key)
     if sec is None:
         return [f"DISTRIBUTED.md has no section about {name}: add a `## {name}` heading."]
-    missing = [ASPECTS[a] for a in ASPECTS if words(sec["aspects"].get(a, "")) < 3]
+    missing = [ASPECTS[a] for a in ASPECTS if words(sec["aspects"].get(a, "")) < (1 if a == "api" else 3)]
     if missing:
         return [f"the {name} section lacks {', '.join(f'**{m}**' for m in missing)}: start a line of the section with each "
                 "label (e.g. `- **Communicates**: ...`) and write at least a sentence after it."]
@@ -670,7 +670,7 @@ def pattern_problems(text: str, key: str) -> list[str]:
                          f"{' and '.join(sorted({OWNERS[k] for k in foreign}))} use{'s' if len(foreign) == 1 else ''}")
         if lacking:
             parts.append(f"does not name {' and '.join(COLLECTIVES[k][1] for k in lacking)}")
-        return [f"the {name} section's **Communicates** {' and '.join(parts)}: {p['what']}. Fix what {name} communicates."]
+        return [f"the {name} section's **Communicates** {', and '.join(parts)}: {p['what']}. Fix what {name} communicates."]
     if key == "tp" and not re.search(r"\blayers?\b", comm, re.I):
         return ["the tensor parallel section's **Communicates** should say that the all-reduce happens in every layer "
                 "(per layer, forward and backward): that is why it needs a fast link."]
@@ -699,11 +699,12 @@ def survey_problems(text: str) -> list[str]:
     n = parsed["words"]
     if n < MIN_WORDS:
         short = ", ".join(f"{name} ({w} words)" for w, name in by_size[:2])
-        return [f"DISTRIBUTED.md has {n} words; about a page is {MIN_WORDS}–{MAX_WORDS}. The shortest sections are {short}: "
+        return [f"DISTRIBUTED.md has {n} words, too short: about a page is 400–1000 words. The shortest sections are {short}: "
                 "each should give the pattern, the API, when to use it, what it communicates and when not to use it."]
     if n > MAX_WORDS:
         long_ = ", ".join(f"{name} ({w} words)" for w, name in by_size[::-1][:2])
-        return [f"DISTRIBUTED.md has {n} words; keep it to about a page (at most {MAX_WORDS}). The longest sections are {long_}."]
+        return [f"DISTRIBUTED.md has {n} words, too long: keep it to about a page (400–1000 words). The longest sections "
+                f"are {long_}."]
     keys = list(secs)
     for i, a in enumerate(keys):
         for b in keys[i + 1:]:

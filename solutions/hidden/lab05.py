@@ -24,13 +24,13 @@ def _fail(problems):
         raise CheckFailed(" ".join(problems[:2]))
 
 
-def _launch(ctx, fn_name: str, nproc: int, timeout: float = 240, cpu_if_short: bool = False, **kwargs):
+def _launch(ctx, fn_name: str, nproc: int, timeout: float = 110, cpu_if_short: bool = False, **kwargs):
     """Launch the learner's function in the worker; {"results": ...} or {"error": ...}."""
     device = ("LAUNCH_DEVICE if LAUNCH_DEVICE == 'cpu' or torch.cuda.device_count() >= __nproc else 'cpu'"
               if cpu_if_short else "LAUNCH_DEVICE")
     snippet = (PRELUDE + "import torch\n"
                f"if '{fn_name}' not in globals():\n    raise NameError('{fn_name} is not defined')\n"
-               f"result = L.probe_launch({fn_name}, __nproc, {device}, **__kwargs)\n")
+               f"result = L.probe_launch({fn_name}, __nproc, {device}, timeout=40, **__kwargs)\n")
     return ctx.run(snippet, timeout=timeout, __nproc=nproc, __kwargs=kwargs)
 
 
@@ -138,8 +138,8 @@ PLAN_CASES = [
     ((0.002, 3), {"layers": 1.5, "hidden": 48, "tokens": 12, "param_bytes": 4, "grad_bytes": 4, "optim_bytes": 0,
                   "act_bytes": 0}),
 ]
-ABOUT = ["a 13B model on 16 devices", "a 70B model on 64 devices with another optimizer", "a small model on 1 device",
-         "a tiny float32 model on 3 devices"]
+ABOUT = ["a large model on many devices", "a larger model with another optimizer", "a model on a single device",
+         "a tiny float32 model on an odd number of devices"]
 
 
 def calculator(ctx) -> str:
