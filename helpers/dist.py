@@ -471,7 +471,7 @@ def launch(fn: Callable | str, *, nproc: int = 2, device: str = "auto", needs: I
                                "A collective that not every rank calls (or calls in another order) waits forever: "
                                "check that every rank reaches the same collectives.\n" + _tail(_clean(raw)),
                                output=raw) from None
-    seconds = time.perf_counter() - start
+    elapsed = time.perf_counter() - start
     output = _clean(raw)
     if echo and output:
         print(output)
@@ -481,7 +481,7 @@ def launch(fn: Callable | str, *, nproc: int = 2, device: str = "auto", needs: I
     results = torch.load(run_dir / RESULTS_FILE, weights_only=False) if (run_dir / RESULTS_FILE).is_file() else None
     if results is None and node_rank == 0:
         raise DistributedError(f"`{name}` finished but rank 0 wrote no results.\n" + _tail(output), output=output)
-    return Run(results, output, seconds, script, backend, world, cmd)
+    return Run(results, output, elapsed, script, backend, world, cmd)
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -155,14 +155,14 @@ def reference_losses(cfg: dict) -> list[float]:
     from helpers.dist import toy_batch, toy_model
 
     model = toy_model(cfg)
-    opt = torch.optim.SGD(model.parameters(), lr=cfg["lr"])
+    sgd = torch.optim.SGD(model.parameters(), lr=cfg["lr"])
     x, y = toy_batch(cfg)
     losses = []
     for _ in range(cfg["steps"]):
         loss = F.mse_loss(model(x), y)
         loss.backward()
-        opt.step()
-        opt.zero_grad()
+        sgd.step()
+        sgd.zero_grad()
         losses.append(loss.item())
     return losses
 
@@ -259,9 +259,9 @@ def fsdp_expected(cfg: dict, world: int) -> dict:
 
     blocks = padded(p for b in model.blocks for p in b.parameters())
     root = padded(list(model.inp.parameters()) + list(model.head.parameters()))
-    total = sum(p.numel() for p in model.parameters())
+    elements = sum(p.numel() for p in model.parameters())
     shard = sum(math.ceil(p.shape[0] / world) * (p.numel() // p.shape[0]) for p in model.parameters())
-    return {"all_gather": root + 2 * blocks, "reduce_scatter": root + blocks, "total_numel": total, "max_local": shard}
+    return {"all_gather": root + 2 * blocks, "reduce_scatter": root + blocks, "total_numel": elements, "max_local": shard}
 
 
 def fsdp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = True) -> list[str]:
