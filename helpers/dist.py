@@ -719,9 +719,9 @@ def plot_bubble(ms: list[int], measured: list[float], p: int, device_label: str,
     fig, ax = _new_figure()
     dense = [1 + i * (max(ms) - 1) / 200 for i in range(201)]
     ax.plot(dense, [(p - 1) / (m + p - 1) for m in dense], color="black", lw=1.5, label=f"(p − 1) / (m + p − 1), p = {p}")
+    ax.plot(ms, measured, marker="o", color="C3", lw=0, ms=9, label="measured, mean of the stages")
     for r, values in enumerate(per_rank or []):
-        ax.scatter(ms, values, s=18, alpha=0.6, label=f"measured, stage {r}")
-    ax.plot(ms, measured, marker="o", color="C3", lw=0, ms=8, label="measured, mean of the stages")
+        ax.scatter(ms, values, s=30, marker="x+"[r % 2], color=f"C{r % 3}", zorder=3, label=f"measured, stage {r}")
     ax.set_xscale("log", base=2)
     ax.set_xticks(ms, [str(m) for m in ms])
     ax.set_ylim(0, max(0.6, max(measured) + 0.05))
@@ -733,8 +733,11 @@ def plot_bubble(ms: list[int], measured: list[float], p: int, device_label: str,
     return fig
 
 
-def plot_plan(plan: dict, title: str):
-    """Memory per device (stacked: parameters, gradients, optimizer state, activations) and GB sent per step."""
+def plot_plan(plan: dict, title: str, device_gb: float | None = 80.0):
+    """Memory per device (stacked: parameters, gradients, optimizer state, activations) and GB sent per step.
+
+    device_gb: draws the memory of one device (80 GB: an H100) as a line on the memory panel; None for none.
+    """
     from matplotlib.figure import Figure
 
     names = list(plan)
@@ -746,6 +749,8 @@ def plot_plan(plan: dict, title: str):
         values = [plan[n][key] for n in names]
         mem.bar(names, values, bottom=bottom, label=label)
         bottom = [b + v for b, v in zip(bottom, values)]
+    if device_gb:
+        mem.axhline(device_gb, color="black", ls="--", lw=1, label=f"one device: {device_gb:g} GB")
     mem.set_ylabel("memory per device (GB)")
     mem.set_title("memory per device", fontsize=10)
     mem.legend(fontsize=8)
