@@ -639,7 +639,9 @@ def reset_busy() -> None:
     _BUSY[0] = 0.0
 
 
-def _spend(ms: float) -> None:
+def _spend(ms: float, waits_for: torch.Tensor) -> None:
+    if waits_for.is_cuda:   # a real GPU layer waits for its input (a received activation); a host sleep would not
+        torch.cuda.current_stream(waits_for.device).synchronize()
     start = time.perf_counter()
     time.sleep(ms / 1000)
     _BUSY[0] += time.perf_counter() - start
@@ -655,12 +657,12 @@ class FixedCost(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, ms: float):
         ctx.ms = ms
-        _spend(ms)
+        _spend(ms, x)
         return x.view_as(x)
 
     @staticmethod
     def backward(ctx, grad):
-        _spend(2 * ctx.ms)
+        _spend(2 * ctx.ms, grad)
         return grad, None
 
 

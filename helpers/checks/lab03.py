@@ -234,7 +234,7 @@ def probe_chains(find: Callable, make: Callable) -> Any:
     except NotImplementedYet:
         raise
     except Exception as err:
-        return f"raised {type(err).__name__}: {err}"
+        return f"raised {type(err).__name__}: {str(err)[:500]}"
     if not isinstance(chains, (list, tuple)) or not all(isinstance(c, (list, tuple)) for c in chains):
         return f"returned a {type(chains).__name__}, not a list of lists of nodes"
     names = []
@@ -251,11 +251,11 @@ def chain_problems(gm: fx.GraphModule, found: Any, elementwise_op: Callable, mut
         return [f"find_fusible_chains {found} on {about}."]
     nodes = {n.name: n for n in gm.graph.nodes}
     order = {n: i for i, n in enumerate(gm.graph.nodes)}
-    mutation_at = [order[n] for n in gm.graph.nodes if mutates(gm, n)]
+    writes_at = [order[n] for n in gm.graph.nodes if mutates(gm, n)]
     fusible = {n for n in gm.graph.nodes if elementwise_op(gm, n) is not None}
 
     def crosses(a: fx.Node, b: fx.Node) -> bool:
-        return any(order[a] < m < order[b] for m in mutation_at)
+        return any(order[a] < m < order[b] for m in writes_at)
 
     def can_link(a: fx.Node, b: fx.Node) -> bool:
         return a in fusible and b in fusible and list(a.users) == [b] and not crosses(a, b)
