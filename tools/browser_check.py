@@ -45,11 +45,12 @@ class Interaction:
 
 
 # One line per lab with a widget; a lab that is not here is run and photographed only (its widgets must still
-# render). When Lab 05 gets its calculator: "05": Interaction("workbook-parallelism", "slider").
+# render).
 INTERACTIONS: dict[str, Interaction] = {
     "01": Interaction("workbook-size-sweep", "slider"),
     "03": Interaction("workbook-size-sweep", "slider"),
     "04": Interaction("workbook-kernel-explorer", "dropdown"),
+    "05": Interaction("workbook-parallelism", "slider"),
 }
 
 # JupyterLab settings for a test run: every cell in the page (no virtual scrolling), no news or update pop-ups.
