@@ -56,8 +56,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import torch
-import torch.nn as nn
-import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -459,20 +457,23 @@ def launch(fn: Callable | str, *, nproc: int = 2, device: str = "auto", needs: I
            "PYTHONUNBUFFERED": "1", "LOGLEVEL": "ERROR"}
     env.pop("TORCHELASTIC_ERROR_FILE", None)
     env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // nproc)))
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                            cwd=str(run_dir), start_new_session=True)
-    try:
-        raw, _ = proc.communicate(timeout=timeout + 30)   # the ranks' own timeout fires first
-    except subprocess.TimeoutExpired:
-        _stop(proc)
-        raw = proc.communicate()[0] or ""
-        raise DistributedError(f"`{name}` did not finish on {nproc * nnodes} ranks in {timeout:.0f} s and was stopped. "
-                               "A collective that not every rank calls (or calls in another order) waits forever: "
-                               "check that every rank reaches the same collectives.\n" + _tail(_clean(raw)),
-                               output=raw) from None
-    elapsed = time.perf_counter() - start
-    output = _clean(raw)
+    for attempt in range(3 if nnodes == 1 else 1):
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                                cwd=str(run_dir), start_new_session=True)
+        try:
+            raw, _ = proc.communicate(timeout=timeout + 30)   # the ranks' own timeout fires first
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            raw = proc.communicate()[0] or ""
+            raise DistributedError(f"`{name}` did not finish on {nproc * nnodes} ranks in {timeout:.0f} s and was "
+                                   "stopped. A collective that not every rank calls (or calls in another order) waits "
+                                   "forever: check that every rank reaches the same collectives.\n" + _tail(_clean(raw)),
+                                   output=raw) from None
+        elapsed = time.perf_counter() - start
+        output = _clean(raw)
+        if not (proc.returncode and _port_taken(output, run_dir)):
+            break   # torchrun picks a free port and then binds it: another launch can take it in between; try again
     if echo and output:
         print(output)
     world = nproc * nnodes
@@ -482,6 +483,14 @@ def launch(fn: Callable | str, *, nproc: int = 2, device: str = "auto", needs: I
     if results is None and node_rank == 0:
         raise DistributedError(f"`{name}` finished but rank 0 wrote no results.\n" + _tail(output), output=output)
     return Run(results, output, elapsed, script, backend, world, cmd)
+
+
+PORT_TAKEN = ("Address already in use", "EADDRINUSE", "failed to listen", "DistNetworkError")
+
+
+def _port_taken(output: str, run_dir: Path) -> bool:
+    """True when the launch failed to bind its rendezvous port before any rank ran the function."""
+    return not any(run_dir.glob("error_rank*.txt")) and any(s in output for s in PORT_TAKEN)
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -624,143 +633,3 @@ class CommCounter(TorchDispatchMode):
     def summary(self) -> dict:
         """{kind: {"calls", "bytes"}} for the kinds that occurred."""
         return {k: {"calls": self.calls[k], "bytes": self.bytes[k]} for k in KINDS if self.calls[k]}
-
-
-# ---------------------------------------------------------------------------------------------------- the model
-_BUSY = [0.0]  # seconds this process spent inside FixedCost (forward and backward)
-
-
-def busy_seconds() -> float:
-    """Time spent in FixedCost layers since the last reset_busy()."""
-    return _BUSY[0]
-
-
-def reset_busy() -> None:
-    _BUSY[0] = 0.0
-
-
-def _spend(ms: float, waits_for: torch.Tensor) -> None:
-    if waits_for.is_cuda:   # a real GPU layer waits for its input (a received activation); a host sleep would not
-        torch.cuda.current_stream(waits_for.device).synchronize()
-    start = time.perf_counter()
-    time.sleep(ms / 1000)
-    _BUSY[0] += time.perf_counter() - start
-
-
-class FixedCost(torch.autograd.Function):
-    """Identity that takes `ms` of wall time forward and 2·ms backward: a stand-in for a big layer's compute.
-
-    It makes every micro-batch cost the same on any machine, so a pipeline's idle time (its bubble) shows the
-    schedule and not the noise of a shared CPU.
-    """
-
-    @staticmethod
-    def forward(ctx, x, ms: float):
-        ctx.ms = ms
-        _spend(ms, x)
-        return x.view_as(x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        _spend(2 * ctx.ms, grad)
-        return grad, None
-
-
-class ToyBlock(nn.Module):
-    """x + fc2(gelu(fc1(x))): the MLP half of a transformer layer, without the norm."""
-
-    def __init__(self, d: int, cost_ms: float = 0.0):
-        super().__init__()
-        self.fc1 = nn.Linear(d, 4 * d)
-        self.fc2 = nn.Linear(4 * d, d)
-        self.cost_ms = cost_ms
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = x + self.fc2(F.gelu(self.fc1(x)))
-        return FixedCost.apply(y, self.cost_ms) if self.cost_ms > 0 else y
-
-
-class ToyStack(nn.Module):
-    """inp (Linear d_in → d), `blocks` ToyBlocks, head (Linear d → d_out): the model Lab 05 distributes."""
-
-    def __init__(self, d_in: int, d: int, blocks: int, d_out: int, cost_ms: float = 0.0):
-        super().__init__()
-        self.inp = nn.Linear(d_in, d)
-        self.blocks = nn.ModuleList(ToyBlock(d, cost_ms) for _ in range(blocks))
-        self.head = nn.Linear(d, d_out)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = self.inp(x)
-        for block in self.blocks:
-            h = block(h)
-        return self.head(h)
-
-
-def toy_model(cfg: dict) -> ToyStack:
-    """The ToyStack a config describes, with weights from cfg["seed"]: the same on every rank."""
-    torch.manual_seed(cfg["seed"])
-    return ToyStack(cfg["d_in"], cfg["d"], cfg["blocks"], cfg["d_out"], cfg.get("cost_ms", 0.0))
-
-
-def toy_batch(cfg: dict) -> tuple[torch.Tensor, torch.Tensor]:
-    """(inputs [batch, d_in], targets [batch, d_out]) for a config: the same global batch on every rank."""
-    gen = torch.Generator().manual_seed(cfg["seed"] + 1)
-    return (torch.randn(cfg["batch"], cfg["d_in"], generator=gen), torch.randn(cfg["batch"], cfg["d_out"], generator=gen))
-
-
-def param_bytes(model: nn.Module) -> int:
-    """Bytes of all parameters of a (not yet distributed) model."""
-    return sum(p.numel() * p.element_size() for p in model.parameters())
-
-
-# ---------------------------------------------------------------------------------------------------- figures
-def plot_bubble(ms: list[int], measured: list[float], p: int, device_label: str, per_rank: list[list[float]] | None = None):
-    """Measured pipeline bubble against micro-batch count, with GPipe's (p - 1) / (m + p - 1)."""
-    from helpers.plots import _new_figure
-
-    fig, ax = _new_figure()
-    dense = [1 + i * (max(ms) - 1) / 200 for i in range(201)]
-    ax.plot(dense, [(p - 1) / (m + p - 1) for m in dense], color="black", lw=1.5, label=f"(p − 1) / (m + p − 1), p = {p}")
-    ax.plot(ms, measured, marker="o", color="C3", lw=0, ms=9, label="measured, mean of the stages")
-    for r, values in enumerate(per_rank or []):
-        ax.scatter(ms, values, s=30, marker="x+"[r % 2], color=f"C{r % 3}", zorder=3, label=f"measured, stage {r}")
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(ms, [str(m) for m in ms])
-    ax.set_ylim(0, max(0.6, max(measured) + 0.05))
-    ax.set_xlabel("micro-batches per step, m")
-    ax.set_ylabel("bubble: idle fraction of a step")
-    ax.set_title(f"GPipe bubble on {p} stages\n{device_label}", fontsize=11)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    return fig
-
-
-def plot_plan(plan: dict, title: str, device_gb: float | None = 80.0):
-    """Memory per device (stacked: parameters, gradients, optimizer state, activations) and GB sent per step.
-
-    device_gb: draws the memory of one device (80 GB: an H100) as a line on the memory panel; None for none.
-    """
-    from matplotlib.figure import Figure
-
-    names = list(plan)
-    fig = Figure(figsize=(11, 4.5), layout="constrained")
-    mem, comm = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
-    bottom = [0.0] * len(names)
-    for key, label in (("params_GB", "parameters"), ("grads_GB", "gradients"), ("optimizer_GB", "optimizer state"),
-                       ("activations_GB", "activations")):
-        values = [plan[n][key] for n in names]
-        mem.bar(names, values, bottom=bottom, label=label)
-        bottom = [b + v for b, v in zip(bottom, values)]
-    if device_gb:
-        mem.axhline(device_gb, color="black", ls="--", lw=1, label=f"one device: {device_gb:g} GB")
-    mem.set_ylabel("memory per device (GB)")
-    mem.set_title("memory per device", fontsize=10)
-    mem.legend(fontsize=8)
-    comm.bar(names, [plan[n]["comm_GB_per_step"] for n in names], color="C4")
-    comm.set_ylabel("sent per device per step (GB)")
-    comm.set_title("communication per training step", fontsize=10)
-    for ax in (mem, comm):
-        ax.tick_params(axis="x", labelrotation=30, labelsize=8)
-        ax.grid(True, axis="y", alpha=0.3)
-    fig.suptitle(title, fontsize=11)
-    return fig

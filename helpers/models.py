@@ -1,8 +1,10 @@
-"""The models every lab shares: TinyHead (Lab 04), MiniGPT (Labs 02-05), chain_ops (Labs 01, 03), SmallResNet (Lab 02)."""
+"""The models every lab shares: TinyHead (Lab 04), MiniGPT (Labs 02-05), chain_ops (Labs 01, 03), SmallResNet (Lab 02),
+ToyStack and its fixed-cost blocks (Lab 05)."""
 
 from __future__ import annotations
 
 import math
+import time
 
 import torch
 import torch.nn as nn
@@ -133,3 +135,90 @@ class SmallResNet(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = self.blocks(self.stem(x))
         return self.fc(torch.flatten(self.pool(x), 1))
+
+
+# ---------------------------------------------------------------- Lab 05: the model the parallel patterns distribute
+_BUSY = [0.0]  # seconds this process spent inside FixedCost (forward and backward)
+
+
+def busy_seconds() -> float:
+    """Time spent in FixedCost layers since the last reset_busy()."""
+    return _BUSY[0]
+
+
+def reset_busy() -> None:
+    _BUSY[0] = 0.0
+
+
+def _spend(ms: float, waits_for: torch.Tensor) -> None:
+    if waits_for.is_cuda:   # a real GPU layer waits for its input (a received activation); a host sleep would not
+        torch.cuda.current_stream(waits_for.device).synchronize()
+    start = time.perf_counter()
+    time.sleep(ms / 1000)
+    _BUSY[0] += time.perf_counter() - start
+
+
+class FixedCost(torch.autograd.Function):
+    """Identity that takes `ms` of wall time forward and 2·ms backward: a stand-in for a big layer's compute.
+
+    It makes every micro-batch cost the same on any machine, so a pipeline's idle time (its bubble) shows the
+    schedule and not the noise of a shared CPU.
+    """
+
+    @staticmethod
+    def forward(ctx, x, ms: float):
+        ctx.ms = ms
+        _spend(ms, x)
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        _spend(2 * ctx.ms, grad)
+        return grad, None
+
+
+class ToyBlock(nn.Module):
+    """x + fc2(gelu(fc1(x))): the MLP half of a transformer layer, without the norm."""
+
+    def __init__(self, d: int, cost_ms: float = 0.0):
+        super().__init__()
+        self.fc1 = nn.Linear(d, 4 * d)
+        self.fc2 = nn.Linear(4 * d, d)
+        self.cost_ms = cost_ms
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x + self.fc2(F.gelu(self.fc1(x)))
+        return FixedCost.apply(y, self.cost_ms) if self.cost_ms > 0 else y
+
+
+class ToyStack(nn.Module):
+    """inp (Linear d_in → d), `blocks` ToyBlocks, head (Linear d → d_out): the model Lab 05 distributes."""
+
+    def __init__(self, d_in: int, d: int, blocks: int, d_out: int, cost_ms: float = 0.0):
+        super().__init__()
+        self.inp = nn.Linear(d_in, d)
+        self.blocks = nn.ModuleList(ToyBlock(d, cost_ms) for _ in range(blocks))
+        self.head = nn.Linear(d, d_out)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.inp(x)
+        for block in self.blocks:
+            h = block(h)
+        return self.head(h)
+
+
+def toy_model(cfg: dict) -> ToyStack:
+    """The ToyStack a config describes, with weights from cfg["seed"]: the same on every rank."""
+    torch.manual_seed(cfg["seed"])
+    return ToyStack(cfg["d_in"], cfg["d"], cfg["blocks"], cfg["d_out"], cfg.get("cost_ms", 0.0))
+
+
+def toy_batch(cfg: dict) -> tuple[torch.Tensor, torch.Tensor]:
+    """(inputs [batch, d_in], targets [batch, d_out]) for a config: the same global batch on every rank."""
+    gen = torch.Generator().manual_seed(cfg["seed"] + 1)
+    return (torch.randn(cfg["batch"], cfg["d_in"], generator=gen), torch.randn(cfg["batch"], cfg["d_out"], generator=gen))
+
+
+def param_bytes(model: nn.Module) -> int:
+    """Bytes of all parameters of a (not yet distributed) model."""
+    return sum(p.numel() * p.element_size() for p in model.parameters())

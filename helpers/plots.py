@@ -150,6 +150,55 @@ def plot_roofline(peak_gbps: float, peak_gflops: float | None = None,
     return fig
 
 
+def plot_bubble(ms: list[int], measured: list[float], p: int, device_label: str,
+                per_rank: list[list[float]] | None = None) -> Figure:
+    """Measured pipeline bubble against micro-batch count, with GPipe's (p - 1) / (m + p - 1)."""
+    fig, ax = _new_figure()
+    dense = [1 + i * (max(ms) - 1) / 200 for i in range(201)]
+    ax.plot(dense, [(p - 1) / (m + p - 1) for m in dense], color="black", lw=1.5, label=f"(p − 1) / (m + p − 1), p = {p}")
+    ax.plot(ms, measured, marker="o", color="C3", lw=0, ms=9, label="measured, mean of the stages")
+    for r, values in enumerate(per_rank or []):
+        ax.scatter(ms, values, s=30, marker="x+"[r % 2], color=f"C{r % 3}", zorder=3, label=f"measured, stage {r}")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ms, [str(m) for m in ms])
+    ax.set_ylim(0, max(0.6, max(measured) + 0.05))
+    ax.set_xlabel("micro-batches per step, m")
+    ax.set_ylabel("bubble: idle fraction of a step")
+    ax.set_title(f"GPipe bubble on {p} stages\n{device_label}", fontsize=11)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plot_plan(plan: dict, title: str, device_gb: float | None = 80.0) -> Figure:
+    """Memory per device (stacked: parameters, gradients, optimizer state, activations) and GB sent per step.
+
+    device_gb: draws the memory of one device (80 GB: an H100) as a line on the memory panel; None for none.
+    """
+    names = list(plan)
+    fig = LabFigure(figsize=(11, 4.5), layout="constrained")
+    mem, comm = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    bottom = [0.0] * len(names)
+    for key, label in (("params_GB", "parameters"), ("grads_GB", "gradients"), ("optimizer_GB", "optimizer state"),
+                       ("activations_GB", "activations")):
+        values = [plan[n][key] for n in names]
+        mem.bar(names, values, bottom=bottom, label=label)
+        bottom = [b + v for b, v in zip(bottom, values)]
+    if device_gb:
+        mem.axhline(device_gb, color="black", ls="--", lw=1, label=f"one device: {device_gb:g} GB")
+    mem.set_ylabel("memory per device (GB)")
+    mem.set_title("memory per device", fontsize=10)
+    mem.legend(fontsize=8)
+    comm.bar(names, [plan[n]["comm_GB_per_step"] for n in names], color="C4")
+    comm.set_ylabel("sent per device per step (GB)")
+    comm.set_title("communication per training step", fontsize=10)
+    for ax in (mem, comm):
+        ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.suptitle(title, fontsize=11)
+    return fig
+
+
 def save(fig: Figure, path: str | Path, dpi: int = 120) -> Path:
     """Write the figure as a PNG (folders created); returns the path."""
     path = Path(path)

@@ -147,7 +147,7 @@ def test_solution_survey_passes_and_the_template_fails():
 # ---------------------------------------------------------------- the calculator
 def exact_measured(cfg: dict, world: int = 2) -> dict:
     """What parts 2–5 measure on cfg's model, worked out from FSDP2's and DTensor's rules (as the runs count it)."""
-    from helpers.dist import param_bytes, toy_model
+    from helpers.models import param_bytes, toy_model
 
     fsdp = lab05.fsdp_expected(cfg, world)
     act = cfg["batch"] * cfg["d"] * 4

@@ -176,17 +176,8 @@ def test_comm_counter_counts_payloads(one_rank_group):
     assert comm.calls["all_reduce"] == 1
 
 
-def test_toy_model_is_the_same_everywhere():
-    cfg = {"d_in": 3, "d": 4, "blocks": 2, "d_out": 1, "batch": 5, "seed": 1}
-    a, b = hd.toy_model(cfg), hd.toy_model(cfg)
-    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
-    x, y = hd.toy_batch(cfg)
-    assert x.shape == (5, 3) and y.shape == (5, 1) and torch.equal(x, hd.toy_batch(cfg)[0])
-    assert hd.param_bytes(a) == 4 * sum(p.numel() for p in a.parameters())
-
-
-def test_fixed_cost_counts_busy_time():
-    hd.reset_busy()
-    x = torch.ones(2, requires_grad=True)
-    hd.FixedCost.apply(x, 5.0).sum().backward()
-    assert hd.busy_seconds() >= 0.015 and torch.equal(x.grad, torch.ones(2))
+def test_a_taken_port_is_retried_but_a_rank_error_is_not(tmp_path):
+    assert hd._port_taken("torch.distributed.DistNetworkError: ... EADDRINUSE", tmp_path)
+    assert not hd._port_taken("ValueError: wrong shape", tmp_path)
+    (tmp_path / "error_rank0.txt").write_text("ValueError\n0\ntraceback")
+    assert not hd._port_taken("Address already in use", tmp_path)

@@ -141,7 +141,7 @@ def _collectives(ctx: Context) -> str:
 # ---------------------------------------------------------------- shared: the toy model on one process
 def reference_grads(cfg: dict) -> tuple[dict, float, int]:
     """Gradients of the mean loss on the whole batch in one process, the loss, and the parameter bytes."""
-    from helpers.dist import param_bytes, toy_batch, toy_model
+    from helpers.models import param_bytes, toy_batch, toy_model
 
     model = toy_model(cfg)
     x, y = toy_batch(cfg)
@@ -152,7 +152,7 @@ def reference_grads(cfg: dict) -> tuple[dict, float, int]:
 
 def reference_losses(cfg: dict) -> list[float]:
     """Losses of `cfg["steps"]` SGD steps on the whole batch in one process (the loss before each update)."""
-    from helpers.dist import toy_batch, toy_model
+    from helpers.models import toy_batch, toy_model
 
     model = toy_model(cfg)
     sgd = torch.optim.SGD(model.parameters(), lr=cfg["lr"])
@@ -169,7 +169,7 @@ def reference_losses(cfg: dict) -> list[float]:
 
 def reference_output(cfg: dict, chunks: int = 1) -> tuple[torch.Tensor, list[float]]:
     """The model's output on the whole batch, and the loss of each of `chunks` micro-batches."""
-    from helpers.dist import toy_batch, toy_model
+    from helpers.models import toy_batch, toy_model
 
     model = toy_model(cfg)
     x, y = toy_batch(cfg)
@@ -231,7 +231,7 @@ def ddp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = 
 
 
 def max_param_bytes(cfg: dict) -> int:
-    from helpers.dist import toy_model
+    from helpers.models import toy_model
 
     return max(p.numel() * p.element_size() for p in toy_model(cfg).parameters())
 
@@ -250,7 +250,7 @@ def _ddp(ctx: Context) -> str:
 # ---------------------------------------------------------------- 3: FSDP
 def fsdp_expected(cfg: dict, world: int) -> dict:
     """FSDP2 with every block sharded, then the root: numbers per step (dim 0 of each parameter padded to world)."""
-    from helpers.dist import toy_model
+    from helpers.models import toy_model
 
     model = toy_model(cfg)
 

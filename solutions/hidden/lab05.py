@@ -93,7 +93,7 @@ def pp(ctx) -> str:
     values = ctx.run(PRELUDE + "result = [float(bubble_fraction(p, m)) for p, m in __pairs]\n", __pairs=pairs)
     _fail(public.bubble_problems(dict(zip(pairs, values)), reveal=False))
     got = ctx.run(PRELUDE + (
-        "from helpers.dist import toy_model\n"
+        "from helpers.models import toy_model\n"
         "result = []\n"
         "for blocks, stages in __cases:\n"
         "    model = toy_model({'d_in': 4, 'd': 8, 'blocks': blocks, 'd_out': 2, 'seed': 0})\n"
