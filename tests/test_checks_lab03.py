@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from helpers import checks
+from helpers.notebooks import remember_source
 from helpers.checks import lab03
 from tests.lab03_variants import ALTERNATIVE, BROKEN
 
@@ -35,7 +36,7 @@ def notebook(tmp_path_factory):
         if cid == "parameters":
             code = code.replace('DEVICE = "auto"', 'DEVICE = "cpu"').replace(
                 'OUT_DIR = "experiments/03_operator_fusion"', f'OUT_DIR = {str(tmp_path_factory.mktemp("lab03"))!r}')
-        exec(compile(code, f"<cell {cid}>", "exec"), ns)
+        exec(compile(code, remember_source(code, f"<lab03 cell {cid}>"), "exec"), ns)
     return ns
 
 
@@ -77,7 +78,7 @@ def _rebind(ns: dict) -> None:
         code = source[cid]
         if cid == "p2-pass":
             code = code.split("\n\n\nmodel = Spellings()")[0]
-        exec(compile(code, f"<cell {cid}>", "exec"), ns)
+        exec(compile(code, remember_source(code, f"<lab03 cell {cid}>"), "exec"), ns)
     ns.update(keep)
     from torch._dynamo.backends import registry
 
@@ -88,7 +89,7 @@ def _rebind(ns: dict) -> None:
 def test_each_classic_mistake_fails_its_check(notebook, restore_backend, name):
     why, code = BROKEN[name]
     ns = dict(notebook)
-    exec(compile(code, "<broken>", "exec"), ns)
+    exec(compile(code, remember_source(code, f"<lab03 broken {name}>"), "exec"), ns)
     _rebind(ns)
     result = checks.run_check(name, ns)
     assert not result.passed, f"{name} passed with code that {why}"
@@ -97,8 +98,8 @@ def test_each_classic_mistake_fails_its_check(notebook, restore_backend, name):
 
 def test_alternative_implementation_passes_every_check(notebook, restore_backend):
     ns = dict(notebook)
-    for code in ALTERNATIVE.values():
-        exec(compile(code, "<alternative>", "exec"), ns)
+    for cid, code in ALTERNATIVE.items():    # Triton reads a kernel's source back through linecache
+        exec(compile(code, remember_source(code, f"<lab03 alternative {cid}>"), "exec"), ns)
     _rebind(ns)
     failed = [r.line() for r in (checks.run_check(n, ns) for n in NAMES) if not r.passed]
     assert not failed, failed
