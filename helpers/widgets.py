@@ -14,7 +14,6 @@ import base64
 import html
 import io
 import json
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -11,7 +11,6 @@ import os
 from pathlib import Path
 
 import pytest
-import torch
 
 from helpers import checks
 from helpers.notebooks import remember_source

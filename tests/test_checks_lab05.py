@@ -10,7 +10,6 @@ torchrun (a few seconds each on 2 cores): those tests are marked slow.
 from __future__ import annotations
 
 import io
-import shutil
 from pathlib import Path
 
 import pytest

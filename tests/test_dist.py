@@ -7,7 +7,6 @@ processes (a few seconds on 2 cores).
 
 from __future__ import annotations
 
-import os
 import textwrap
 from datetime import timedelta
 

@@ -11,8 +11,6 @@ data into messages that say what to fix.
 
 from __future__ import annotations
 
-import math
-import operator
 from typing import Any, Callable
 
 import torch

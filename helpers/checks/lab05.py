@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
