@@ -7,7 +7,6 @@ torch.load(weights_only=True) as the grader's worker does; test_grading_labs.py 
 
 from __future__ import annotations
 
-import io
 import tempfile
 from pathlib import Path
 
@@ -16,10 +15,9 @@ import torch
 import torch.fx as fx
 
 from helpers import checks, notebooks
-from helpers.checks import NotImplementedYet
 from helpers.checks import lab02
 from helpers.grading import hidden
-from helpers.grading.worker import load_namespace
+from tests.in_process_grader import run_hidden, worker_namespace
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "02_fx_rewrites.ipynb"
@@ -29,36 +27,9 @@ NAMES = [s.name for s in checks.load_lab("02")]
 OUT = tempfile.TemporaryDirectory(prefix="lab02-")     # the notebook's OUT_DIR; removed when the tests end
 
 
-class InProcessContext(hidden.GraderContext):
-    """The grader's context with the learner's namespace in this process instead of a sandboxed worker."""
-
-    def __init__(self, ns: dict):
-        checks.Context.__init__(self, {}, Path("."))
-        self.learner_ns = ns
-
-    def run(self, snippet: str, timeout: float | None = None, **inputs):
-        scope = {**self.learner_ns, **inputs}
-        try:
-            exec(compile(snippet, "<grader>", "exec"), scope)
-        except NotImplementedError:
-            raise NotImplementedYet("not written yet: it still raises NotImplementedError.") from None
-        except Exception as err:
-            raise hidden.LearnerError(f"your code raised {type(err).__name__}: {str(err)[:300]} on the grader's input.") from None
-        buf = io.BytesIO()
-        torch.save({"result": scope.get("result")}, buf)        # what the worker sends must be plain data
-        return torch.load(io.BytesIO(buf.getvalue()), weights_only=True)["result"]
-
-
 def namespace(path: Path = SOLUTION, overrides: dict[str, str] | None = None) -> dict:
     """The worker's namespace: the cells the grader loads, with some cells' source replaced (OUT_DIR in a temp folder)."""
-    nb = notebooks.read(path)
-    params = f'DEVICE = "cpu"\nQUICK = True\nOUT_DIR = {OUT.name!r}\n'
-    overrides = {"parameters": params, **(overrides or {})}
-    cells = [{"id": c.id, "source": overrides.get(c.id, c.source), "mode": "all"}
-             for c in nb.cells if c.cell_type == "code" and c.id in WORKER_CELLS]
-    ns, errors = load_namespace(cells)
-    assert not errors, errors
-    return ns
+    return worker_namespace(path, WORKER_CELLS, OUT.name, overrides)
 
 
 def public(ns: dict, name: str) -> checks.Result:
@@ -66,8 +37,7 @@ def public(ns: dict, name: str) -> checks.Result:
 
 
 def secret(ns: dict, name: str) -> checks.Result:
-    spec = checks.spec(name)
-    return checks.run(checks.Spec(spec.name, spec.points, spec.exercise, spec.title, HIDDEN[name]), InProcessContext(ns))
+    return run_hidden(name, HIDDEN[name], ns, OUT.name)
 
 
 def patched(cell_id: str, *replacements: tuple[str, str]) -> dict[str, str]:

@@ -118,9 +118,9 @@ def test_chain_verifier_accepts_either_answer_at_a_join(notebook):
 
 
 def test_hidden_messages_do_not_show_hidden_numbers():
-    msgs = lab03.traffic_problems([10], [20], ["the grader's model"], reveal=False)
+    msgs = lab03.bytes_problems("traffic_bytes", [10], [20], ["the grader's model"], reveal=False)
     assert "20" not in msgs[0] and "too low" in msgs[0]
-    msgs = lab03.peak_problems([30], [20], ["the grader's model"], reveal=False)
+    msgs = lab03.bytes_problems("estimate_peak_bytes", [30], [20], ["the grader's model"], reveal=False)
     assert "20" not in msgs[0] and "too high" in msgs[0]
 
 

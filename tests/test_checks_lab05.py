@@ -9,16 +9,14 @@ torchrun (a few seconds each on 2 cores): those tests are marked slow.
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
-import torch
 
 from helpers import checks, notebooks
 from helpers.checks import lab05
 from helpers.grading import hidden
-from helpers.grading.worker import load_namespace
+from tests.in_process_grader import run_hidden, worker_namespace
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "05_distributed.ipynb"
@@ -30,35 +28,9 @@ SURVEY = [n for n in NAMES if n.startswith("05.survey")]
 LAUNCHED = ["05.collectives", "05.ddp", "05.fsdp", "05.tp", "05.pp"]
 
 
-class InProcessWorker:
-    """The grader's worker, in this process: runs snippets in the learner's namespace, answers as plain data."""
-
-    def __init__(self, ns: dict):
-        self.ns = ns
-
-    def run(self, snippet: str, inputs: dict | None = None, timeout: float | None = None):
-        scope = {**self.ns, **(inputs or {})}
-        try:
-            exec(compile(snippet, "<grader>", "exec"), scope)
-        except NotImplementedError:
-            raise checks.NotImplementedYet("not written yet: it still raises NotImplementedError.") from None
-        except Exception as err:
-            raise hidden.LearnerError(f"your code raised {type(err).__name__}: {str(err)[:300]} on the grader's input.") from None
-        buf = io.BytesIO()
-        torch.save({"result": scope.get("result")}, buf)
-        return torch.load(io.BytesIO(buf.getvalue()), weights_only=True)["result"]
-
-
 def namespace(tmp_path: Path, path: Path = SOLUTION, overrides: dict[str, str] | None = None) -> dict:
     """The worker's namespace (the cells the grader loads), OUT_DIR in tmp_path, some cells replaced."""
-    nb = notebooks.read(path)
-    params = f'DEVICE = "cpu"\nQUICK = True\nOUT_DIR = {str(tmp_path)!r}\n'
-    overrides = {"parameters": params, **(overrides or {})}
-    cells = [{"id": c.id, "source": overrides.get(c.id, c.source), "mode": "all"}
-             for c in nb.cells if c.cell_type == "code" and c.id in WORKER_CELLS]
-    ns, errors = load_namespace(cells)
-    assert not errors, errors
-    return ns
+    return worker_namespace(path, WORKER_CELLS, tmp_path, overrides)
 
 
 def public(name: str, ns: dict) -> checks.Result:
@@ -66,9 +38,7 @@ def public(name: str, ns: dict) -> checks.Result:
 
 
 def secret(name: str, ns: dict, out_dir: Path) -> checks.Result:
-    ctx = hidden.GraderContext(worker=InProcessWorker(ns), out_dir=out_dir, truths={})
-    spec = checks.spec(name)
-    return checks.run(checks.Spec(name, spec.points, spec.exercise, spec.title, HIDDEN[name]), ctx)
+    return run_hidden(name, HIDDEN[name], ns, out_dir)
 
 
 def cell_source(path: Path, cell_id: str) -> str:

@@ -71,6 +71,21 @@ class Result:
         return asdict(self)
 
 
+def fail_if(problems: list[str], most: int = 3) -> None:
+    """Raise CheckFailed with the first `most` problems (and how many more there are), if there are any."""
+    if problems:
+        more = len(problems) - most
+        raise CheckFailed(" ".join(problems[:most]) + (f" (and {more} more)" if more > 0 else ""))
+
+
+def learner(label: str, fn: Callable, *args, **kwargs) -> Any:
+    """Call something that runs the learner's code; NotImplementedError becomes 'not written yet'."""
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError:
+        raise NotImplementedYet(f"{label}: not written yet; replace the `raise NotImplementedError` in its cell.") from None
+
+
 REGISTRY: dict[str, Spec] = {}
 
 

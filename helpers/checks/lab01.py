@@ -13,7 +13,7 @@ import warnings
 import torch
 import torch.nn as nn
 
-from helpers.checks import CheckFailed, Context, register
+from helpers.checks import CheckFailed, Context, fail_if, register
 
 LAB = "01"
 METHODS = ("torch.jit.trace", "torch.jit.script", "torch.fx.symbolic_trace", "torch.compile", "torch.export")
@@ -28,10 +28,6 @@ PYTHON_COVERAGE = {"torch.jit.trace": "tensor ops only", "torch.jit.script": "ty
                    "torch.fx.symbolic_trace": "no data-dependent control flow",
                    "torch.compile": "any (falls back to Python)", "torch.export": "one graph only"}
 
-
-def _fail(problems: list[str]) -> None:
-    if problems:
-        raise CheckFailed(" ".join(problems))
 
 
 # ---------------------------------------------------------------- 1: dispatch overhead
@@ -75,7 +71,7 @@ def _dispatch(ctx: Context) -> str:
             problems.append("every row of time_op_sweep needs a positive median_us.")
         elif max(rows, key=lambda r: r["numel"])["median_us"] <= min(r["median_us"] for r in rows):
             problems.append("your largest size is not slower than the smallest: is the op timed on a tensor of that size?")
-    _fail(problems)
+    fail_if(problems)
     return "the floor and the knee are right, and the sweep spans the sizes"
 
 
@@ -108,7 +104,7 @@ def _per_op(ctx: Context) -> str:
             problems.append("chain_rows should hold chains of 1 and 8 ops.")
         elif by_k[8] < 2 * by_k[1]:
             problems.append(f"8 ops took {by_k[8]:.1f} µs and 1 op {by_k[1]:.1f} µs: a chain of tiny ops should cost about 8× one op.")
-    _fail(problems)
+    fail_if(problems)
     return "the fit is right, and 8 tiny ops cost several times one"
 
 
@@ -221,7 +217,7 @@ def _capture_table(ctx: Context) -> str:
     global _OBSERVED
     if _OBSERVED is None:
         _OBSERVED = observed_capture_table()
-    _fail(capture_table_problems(ctx.get("CAPTURE_TABLE"), _OBSERVED))
+    fail_if(capture_table_problems(ctx.get("CAPTURE_TABLE"), _OBSERVED))
     return "every cell of the table matches what the experiments did"
 
 
@@ -248,7 +244,7 @@ def _recording_backend(ctx: Context) -> str:
     n = ctx.call("count_graphs", two_graphs, x)
     if n != 2:
         problems.append(f"count_graphs on a function with one print returned {n!r}; expected 2 (did you reset Dynamo first?).")
-    _fail(problems)
+    fail_if(problems)
     return "records both graphs of a function with one break"
 
 
@@ -304,7 +300,7 @@ def _no_breaks(ctx: Context) -> str:
 
     torch.manual_seed(1)
     inputs = [torch.randn(16), torch.randn(16).abs() + 0.1, -torch.randn(16).abs() - 0.1]
-    _fail(no_break_problems(call, inputs))
+    fail_if(no_break_problems(call, inputs))
     return "all three compile as one graph and match the originals"
 
 
@@ -344,7 +340,7 @@ def _recompiles(ctx: Context) -> str:
         fn(torch.ones(n))
     if counter.frame_count != 1:
         problems.append(f"compile_dynamic's function compiled {counter.frame_count} times for 4 sizes; it should compile once.")
-    _fail(problems)
+    fail_if(problems)
     return f"{want} compiles, predicted and counted; one compile for every size with dynamic shapes"
 
 
@@ -393,7 +389,7 @@ def _export(ctx: Context) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         loaded = ctx.call("save_and_load", program, Path(tmp) / "p.pt2")
         problems = export_problems(program, model, 16, 32, loaded)
-    _fail(problems)
+    fail_if(problems)
     return "dynamic in [1, 32], refuses 33, and survives save/load"
 
 
@@ -419,5 +415,5 @@ def _traffic(ctx: Context) -> str:
     rows = ctx.get("payoff")
     if not problems and (not rows or not all(r.get("eager_ms", 0) > 0 and r.get("compiled_ms", 0) > 0 for r in rows)):
         problems.append("the payoff table should hold measured eager and compiled times for each size.")
-    _fail(problems)
+    fail_if(problems)
     return "the byte counts and the predicted speedup are right"

@@ -20,7 +20,7 @@ import torch.fx as fx
 import torch.nn as nn
 import torch.nn.functional as F
 
-from helpers.checks import CheckFailed, Context, NotImplementedYet, register
+from helpers.checks import Context, fail_if, learner, register
 
 LAB = "02"
 CALLS = ("call_function", "call_method", "call_module")
@@ -30,17 +30,6 @@ SAME = dict(rtol=1e-5, atol=1e-6)          # the same ops in another spelling
 FOLDED = dict(rtol=1e-4, atol=1e-5)        # arithmetic reordered (conv-bn folding)
 
 
-def _fail(problems: list[str]) -> None:
-    if problems:
-        raise CheckFailed(" ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""))
-
-
-def learner(label: str, fn, *args, **kwargs):
-    """Call something that runs the learner's code; NotImplementedError becomes 'not written yet'."""
-    try:
-        return fn(*args, **kwargs)
-    except NotImplementedError:
-        raise NotImplementedYet(f"{label}: not written yet; replace the `raise NotImplementedError` in its cell.") from None
 
 
 # ---------------------------------------------------------------- what a node is, whatever its spelling
@@ -209,7 +198,7 @@ class TableNet(nn.Module):
 def _graph_table(ctx: Context) -> str:
     torch.manual_seed(0)
     probe = probe_graph_table(lambda gm: ctx.call("graph_table", gm), TableNet())
-    _fail(graph_table_problems(probe, "a model with a Linear, a buffer, torch.cat of a list, and a node read twice"))
+    fail_if(graph_table_problems(probe, "a model with a Linear, a buffer, torch.cat of a list, and a node read twice"))
     return "every node's op, target, inputs and users are right"
 
 
@@ -365,13 +354,13 @@ def run_relu_cases(fn, fn_name: str, main) -> list[str]:
 
 @register("02.relu_to_gelu", points=3, exercise="2", title="ReLU → GELU in every spelling, by graph surgery")
 def _relu_to_gelu(ctx: Context) -> str:
-    _fail(run_relu_cases(lambda gm: ctx.call("relu_to_gelu", gm), "relu_to_gelu", Spellings))
+    fail_if(run_relu_cases(lambda gm: ctx.call("relu_to_gelu", gm), "relu_to_gelu", Spellings))
     return "all four spellings become exact GELU; empty, single-op and already-rewritten graphs are handled"
 
 
 @register("02.rewriter", points=2, exercise="2", title="ReLU → GELU with torch.fx.subgraph_rewriter")
 def _rewriter(ctx: Context) -> str:
-    _fail(run_relu_cases(lambda gm: ctx.call("relu_to_gelu_pattern", gm), "relu_to_gelu_pattern", NestedSpellings))
+    fail_if(run_relu_cases(lambda gm: ctx.call("relu_to_gelu_pattern", gm), "relu_to_gelu_pattern", NestedSpellings))
     return "the pattern rewrite handles every spelling, a nested nn.ReLU and a ReLU read three times"
 
 
@@ -450,7 +439,7 @@ def run_fold_cases(fn, cases) -> list[str]:
 
 @register("02.fold_conv_bn", points=3, exercise="2", title="conv + batch-norm folding for inference, checked numerically")
 def _fold_conv_bn(ctx: Context) -> str:
-    _fail(run_fold_cases(lambda gm: ctx.call("fold_conv_bn", gm), fold_cases()))
+    fail_if(run_fold_cases(lambda gm: ctx.call("fold_conv_bn", gm), fold_cases()))
     return "the foldable pairs are folded, the shared conv is not, outputs agree within 1e-4 and the model is untouched"
 
 
@@ -527,7 +516,7 @@ def _cleanup(ctx: Context) -> str:
     problems = run_cleanup(lambda gm: ctx.call("remove_dead_code", gm), "remove_dead_code")
     if not problems:
         problems = run_cleanup(lambda gm: ctx.call("fold_constants", gm), "fold_constants")
-    _fail(problems)
+    fail_if(problems)
     return "dead code goes (side effects stay), constants are computed once (random ops are not)"
 
 
@@ -636,7 +625,7 @@ def _node_costs(ctx: Context) -> str:
     inputs = (torch.randn(2, 3, 8, 8), torch.randn(2, 8, 8, 8))
     ridge = 4.0
     probe = probe_costs(lambda g, i, r: ctx.call("node_costs", g, i, r), gm, inputs, ridge)
-    _fail(cost_problems(probe, cost_net_truth(), ridge, "a conv → add → relu → flatten → linear → matmul model"))
+    fail_if(cost_problems(probe, cost_net_truth(), ridge, "a conv → add → relu → flatten → linear → matmul model"))
     return "every node annotated; FLOPs, bytes and the memory-bound verdicts are right; the total matches FlopCounterMode"
 
 
@@ -866,7 +855,7 @@ def _pipeline(ctx: Context) -> str:
         ok = [IdentityPass(), RebuildWithoutDeadCode(), NoRecompile(), DoubleWeightsInPlace(), ScaleOutput(1 + 1e-7, "tiny_rounding")]
         probe = probe_pipeline(run, ctx.get("PassVerificationError"), make, inputs, ok, BAD_PASSES())
         problems = pipeline_problems(probe, 1e-4, "a conv → bn → relu model")
-    _fail(problems)
+    fail_if(problems)
     return "the passes analyze without touching the graph; the pipeline recompiles, reports and verifies every pass"
 
 
@@ -1031,5 +1020,5 @@ def harness_problems(probe: dict, expect: dict, cases: tuple, describe=lambda p:
 def _check_pass(ctx: Context) -> str:
     passes = {name: globals()[name] for name in HARNESS_EXPECT}
     probe = probe_harness(lambda fn, cases: ctx.call("check_pass", fn, cases), passes, harness_cases)
-    _fail(harness_problems(probe, HARNESS_EXPECT, ALL))
+    fail_if(harness_problems(probe, HARNESS_EXPECT, ALL))
     return "a correct pass passes every case; each broken one is caught on the case that breaks it, for the right reason"

@@ -19,7 +19,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from helpers.checks import CheckFailed, Context, NotImplementedYet, register
+from helpers.checks import Context, NotImplementedYet, fail_if, learner, register
 
 LAB = "03"
 
@@ -34,17 +34,6 @@ COMPUTE_OPS = {"add", "sub", "rsub", "mul", "div", "neg", "relu", "sigmoid", "ta
                "relu_", "tanh_", "exp_"}
 
 
-def _fail(problems: list[str]) -> None:
-    if problems:
-        raise CheckFailed(" ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""))
-
-
-def learner(label: str, fn, *args, **kwargs):
-    """Call something that runs the learner's code; NotImplementedError becomes 'not written yet'."""
-    try:
-        return fn(*args, **kwargs)
-    except NotImplementedError:
-        raise NotImplementedYet(f"{label}: not written yet; replace the `raise NotImplementedError` in its cell.") from None
 
 
 class OpRecorder(TorchDispatchMode):
@@ -179,15 +168,17 @@ def traffic_cases() -> list[tuple[str, Callable, tuple, int]]:
     ]
 
 
-def probe_traffic(fn: Callable, cases: list[tuple[str, Any, tuple]]) -> list[Any]:
-    """The learner's traffic_bytes on each case (an error message instead of a number when it raised)."""
+def probe_bytes(fn_name: str, fn: Callable, cases: list[tuple[str, Any, tuple]]) -> list[Any]:
+    """The learner's byte-counting function (traffic_bytes, estimate_peak_bytes) on each case's traced graph;
+    an error message instead of a number where it raised."""
     from helpers.models import chain_ops
 
     out = []
     for _, make, inputs in cases:
         gm = fx.symbolic_trace(chain_ops if make == "chain" else make)
         try:
-            out.append(learner("traffic_bytes", fn, gm, *inputs))
+            with torch.no_grad():
+                out.append(learner(fn_name, fn, gm, *inputs))
         except NotImplementedYet:
             raise
         except Exception as err:
@@ -195,31 +186,35 @@ def probe_traffic(fn: Callable, cases: list[tuple[str, Any, tuple]]) -> list[Any
     return out
 
 
-def _wrong_number(got: float, want: float, what: str, reveal: bool) -> str:
-    return f"on {what}: {got:,} bytes, expected {want:,}" if reveal else \
-        f"on {what}: {got:,} bytes is {'too low' if got < want else 'too high'} for the rule"
+BYTES_HINTS = {  # fn_name → (got, want) → what the difference suggests
+    "traffic_bytes": lambda g, w: " (half: count both the reads and the write)" if w and g == w // 2 else "",
+    "estimate_peak_bytes": lambda g, w: (
+        " (too low: allocate a node's output before freeing its inputs, and keep a value alive while an alias of it "
+        "is read)" if g < w else " (too high: free each value after its last reader; views and in-place ops allocate "
+        "nothing)"),
+}
 
 
-def traffic_problems(got: list, want: list[int], about: list[str], reveal: bool = True) -> list[str]:
+def bytes_problems(fn_name: str, got: list, want: list[int], about: list[str], reveal: bool = True) -> list[str]:
+    """Messages for the cases where a byte count is not the rule's; reveal=False keeps the expected numbers hidden."""
     problems = []
     for g, w, what in zip(got, want, about):
         if isinstance(g, str):
-            problems.append(f"traffic_bytes {g} on {what}.")
+            problems.append(f"{fn_name} {g} on {what}.")
         elif not isinstance(g, (int, float)) or isinstance(g, bool):
-            problems.append(f"traffic_bytes should return a number of bytes; on {what} it returned a {type(g).__name__}.")
+            problems.append(f"{fn_name} should return a number of bytes; on {what} it returned a {type(g).__name__}.")
         elif g != w:
-            hint = ""
-            if w and g == w // 2:
-                hint = " (half: count both the reads and the write)"
-            problems.append(f"{_wrong_number(g, w, what, reveal)}{hint}.")
+            said = f"on {what}: {g:,} bytes, expected {w:,}" if reveal else \
+                f"on {what}: {g:,} bytes is {'too low' if g < w else 'too high'} for the rule"
+            problems.append(f"{said}{BYTES_HINTS[fn_name](g, w)}.")
     return problems
 
 
 @register("03.traffic", points=2, exercise="1", title="traffic_bytes counts the bytes every call node moves")
 def traffic(ctx: Context) -> str:
     cases = traffic_cases()
-    got = probe_traffic(ctx.get("traffic_bytes"), [(a, m, i) for a, m, i, _ in cases])
-    _fail(traffic_problems(got, [w for *_, w in cases], [a for a, *_ in cases]))
+    got = probe_bytes("traffic_bytes", ctx.get("traffic_bytes"), [(a, m, i) for a, m, i, _ in cases])
+    fail_if(bytes_problems("traffic_bytes", got, [w for *_, w in cases], [a for a, *_ in cases]))
     return f"right on {len(cases)} graphs: a chain, a broadcast bias, a value read twice, modules with weights, the empty graph"
 
 
@@ -311,7 +306,7 @@ def chains(ctx: Context) -> str:
                                        already_fused)):
         found = probe_chains(ctx.get("find_fusible_chains"), make)
         problems += chain_problems(trace(make), found, elementwise_op, mutates, about)
-    _fail(problems)
+    fail_if(problems)
     return "maximal chains on every spelling, a fan-out, a join, an in-place op, a single op and the empty graph"
 
 
@@ -386,7 +381,7 @@ def fuse(ctx: Context) -> str:
         torch.manual_seed(300 + i)
         report = probe_fuse(ctx.get("fuse_chain"), make, names, inputs)
         problems += fuse_problems(report, [len(n) for n in names], want, about)
-    _fail(problems)
+    fail_if(problems)
     return "outputs equal and one node per chain, with outside inputs passed on"
 
 
@@ -464,7 +459,7 @@ def kernel_problems(report: dict, cases: list[tuple[str, torch.Tensor, int]], ba
 def triton_kernel(ctx: Context) -> str:
     device = notebook_device(ctx)
     cases = kernel_cases(device)
-    _fail(kernel_problems(probe_kernel(ctx.get("chain_triton"), cases, 1000), cases, 1000))
+    fail_if(kernel_problems(probe_kernel(ctx.get("chain_triton"), cases, 1000), cases, 1000))
     return f"right on {len(cases)} awkward inputs ({device}), and a bad block size is refused"
 
 
@@ -537,7 +532,7 @@ def codegen(ctx: Context) -> str:
         inputs = [torch.randn(s).to(dtype).to(notebook_device(ctx)) for s in shapes]
         r = probe_codegen(ctx.get("TritonChain"), make, inputs)
         problems += codegen_problems(r, codegen_want(make, inputs), about, supported=i < 5)
-    _fail(problems)
+    fail_if(problems)
     return "generated kernels match eager on 5 chains, and the 2 it may decline run correctly in eager"
 
 
@@ -601,7 +596,7 @@ def backend(ctx: Context) -> str:
     with torch.no_grad():
         wants = [fn(*inputs) for _, fn, inputs in cases]
     report = probe_backend(ctx.get("TritonChain"), cases)
-    _fail(backend_problems(report, [c[0] for c in cases], wants, [1, 2]))
+    fail_if(backend_problems(report, [c[0] for c in cases], wants, [1, 2]))
     return "memfuse runs a generated kernel per chain and the rest in eager, with outputs equal"
 
 
@@ -624,44 +619,11 @@ def peak_cases() -> list[tuple[str, Any, tuple, int]]:
     ]
 
 
-def probe_peak(fn: Callable, cases: list[tuple[str, Any, tuple]]) -> list[Any]:
-    from helpers.models import chain_ops
-
-    out = []
-    for _, make, inputs in cases:
-        gm = fx.symbolic_trace(chain_ops if make == "chain" else make)
-        try:
-            with torch.no_grad():
-                out.append(learner("estimate_peak_bytes", fn, gm, *inputs))
-        except NotImplementedYet:
-            raise
-        except Exception as err:
-            out.append(f"raised {type(err).__name__}: {err}")
-    return out
-
-
-def peak_problems(got: list, want: list[int], about: list[str], reveal: bool = True) -> list[str]:
-    problems = []
-    for g, w, what in zip(got, want, about):
-        if isinstance(g, str):
-            problems.append(f"estimate_peak_bytes {g} on {what}.")
-        elif not isinstance(g, (int, float)) or isinstance(g, bool):
-            problems.append(f"estimate_peak_bytes should return bytes; on {what} it returned a {type(g).__name__}.")
-        elif g != w:
-            hint = ""
-            if g < w:
-                hint = " (too low: allocate a node's output before freeing its inputs, and keep a value alive while an alias of it is read)"
-            elif g > w:
-                hint = " (too high: free each value after its last reader; views and in-place ops allocate nothing)"
-            problems.append(f"{_wrong_number(g, w, what, reveal)}{hint}.")
-    return problems
-
-
 @register("03.peak_memory", points=2, exercise="6", title="estimate_peak_bytes follows liveness, views and outputs")
 def peak_memory(ctx: Context) -> str:
     cases = peak_cases()
-    got = probe_peak(ctx.get("estimate_peak_bytes"), [(a, m, i) for a, m, i, _ in cases])
-    _fail(peak_problems(got, [w for *_, w in cases], [a for a, *_ in cases]))
+    got = probe_bytes("estimate_peak_bytes", ctx.get("estimate_peak_bytes"), [(a, m, i) for a, m, i, _ in cases])
+    fail_if(bytes_problems("estimate_peak_bytes", got, [w for *_, w in cases], [a for a, *_ in cases]))
     return f"right on {len(cases)} graphs: chains, outputs, views, in-place ops, modules"
 
 
@@ -791,5 +753,5 @@ def pitfalls(ctx: Context) -> str:
     args = (model, x, mutate_between, (torch.randn(6, device=dev), torch.randn(6, device=dev)),
             torch.randn(5000, device=dev).half(), (300, 700, 1100))
     report = probe_pitfalls(ctx.get("TritonChain"), *args)
-    _fail(pitfall_problems(report, *args))
+    fail_if(pitfall_problems(report, *args))
     return "falls back for gradients, keeps in-place order, rounds fp16 once, one compile for every size"

@@ -16,7 +16,7 @@ import re
 import torch
 import torch.nn.functional as F
 
-from helpers.checks import CheckFailed, Context, NotImplementedYet, register
+from helpers.checks import CheckFailed, Context, fail_if, learner, register
 
 LAB = "05"
 SURVEY_FILE = "DISTRIBUTED.md"
@@ -24,17 +24,6 @@ PLAN_NAMES = ("DDP", "ZeRO-1", "ZeRO-2", "FSDP / ZeRO-3", "TP", "PP")
 PLAN_KEYS = ("memory_GB", "params_GB", "grads_GB", "optimizer_GB", "activations_GB", "comm_GB_per_step")
 
 
-def _fail(problems: list[str]) -> None:
-    if problems:
-        raise CheckFailed(" ".join(problems[:2]) + (f" (and {len(problems) - 2} more)" if len(problems) > 2 else ""))
-
-
-def learner(label: str, fn, *args, **kwargs):
-    """Call something that runs the learner's code; NotImplementedError becomes 'not written yet'."""
-    try:
-        return fn(*args, **kwargs)
-    except NotImplementedError:
-        raise NotImplementedYet(f"{label}: not written yet; replace the `raise NotImplementedError` in its cell.") from None
 
 
 def plain(value, depth: int = 0):
@@ -133,7 +122,7 @@ def collectives_problems(probe: dict, world: int, n: int, about: str, reveal: bo
 def _collectives(ctx: Context) -> str:
     fn = ctx.get("collectives")
     probe = learner("collectives", probe_launch, fn, 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), n=5)
-    _fail(collectives_problems(probe, 2, 5, "2 ranks with n=5"))
+    fail_if(collectives_problems(probe, 2, 5, "2 ranks with n=5"), most=2)
     return "every rank holds the right result of each collective"
 
 
@@ -242,7 +231,7 @@ CHECK_CFG = {"d_in": 24, "d": 48, "blocks": 3, "d_out": 6, "batch": 12, "seed": 
 def _ddp(ctx: Context) -> str:
     cfg = {**CHECK_CFG, "bucket_cap_mb": 0.03}
     probe = learner("ddp_worker", probe_launch, ctx.get("ddp_worker"), 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), cfg=cfg)
-    _fail(ddp_problems(probe, cfg, 2, "the check's model (3 blocks of width 48, 2 ranks)"))
+    fail_if(ddp_problems(probe, cfg, 2, "the check's model (3 blocks of width 48, 2 ranks)"), most=2)
     return "gradients equal on both ranks and to one process's; all-reduced bytes = parameter bytes; buckets of the cap"
 
 
@@ -304,7 +293,7 @@ def fsdp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool =
 def _fsdp(ctx: Context) -> str:
     cfg = {**CHECK_CFG, "lr": 0.05, "steps": 2}
     probe = learner("fsdp_worker", probe_launch, ctx.get("fsdp_worker"), 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), cfg=cfg)
-    _fail(fsdp_problems(probe, cfg, 2, "the check's model (3 blocks of width 48, 2 ranks)"))
+    fail_if(fsdp_problems(probe, cfg, 2, "the check's model (3 blocks of width 48, 2 ranks)"), most=2)
     return "each rank holds half the parameters; all-gather and reduce-scatter volumes as FSDP2's; losses as one process's"
 
 
@@ -353,7 +342,7 @@ def tp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = T
 def _tp(ctx: Context) -> str:
     cfg = dict(CHECK_CFG)
     probe = learner("tp_worker", probe_launch, ctx.get("tp_worker"), 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), cfg=cfg)
-    _fail(tp_problems(probe, cfg, 2, "the check's model (3 blocks of width 48, 2 ranks)"))
+    fail_if(tp_problems(probe, cfg, 2, "the check's model (3 blocks of width 48, 2 ranks)"), most=2)
     return "output equal to one process's; fc1 split by rows, fc2 by columns; 2 all-reduces per block per step"
 
 
@@ -417,10 +406,10 @@ PP_CHECK = {**CHECK_CFG, "blocks": 4, "batch": 12, "cost_ms": 15.0, "microbatche
 @register("05.pp", points=3, exercise="5", title="pipeline parallel: same outputs and losses, bubble as (p-1)/(m+p-1)")
 def _pp(ctx: Context) -> str:
     values = learner("bubble_fraction", lambda: {(p, m): ctx.call("bubble_fraction", p, m) for p, m in ((2, 1), (2, 4), (4, 4), (8, 32))})
-    _fail(bubble_problems(values))
+    fail_if(bubble_problems(values), most=2)
     cfg = dict(PP_CHECK)
     probe = learner("pp_worker", probe_launch, ctx.get("pp_worker"), 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), cfg=cfg)
-    _fail(pp_problems(probe, cfg, 2, "the check's model (4 blocks, 2 stages)"))
+    fail_if(pp_problems(probe, cfg, 2, "the check's model (4 blocks, 2 stages)"), most=2)
     return "outputs and per-micro-batch losses as one process's; activations sent once; the bubble follows the formula"
 
 
@@ -533,9 +522,9 @@ def _calculator(ctx: Context) -> str:
     for args, kwargs, want in PLAN_CASES:
         plan = learner("parallelism_plan", ctx.call, "parallelism_plan", *args, **kwargs)
         about = f"parallelism_plan({args[0]:g}, {args[1]}{''.join(f', {k}={v}' for k, v in kwargs.items())})"
-        _fail(plan_problems(plan, want, about))
+        fail_if(plan_problems(plan, want, about), most=2)
     fn = ctx.get("parallelism_plan")
-    _fail(measured_problems(fn, ctx.get("measured")))
+    fail_if(measured_problems(fn, ctx.get("measured")), most=2)
     return "memory and traffic per device right for two models, and within a few % of what parts 2–5 measured"
 
 
@@ -720,13 +709,13 @@ def _survey_text(ctx: Context) -> str:
 
 @register("05.survey", points=1, exercise="7", title="DISTRIBUTED.md: four sections, a MiniGPT paragraph, about a page")
 def _survey(ctx: Context) -> str:
-    _fail(survey_problems(_survey_text(ctx)))
+    fail_if(survey_problems(_survey_text(ctx)), most=2)
     return "four sections, a MiniGPT paragraph, about a page"
 
 
 def _pattern_check(key: str):
     def check(ctx: Context) -> str:
-        _fail(pattern_problems(_survey_text(ctx), key))
+        fail_if(pattern_problems(_survey_text(ctx), key), most=2)
         return f"the {PATTERNS[key]['name']} section: pattern, API, when (not) to use, and the right collectives"
 
     return check

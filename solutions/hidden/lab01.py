@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import torch
 
-from helpers.checks import CheckFailed
+from helpers.checks import CheckFailed, fail_if
 from helpers.checks import lab01 as public
 
 WORKER_CELLS = ["parameters", "setup", "ex-1", "ex-1b", "ex-2", "ex-3", "ex-3b", "ex-4", "ex-5", "ex-6"]
 TRUTHS = {"capture_table": public.observed_capture_table}
 
-
-def _fail(problems):
-    if problems:
-        raise CheckFailed(" ".join(problems))
 
 
 def _unsorted(rows):
@@ -27,7 +23,7 @@ HIDDEN_KNEE = (
 
 
 def dispatch(ctx) -> str:
-    _fail(public.knee_problems(lambda r: ctx.call("overhead_floor_us", r),
+    fail_if(public.knee_problems(lambda r: ctx.call("overhead_floor_us", r),
                                lambda r, f: ctx.call("first_size_beyond_overhead", r, f), HIDDEN_KNEE))
     rows = ctx.run("result = time_op_sweep(lambda t: t * 3, [1, 1000, 100000])", timeout=120)
     if not isinstance(rows, list) or [r.get("numel") for r in rows] != [1, 1000, 100000]:
@@ -38,7 +34,7 @@ def dispatch(ctx) -> str:
 
 
 def per_op(ctx) -> str:
-    _fail(public.fit_problems(lambda rows: ctx.call("fit_per_op_us", rows)))
+    fail_if(public.fit_problems(lambda rows: ctx.call("fit_per_op_us", rows)))
     rows = [{"n_ops": k, "median_us": 0.75 * k - 2.0} for k in (3, 1, 7, 5, 9)]
     got = ctx.call("fit_per_op_us", rows)
     try:
@@ -52,7 +48,7 @@ def per_op(ctx) -> str:
 
 def capture_table(ctx) -> str:
     table = ctx.run("result = CAPTURE_TABLE")
-    _fail(public.capture_table_problems(table, ctx.truth("capture_table")))
+    fail_if(public.capture_table_problems(table, ctx.truth("capture_table")))
     return "the table matches the grader's own run of the experiments"
 
 
@@ -83,7 +79,7 @@ def no_breaks(ctx) -> str:
     def call(name, x):
         return ctx.run(f"torch._dynamo.reset()\nresult = torch.compile({name}, fullgraph=True, backend='eager')(x)", x=x)
 
-    _fail(public.no_break_problems(call, inputs))
+    fail_if(public.no_break_problems(call, inputs))
     return "all three compile as one graph on the grader's inputs"
 
 

@@ -15,7 +15,7 @@ import torch
 import torch.fx as fx
 import torch.nn as nn
 
-from helpers.checks import CheckFailed
+from helpers.checks import fail_if
 from helpers.checks import lab02 as public
 
 # The notebook cells whose definitions the worker loads (learner-added cells: their defs and imports).
@@ -329,10 +329,6 @@ def _namespace() -> dict:
 M = _namespace()
 
 
-def _fail(problems):
-    if problems:
-        raise CheckFailed(" ".join(problems[:2]))
-
 
 def _run(ctx, body: str, timeout: float | None = None, **inputs):
     """Run SOURCE and then `body` in the learner's namespace in the worker."""
@@ -353,9 +349,9 @@ def _grader_kinds(model: nn.Module) -> list[tuple[str, str]]:
 def graph_table(ctx) -> str:
     rows = _run(ctx, "result = L.probe_graph_table(graph_table, HTable())['rows']")
     truth = public.probe_graph_table(lambda gm: [], _make("HTable", 0))["truth"]
-    _fail(public.graph_table_problems({"rows": rows, "truth": truth},
+    fail_if(public.graph_table_problems({"rows": rows, "truth": truth},
                                       "the grader's model (nested submodules, a keyword input, inputs in a tuple, two outputs)",
-                                      reveal=False))
+                                      reveal=False), most=2)
     return "right on the grader's model"
 
 
@@ -382,7 +378,7 @@ def _relu_check(ctx, fn_name: str) -> str:
         probe = _run(ctx, f"model = {cls}({args})\nmodel.load_state_dict(sd)\nresult = L.probe_pass({fn_name}, model, ins)\n",
                      sd=model.state_dict(), ins=ins)
         probe["kinds_before"] = _grader_kinds(model)
-        _fail(public.relu_problems(probe, fn_name, want, about, reveal=False))
+        fail_if(public.relu_problems(probe, fn_name, want, about, reveal=False), most=2)
     return "every ReLU becomes exact GELU on the grader's models and edge cases"
 
 
@@ -413,7 +409,7 @@ def fold_conv_bn(ctx) -> str:
         probe = _run(ctx, f"model = {cls}()\nmodel.load_state_dict(sd)\nresult = L.probe_pass(fold_conv_bn, model, ins)\n",
                      sd=model.state_dict(), ins=ins)
         probe["kinds_before"] = _grader_kinds(model)
-        _fail(public.fold_problems(probe, want, about, bn_left))
+        fail_if(public.fold_problems(probe, want, about, bn_left), most=2)
     return "folds what can be folded on the grader's CNN, leaves the rest, and matches its outputs"
 
 
@@ -435,7 +431,7 @@ def cleanup(ctx) -> str:
             want = model(*ins)
         probe = _run(ctx, f"model = {cls}()\nmodel.load_state_dict(sd)\nresult = L.probe_pass({fn_name}, model, ins)\n",
                      sd=model.state_dict(), ins=ins)
-        _fail(public.cleanup_problems(probe, fn_name, want, about, want_calls, placeholders, reveal=False))
+        fail_if(public.cleanup_problems(probe, fn_name, want, about, want_calls, placeholders, reveal=False), most=2)
     return "dead code and constants handled on the grader's models"
 
 
@@ -501,9 +497,9 @@ def node_costs(ctx) -> str:
     gm = fx.symbolic_trace(model)
     truth = reference_costs(gm, ins)
     probe["flop_counter"] = public.flop_counter_total(gm, ins)
-    _fail(public.cost_problems(probe, truth, ridge, "the grader's model (a grouped strided conv, F.conv2d with a parameter, "
+    fail_if(public.cost_problems(probe, truth, ridge, "the grader's model (a grouped strided conv, F.conv2d with a parameter, "
                                "a split into a tuple, batched matmuls, a Linear on 3-D input, a broadcast add)",
-                               describe=_describe(gm), reveal=False))
+                               describe=_describe(gm), reveal=False), most=2)
 
     from helpers.models import MiniGPT
 
@@ -518,8 +514,8 @@ def node_costs(ctx) -> str:
     gm = torch.export.export(gpt, (tokens,)).module()
     truth = reference_costs(gm, (tokens,))
     probe["flop_counter"] = public.flop_counter_total(gm, (tokens,))
-    _fail(public.cost_problems(probe, truth, ridge, "a MiniGPT captured by torch.export (ATen spellings)",
-                               describe=_describe(gm), reveal=False))
+    fail_if(public.cost_problems(probe, truth, ridge, "a MiniGPT captured by torch.export (ATen spellings)",
+                               describe=_describe(gm), reveal=False), most=2)
     return "costs right on the grader's CNN and on an exported MiniGPT"
 
 
@@ -541,9 +537,9 @@ def pipeline(ctx) -> str:
         "result = {'classes': L.probe_pass_classes(classes, make),\n"
         "          'pipeline': L.probe_pipeline(run_pipeline, PassVerificationError, make, ins, ok, bad)}\n"),
         sd=model.state_dict(), ins=ins)
-    _fail(public.pass_class_problems(got["classes"], "the grader's CNN (three ReLU spellings, two foldable pairs, "
-                                     "a dead chain of modules, constants from a parameter)", HPIPE_MATCHES, reveal=False))
-    _fail(public.pipeline_problems(got["pipeline"], 1e-4, "the grader's CNN", reveal=False))
+    fail_if(public.pass_class_problems(got["classes"], "the grader's CNN (three ReLU spellings, two foldable pairs, "
+                                     "a dead chain of modules, constants from a parameter)", HPIPE_MATCHES, reveal=False), most=2)
+    fail_if(public.pipeline_problems(got["pipeline"], 1e-4, "the grader's CNN", reveal=False), most=2)
     return "analysis counts and the verifying pipeline right on the grader's CNN and passes"
 
 
@@ -572,7 +568,7 @@ def check_pass(ctx) -> str:
     torch.manual_seed(120)
     sd = M["GModule"]().state_dict()
     probe = _run(ctx, "result = L.probe_harness(check_pass, HARNESS_PASSES, lambda: gallery(sd))\n", sd=sd)
-    _fail(public.harness_problems(probe, HARNESS_EXPECT, public.ALL, describe=lambda p: HARNESS_WORDS[p]))
+    fail_if(public.harness_problems(probe, HARNESS_EXPECT, public.ALL, describe=lambda p: HARNESS_WORDS[p]), most=2)
     return "the harness sorts the grader's passes right on another gallery"
 
 

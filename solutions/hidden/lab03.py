@@ -21,7 +21,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
 
-from helpers.checks import CheckFailed
+from helpers.checks import fail_if
 from helpers.checks import lab03 as public
 
 WORKER_CELLS = ["parameters", "setup", "ex-1", "p2-vocab", "ex-2a", "ex-2b", "p2-pass", "ex-3", "p4-table", "ex-4",
@@ -138,10 +138,6 @@ def _vocabulary() -> dict:
 V = _vocabulary()
 
 
-def _fail(problems):
-    if problems:
-        raise CheckFailed(" ".join(problems[:2]))
-
 
 def _run(ctx, body: str, timeout: float | None = None, **inputs):
     """Run SOURCE and then `body` in the learner's namespace in the worker."""
@@ -232,17 +228,23 @@ def _build(spec: str):
     return eval(spec, M) if spec.startswith("lambda") else M[spec]().eval()
 
 
-def traffic(ctx) -> str:
+def _bytes_check(ctx, fn_name: str, cases: tuple, reference, seed: int) -> None:
+    """The learner's byte count (traffic or peak) against the grader's reference, case by case, in the worker."""
     got, want = [], []
-    for i, (about, spec, make_inputs) in enumerate(TRAFFIC_CASES):
-        torch.manual_seed(110 + i)
+    for i, (about, spec, make_inputs) in enumerate(cases):
+        torch.manual_seed(seed + i)
         model = _build(spec)
         inputs = make_inputs()
         body = (f"model = {spec}\n" if spec.startswith("lambda") else f"model = {spec}().eval()\nmodel.load_state_dict(sd)\n")
-        got += _run(ctx, body + "result = L.probe_traffic(traffic_bytes, [('', model, ins)])\n",
-                    sd=getattr(model, "state_dict", dict)(), ins=inputs)
-        want.append(reference_traffic(fx.symbolic_trace(model), *inputs))
-    _fail(public.traffic_problems(got, want, [c[0] for c in TRAFFIC_CASES], reveal=False))
+        got += _run(ctx, body + f"result = L.probe_bytes({fn_name!r}, {fn_name}, [('', model, ins)])\n",
+                    sd=getattr(model, "state_dict", dict)(), ins=tuple(t.clone() for t in inputs))
+        with torch.no_grad():
+            want.append(reference(fx.symbolic_trace(model), *[t.clone() for t in inputs]))
+    fail_if(public.bytes_problems(fn_name, got, want, [c[0] for c in cases], reveal=False), most=2)
+
+
+def traffic(ctx) -> str:
+    _bytes_check(ctx, "traffic_bytes", TRAFFIC_CASES, reference_traffic, 110)
     return "right on the grader's graphs"
 
 
@@ -255,7 +257,7 @@ def chains(ctx) -> str:
     found = _run(ctx, "result = L.probe_chains(find_fusible_chains, lambda: fx.symbolic_trace(h_mutate))\n")
     problems += public.chain_problems(fx.symbolic_trace(M["h_mutate"]), found, V["elementwise_op"], V["mutates"],
                                       "a function that mutates an input between two ops")
-    _fail(problems)
+    fail_if(problems, most=2)
     return "chains right on the grader's graphs"
 
 
@@ -277,7 +279,7 @@ def fuse(ctx) -> str:
                            "result['output'] = result['output'][0] if isinstance(result.get('output'), tuple) else result.get('output')\n",
                       sd=model.state_dict(), names=names, ins=inputs)
         problems += public.fuse_problems(report, [len(n) for n in names], want, about)
-    _fail(problems)
+    fail_if(problems, most=2)
     return "fused graphs equal and smaller on the grader's models"
 
 
@@ -296,7 +298,7 @@ def triton_kernel(ctx) -> str:
     report = _run(ctx, "dev = 'cuda' if str(device).startswith('cuda') else 'cpu'\n"
                        "cases = [(a, x.to(dev), b) for a, x, b in cases]\n"
                        "result = L.probe_kernel(chain_triton, cases, 6)\n", timeout=240, cases=cases)
-    _fail(public.kernel_problems(report, cases, 6))
+    fail_if(public.kernel_problems(report, cases, 6), most=2)
     return "right on the grader's awkward inputs"
 
 
@@ -321,7 +323,7 @@ def codegen(ctx) -> str:
                       f"result = L.probe_codegen(TritonChain, {spec}, [t.to(dev) for t in ins])\n", timeout=240, ins=inputs)
         want = eval(spec, M)(*[t.double() for t in inputs]).to(dtype)
         problems += public.codegen_problems(r, want, about, supported)
-    _fail(problems)
+    fail_if(problems, most=2)
     return "generated kernels right on the grader's chains"
 
 
@@ -336,7 +338,7 @@ def backend(ctx) -> str:
                        "model = HResidual().eval()\nmodel.load_state_dict(sd)\nmodel.to(dev)\n"
                        "result = L.probe_backend(TritonChain, [('', model, (x.to(dev),))])\n", timeout=240,
                   sd=model.state_dict(), x=x)
-    _fail(public.backend_problems(report, ["the grader's residual block (a layer norm between two chains)"], [want], [2]))
+    fail_if(public.backend_problems(report, ["the grader's residual block (a layer norm between two chains)"], [want], [2]), most=2)
     return "memfuse right on the grader's model"
 
 
@@ -351,17 +353,7 @@ PEAK_CASES = (
 
 
 def peak_memory(ctx) -> str:
-    got, want = [], []
-    for i, (about, spec, make_inputs) in enumerate(PEAK_CASES):
-        torch.manual_seed(160 + i)
-        model = _build(spec)
-        inputs = make_inputs()
-        body = (f"model = {spec}\n" if spec.startswith("lambda") else f"model = {spec}().eval()\nmodel.load_state_dict(sd)\n")
-        got += _run(ctx, body + "result = L.probe_peak(estimate_peak_bytes, [('', model, ins)])\n",
-                    sd=getattr(model, "state_dict", dict)(), ins=tuple(t.clone() for t in inputs))
-        with torch.no_grad():
-            want.append(reference_peak(fx.symbolic_trace(model), *[t.clone() for t in inputs]))
-    _fail(public.peak_problems(got, want, [c[0] for c in PEAK_CASES], reveal=False))
+    _bytes_check(ctx, "estimate_peak_bytes", PEAK_CASES, reference_peak, 160)
     return "peak estimates right on the grader's graphs"
 
 
@@ -378,7 +370,7 @@ def pitfalls(ctx) -> str:
                        "result = L.probe_pitfalls(TritonChain, model, x.to(dev), h_mutate, (y0.to(dev), y1.to(dev)), "
                        "x16.to(dev), sizes)\n", timeout=300,
                   sd=model.state_dict(), x=x, y0=y0, y1=y1, x16=x16, sizes=sizes)
-    _fail(public.pitfall_problems(report, model, x, M["h_mutate"], (y0, y1), x16, sizes))
+    fail_if(public.pitfall_problems(report, model, x, M["h_mutate"], (y0, y1), x16, sizes), most=2)
     return "memfuse handles gradients, in-place ops, fp16 and dynamic shapes on the grader's cases"
 
 
