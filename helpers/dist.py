@@ -409,6 +409,9 @@ def rank_main(fn: Callable, run_dir: str) -> None:
     dist.destroy_process_group()
     sys.stdout.flush()
     sys.stderr.flush()
+    # Everything is saved: skip interpreter teardown, where gloo's and FSDP's background threads can still be
+    # alive and a rank sometimes aborts ("terminate called without an active exception") after a good run.
+    os._exit(0)
 
 
 # ---------------------------------------------------------------------------------------------------- the launcher
