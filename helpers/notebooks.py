@@ -247,8 +247,10 @@ def remember_source(source: str, filename: str) -> str:
     return filename
 
 
-def run_without_kernel(path: Path, params: dict) -> int:
-    """Run a notebook's code cells in this process (for machines without Jupyter); stop at the first error."""
+def run_without_kernel(path: Path) -> int:
+    """Run a notebook's code cells in this process (for machines without Jupyter); stop at the first error.
+
+    The run's settings come from the WORKBOOK_* environment, as they do in a kernel."""
     import json
     import traceback
 
@@ -262,8 +264,6 @@ def run_without_kernel(path: Path, params: dict) -> int:
         filename = remember_source(source, f"<cell {cell.get('id')}>")
         try:
             exec(compile(source, filename, "exec"), ns)
-            if "parameters" in cell.get("metadata", {}).get("tags", []):
-                ns.update(params)
         except Exception:
             traceback.print_exc()
             print(f"cell {cell.get('id')} failed", flush=True)

@@ -1,54 +1,68 @@
-"""The grader's side of hidden checks, run in the test process instead of a sandboxed worker (Labs 02 and 05).
+"""The checks, public and hidden, run in the test process on a namespace built from a notebook's cells.
 
-Answers still round-trip through torch.save / torch.load(weights_only=True), as the real worker's do;
-test_grading_labs.py runs the same checks in the real sandbox.
+The hidden cases are the grader's (solutions/hidden/labNN.py) and the check functions are the public ones, so
+this is how the grader judges, with the probes run here instead of in a job's kernel; answers still make the
+plain-data round trip (helpers.checks.wire). test_grading_labs.py runs the same checks through real jobs.
 """
 
 from __future__ import annotations
 
-import io
+import contextlib
+import functools
+import os
 from pathlib import Path
-from typing import Callable
-
-import torch
 
 from helpers import checks, notebooks
+from helpers.env import LabSettings
 from helpers.grading import hidden
-from helpers.grading.worker import load_namespace
+from helpers.notebooks import remember_source
 
 
-class InProcessWorker:
-    """The grader's worker, in this process: runs snippets in the learner's namespace, answers as plain data."""
-
-    def __init__(self, ns: dict):
-        self.ns = ns
-
-    def run(self, snippet: str, inputs: dict | None = None, timeout: float | None = None):
-        scope = {**self.ns, **(inputs or {})}
-        try:
-            exec(compile(snippet, "<grader>", "exec"), scope)
-        except NotImplementedError:
-            raise checks.NotImplementedYet("not written yet: it still raises NotImplementedError.") from None
-        except Exception as err:
-            raise hidden.LearnerError(f"your code raised {type(err).__name__}: {str(err)[:300]} on the grader's input.") from None
-        buf = io.BytesIO()
-        torch.save({"result": scope.get("result")}, buf)
-        return torch.load(io.BytesIO(buf.getvalue()), weights_only=True)["result"]
+@contextlib.contextmanager
+def lab_env(out_dir: str | Path):
+    """The grader's settings (CPU, QUICK, this OUT_DIR, seed 0) in the environment, for a while."""
+    env = LabSettings(device="cpu", quick=True, out_dir=str(out_dir)).to_env()
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
-def worker_namespace(path: Path, cells: list[str], out_dir: str | Path, overrides: dict[str, str] | None = None) -> dict:
-    """The namespace the grader's worker builds from a notebook (CPU, QUICK, OUT_DIR given), some cells replaced."""
-    params = f'DEVICE = "cpu"\nQUICK = True\nOUT_DIR = {str(out_dir)!r}\n'
-    overrides = {"parameters": params, **(overrides or {})}
-    chosen = [{"id": c.id, "source": overrides.get(c.id, c.source), "mode": "all"}
-              for c in notebooks.read(path).cells if c.cell_type == "code" and c.id in cells]
-    ns, errors = load_namespace(chosen)
-    assert not errors, errors
+def notebook_namespace(path: Path, out_dir: str | Path, cells: list[str] | None = None,
+                       overrides: dict[str, str] | None = None) -> dict:
+    """Run a notebook's code cells (these ids only, when given; some sources replaced) in a fresh namespace."""
+    ns: dict = {"__name__": "__main__"}
+    overrides = overrides or {}
+    with lab_env(out_dir):
+        for c in notebooks.read(path).cells:
+            if c.cell_type != "code" or (cells is not None and c.id not in cells):
+                continue
+            source = overrides.get(c.id, c.source)
+            exec(compile(source, remember_source(source, f"<cell {c.id}>"), "exec"), ns)
     return ns
 
 
-def run_hidden(name: str, fn: Callable, ns: dict, out_dir: str | Path) -> checks.Result:
-    """Hidden check `name` (the function `fn`) on the learner's namespace, as the grader scores it."""
-    ctx = hidden.GraderContext(worker=InProcessWorker(ns), out_dir=Path(out_dir), truths={})
-    spec = checks.spec(name)
-    return checks.run(checks.Spec(name, spec.points, spec.exercise, spec.title, fn), ctx)
+@functools.lru_cache(maxsize=None)
+def hidden_lab(lab: str) -> tuple[hidden.HiddenLab, dict]:
+    """The lab's hidden cases and its references, computed here once."""
+    h = hidden.load_hidden(lab)
+    return h, {key: fn() for key, fn in h.references.items()}
+
+
+def run_public(name: str, ns: dict, out_dir: str | Path) -> checks.Result:
+    """The check as the notebook runs it."""
+    with lab_env(out_dir):
+        return checks.run_check(name, ns)
+
+
+def run_hidden(name: str, ns: dict, out_dir: str | Path) -> checks.Result:
+    """The check as the grader runs it: the hidden cases, nothing revealed."""
+    h, refs = hidden_lab(checks.lab_of(name))
+    with lab_env(out_dir):
+        return checks.run_check(name, ns, cases=h.cases_for(name, refs), reveal=False)

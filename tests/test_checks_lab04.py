@@ -12,7 +12,7 @@ from helpers import inductor
 from helpers.checks import lab04
 from tests.submissions import cell, lab, solution
 
-FIXTURES = Path(__file__).parent / "fixtures" / "inductor"
+FIXTURES = Path(__file__).resolve().parents[1] / "solutions" / "hidden" / "dumps"
 TINYHEADS = sorted(FIXTURES.glob("*/tinyhead"))
 
 

@@ -1,7 +1,7 @@
-"""Tests of helpers/inductor.py on real Inductor dumps (tests/fixtures/inductor/<device>-torch<ver>/<model>/).
+"""Tests of helpers/inductor.py on real Inductor dumps (solutions/hidden/dumps/<device>-torch<ver>/<model>/).
 
 New fixture folders (another torch version, a GPU) are picked up automatically; make them with
-`python3 tools/capture_inductor_fixtures.py --out tests/fixtures/inductor [--device cuda]`.
+`python3 tools/capture_inductor_fixtures.py --out solutions/hidden/dumps [--device cuda]`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from helpers.inductor import (
     parse_output_code,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "inductor"
+FIXTURES = Path(__file__).resolve().parents[1] / "solutions" / "hidden" / "dumps"
 DUMPS = sorted(p.parent for p in FIXTURES.glob("*/*/output_code.py"))
 
 

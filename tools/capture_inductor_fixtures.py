@@ -4,8 +4,8 @@ Runs with plain python3 where torch (and triton, for CUDA) is installed; no Jupy
 install of this project needed. Writes DIR/<device>-torch<major.minor>/<model>/ with
 output_code.py, the IR before and after fusion, the provenance JSON, the FX graphs and meta.json.
 
-    python3 tools/capture_inductor_fixtures.py --out tests/fixtures/inductor                # CPU
-    python3 tools/capture_inductor_fixtures.py --out tests/fixtures/inductor --device cuda  # GPU
+    python3 tools/capture_inductor_fixtures.py --out solutions/hidden/dumps                # CPU
+    python3 tools/capture_inductor_fixtures.py --out solutions/hidden/dumps --device cuda  # GPU
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def save(code, out: Path, info: dict) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default="tests/fixtures/inductor", help="fixture root (default: %(default)s)")
+    parser.add_argument("--out", default="solutions/hidden/dumps", help="fixture root (default: %(default)s)")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--only", nargs="*", help="capture only these models (tinyhead chain minigpt)")
     args = parser.parse_args()

@@ -1,28 +1,38 @@
-"""Named acceptance checks with points and messages that say what to fix.
+"""Named acceptance checks with points and messages that say what to fix, each written once.
 
 In a notebook::
 
     from helpers.checks import check
-    check("04.find_softmax")        # prints ✅ or ❌ and what to fix
+    check("04.crossover")        # prints ✅ or ❌ and what to fix
 
-Each lab's checks live in ``helpers/checks/labNN.py`` and are registered with
-``@register("04.find_softmax", points=2, exercise="C")``. A check is a function
-of a ``Context``: it calls the learner's code through ``ctx.call`` (the adapter:
-checks never reach into a notebook's variables by accident), reads the files the
-notebook wrote under ``ctx.out_dir``, and raises ``CheckFailed`` with a message
-when something is wrong. The grader runs the hidden twin of each check (kept in
-``solutions/hidden/``) with a context whose ``call`` runs the learner's code in
-a separate, sandboxed process.
+A check has one shape. A *probe* runs the learner's code through the one door (`Learner`) and returns plain
+data; a *judge* (the `*_problems` functions) turns that data into messages. The check itself is a function of a
+context and its cases, registered once with its points::
+
+    @register("04.crossover", points=2, exercise="E", cases=PUBLIC_CASES)
+    def _crossover(ctx, cases):
+        got = ctx.probe(probe_crossover, [c.rows for c in cases])     # the learner's code runs here
+        fail_if(crossover_problems(got, cases, reveal=ctx.reveal))   # judged where the check runs
+        return "right on every case"
+
+In the notebook, `check(name)` runs it on the public cases and the probe runs in the notebook's own kernel. The
+grader runs the very same function on the hidden cases (``solutions/hidden/labNN.py``: cases and reference
+answers, no rules) with `reveal=False`, and `ctx.probe` sends the probe, by its importable name and pickled
+arguments, to the submission's kernel inside its sandbox. Either way the answer makes the same plain-data round
+trip (`helpers.checks.wire`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
+
+from helpers.checks import wire
 
 STATUSES = ("passed", "failed", "error", "timeout", "crashed", "not run")
 
@@ -37,15 +47,157 @@ class NotImplementedYet(CheckFailed):
     """The exercise still raises NotImplementedError."""
 
 
+class LearnerError(CheckFailed):
+    """The learner's code raised while a check ran it."""
+
+    status = "error"
+
+
+# ---------------------------------------------------------------- the one door to the learner's code
+class Learner:
+    """The one way a probe reaches the learner's code: a name is found or reported missing in words, and
+    NotImplementedError becomes "not written yet"."""
+
+    def __init__(self, ns: dict[str, Any]):
+        self.ns = ns
+
+    @property
+    def settings(self):
+        """The run's settings (device, QUICK, OUT_DIR, seed) as the grader or CI set them, never the parameters cell's."""
+        from helpers.env import current_settings
+
+        return current_settings()
+
+    @property
+    def out_dir(self) -> Path:
+        return Path(self.settings.out_dir)
+
+    def has(self, name: str) -> bool:
+        return name in self.ns
+
+    def value(self, name: str) -> Any:
+        """A value the notebook defined; a clear failure when it is missing."""
+        if name not in self.ns:
+            raise CheckFailed(f"`{name}` is not defined: run the cells above this check first "
+                              "(Run ▸ Run All Above Selected Cell), and keep the name the exercise gives.")
+        return self.ns[name]
+
+    def function(self, name: str) -> Callable:
+        """The learner's function itself (to hand to torch.compile, say); call it inside `running(name)`."""
+        fn = self.value(name)
+        if not callable(fn):
+            raise CheckFailed(f"`{name}` should be a function, but it is a {type(fn).__name__}.")
+        return fn
+
+    @contextlib.contextmanager
+    def running(self, label: str):
+        """Code under this block runs the learner's `label`: NotImplementedError means it is not written yet."""
+        try:
+            yield
+        except NotImplementedError:
+            raise NotImplementedYet(f"`{label}` is not written yet: replace the `raise NotImplementedError` in its cell.") from None
+
+    def call(self, name: str, *args, **kwargs) -> Any:
+        """Call the learner's function `name`."""
+        fn = self.function(name)
+        with self.running(name):
+            return fn(*args, **kwargs)
+
+    def fn(self, name: str) -> Callable:
+        """The learner's function wrapped in `running`, to pass where a plain callable is wanted."""
+        self.function(name)
+        return lambda *args, **kwargs: self.call(name, *args, **kwargs)
+
+
+# ---------------------------------------------------------------- contexts: where a check runs
+class Context:
+    """What a check sees: `probe` runs the learner's code, `reveal` says whether messages may show expected values."""
+
+    reveal = True
+
+    def probe(self, probe: Callable, *args, timeout: float | None = None, **kwargs) -> Any:
+        raise NotImplementedError
+
+
+class NotebookContext(Context):
+    """A check run in the learner's own kernel: probes run here, with the grader's plain-data round trip."""
+
+    def __init__(self, ns: dict[str, Any], reveal: bool = True):
+        self.learner = Learner(ns)
+        self.reveal = reveal
+
+    def probe(self, probe: Callable, *args, timeout: float | None = None, **kwargs) -> Any:
+        args, kwargs = wire.fresh((args, kwargs))
+        return wire.round_trip(probe(self.learner, *args, **kwargs))
+
+
+def probe_name(probe: Callable) -> str:
+    """'module:qualname', the importable name by which a probe travels to the grader's job."""
+    name = f"{probe.__module__}:{probe.__qualname__}"
+    if "<" in name:
+        raise ValueError(f"probe {name} is not importable: define it at module level")
+    return name
+
+
+PROBE_PACKAGES = ("helpers.checks", "hidden_inputs")
+
+
+def resolve_probe(name: str) -> Callable:
+    """The probe called 'module:qualname'; only from the packages that hold probes."""
+    module, _, qualname = name.partition(":")
+    if not any(module == p or module.startswith(p + ".") for p in PROBE_PACKAGES) or not qualname:
+        raise ValueError(f"{name!r} is not a probe")
+    obj: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def probe_settings(learner: Learner) -> dict:
+    """The settings and versions the learner's kernel runs with (the grader records them with each grade)."""
+    import torch
+
+    s = learner.settings
+    return {"device": s.device, "quick": s.quick, "out_dir": s.out_dir, "seed": s.seed, "torch": torch.__version__,
+            "cuda": torch.cuda.is_available()}
+
+
+def probe_files(learner: Learner, names: list[str], max_bytes: int = 4 << 20) -> dict:
+    """The files the notebook wrote under OUT_DIR: {name: {exists, bytes, sha256, text}} (text for small text files)."""
+    import hashlib
+
+    out = {}
+    root = learner.out_dir
+    for name in names:
+        path = root / name
+        if not path.is_file():
+            out[name] = {"exists": False}
+            continue
+        data = path.read_bytes()[: max_bytes + 1]
+        entry = {"exists": True, "bytes": path.stat().st_size, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        if len(data) <= max_bytes:
+            try:
+                entry["text"] = data.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+        out[name] = entry
+    return out
+
+
+# ---------------------------------------------------------------- registry
 @dataclass(frozen=True)
 class Spec:
-    """A registered check: its name, points, exercise and the function that runs it."""
+    """A registered check: its name, points, exercise, title, the function that runs it and its public cases."""
 
     name: str
     points: float
     exercise: str
     title: str
-    fn: Callable[["Context"], str | None]
+    fn: Callable[[Context, Any], str | None]
+    cases: Any = None
+
+    def public_cases(self) -> Any:
+        return self.cases() if callable(self.cases) else self.cases
 
 
 @dataclass
@@ -78,22 +230,14 @@ def fail_if(problems: list[str], most: int = 3) -> None:
         raise CheckFailed(" ".join(problems[:most]) + (f" (and {more} more)" if more > 0 else ""))
 
 
-def learner(label: str, fn: Callable, *args, **kwargs) -> Any:
-    """Call something that runs the learner's code; NotImplementedError becomes 'not written yet'."""
-    try:
-        return fn(*args, **kwargs)
-    except NotImplementedError:
-        raise NotImplementedYet(f"{label}: not written yet; replace the `raise NotImplementedError` in its cell.") from None
-
-
 REGISTRY: dict[str, Spec] = {}
 
 
-def register(name: str, points: float, exercise: str, title: str = "") -> Callable:
-    """Decorator: add a check to the registry under `name` ("NN.what")."""
+def register(name: str, points: float, exercise: str, title: str = "", cases: Any = None) -> Callable:
+    """Decorator: add a check `fn(ctx, cases)` to the registry under `name` ("NN.what"), with its public cases."""
 
     def wrap(fn: Callable) -> Callable:
-        REGISTRY[name] = Spec(name, points, exercise, title or (fn.__doc__ or "").strip().split("\n")[0], fn)
+        REGISTRY[name] = Spec(name, points, exercise, title or (fn.__doc__ or "").strip().split("\n")[0], fn, cases)
         return fn
 
     return wrap
@@ -123,53 +267,22 @@ def spec(name: str) -> Spec:
     return REGISTRY[name]
 
 
-class Context:
-    """What a check sees: the learner's code (through `call`) and the files the notebook wrote."""
-
-    def __init__(self, ns: dict[str, Any], out_dir: Path | None = None):
-        self.ns = ns
-        self.out_dir = Path(out_dir if out_dir is not None else ns.get("OUT_DIR", "."))
-
-    def get(self, name: str) -> Any:
-        """A value the notebook defined; a clear failure when it is missing."""
-        if name not in self.ns:
-            raise CheckFailed(f"`{name}` is not defined: run the cells above this check first (Run ▸ Run All Above Selected Cell).")
-        return self.ns[name]
-
-    def call(self, fn_name: str, *args, **kwargs) -> Any:
-        """Call the learner's function `fn_name`; NotImplementedError becomes a friendly failure."""
-        fn = self.get(fn_name)
-        if not callable(fn):
-            raise CheckFailed(f"`{fn_name}` should be a function, but it is a {type(fn).__name__}.")
-        try:
-            return fn(*args, **kwargs)
-        except NotImplementedError:
-            raise NotImplementedYet(f"`{fn_name}` is not written yet: replace the `raise NotImplementedError` in its cell.") from None
-
-    def file(self, name: str) -> Path:
-        """A file the notebook should have written under OUT_DIR."""
-        path = self.out_dir / name
-        if not path.is_file():
-            raise CheckFailed(f"{self.out_dir.name}/{name} does not exist: run the cell that writes it.")
-        return path
-
-
-def run(spec_: Spec, ctx: Context) -> Result:
-    """Run one check and turn whatever happens into a Result (never raises, except KeyboardInterrupt)."""
+# ---------------------------------------------------------------- running a check
+def run(spec_: Spec, ctx: Context, cases: Any) -> Result:
+    """Run one check on `cases` and turn whatever happens into a Result (never raises, except KeyboardInterrupt)."""
     try:
-        note = spec_.fn(ctx)
+        note = spec_.fn(ctx, cases)
     except CheckFailed as err:
         return Result(spec_.name, err.status, 0, spec_.points, str(err))
     except KeyboardInterrupt:
         raise
-    except Exception as err:  # the learner's code crashed inside the check
-        where = _learner_frame(err)
-        return Result(spec_.name, "error", 0, spec_.points, f"{type(err).__name__}: {err}{where}")
+    except Exception as err:  # the learner's code crashed inside a probe run in this process
+        return Result(spec_.name, "error", 0, spec_.points, f"{type(err).__name__}: {err}{learner_frame(err)}")
     return Result(spec_.name, "passed", spec_.points, spec_.points, note or "passed")
 
 
-def _learner_frame(err: BaseException) -> str:
-    """' (in cell line N)' when the traceback passes through notebook code."""
+def learner_frame(err: BaseException) -> str:
+    """' (raised at NAME, line N)' when the traceback passes through notebook code."""
     frames = [f for f in traceback.extract_tb(err.__traceback__) if "ipykernel" in f.filename or f.filename.startswith("<")]
     return f" (raised at {frames[-1].name}, line {frames[-1].lineno})" if frames else ""
 
@@ -179,9 +292,10 @@ def check(name: str, ns: dict[str, Any] | None = None) -> None:
     print(run_check(name, ns if ns is not None else sys._getframe(1).f_globals).line())
 
 
-def run_check(name: str, ns: dict[str, Any]) -> Result:
-    """Run check `name` against the namespace `ns` and return its Result (no printing)."""
-    return run(spec(name), Context(ns))
+def run_check(name: str, ns: dict[str, Any], cases: Any = None, reveal: bool = True) -> Result:
+    """Run check `name` against the namespace `ns` (its public cases unless others are given); no printing."""
+    s = spec(name)
+    return run(s, NotebookContext(ns, reveal=reveal), s.public_cases() if cases is None else cases)
 
 
 def summary(lab: str, results: list[Result]) -> str:
@@ -189,3 +303,8 @@ def summary(lab: str, results: list[Result]) -> str:
     total = sum(r.score for r in results)
     top = sum(r.max_score for r in results)
     return f"Lab {lab}: {total:g} / {top:g} points"
+
+
+__all__ = ["CheckFailed", "NotImplementedYet", "LearnerError", "Learner", "Context", "NotebookContext", "Spec",
+           "Result", "register", "check", "run", "run_check", "fail_if", "load_lab", "spec", "probe_name",
+           "resolve_probe", "probe_settings", "probe_files"]

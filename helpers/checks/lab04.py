@@ -1,21 +1,27 @@
 """Lab 04 — Inductor output: the acceptance checks.
 
-Each check names the exercise it grades. The validators (`annotation_problems`,
-`report_problems`, ...) are shared with the grader's hidden checks, which run
-them on files and inputs the notebook never saw.
+Each check is a probe (`probe_*`: runs the learner's code, returns plain data) and a judge (`*_problems`: says
+what to fix), run on cases. The notebook runs them on the cases below; the grader runs the same functions on
+hidden cases (other models, other functions, stored dumps from CPUs and GPUs of several torch versions).
+Kernels travel as plain facts (`kernel_facts`): name, kind, fused ops, loads, stores, reductions, source.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import math
 import re
+import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 import torch
 
-from helpers.checks import CheckFailed, Context, register
+from helpers.checks import CheckFailed, Context, Learner, fail_if, register
 
 LAB = "04"
 ANNOTATION_FILE = "KERNEL_ANNOTATION.md"
@@ -28,46 +34,90 @@ SOFTMAX_VOCAB = ("amax", "max", "sub", "exp", "sum", "div", "_softmax", "softmax
                  "log", "mul", "reciprocal", "addmm", "mm", "permute", "t")
 
 
+def kernel_facts(kernel) -> dict:
+    """A parsed kernel (helpers.inductor.Kernel) as plain data."""
+    return kernel if isinstance(kernel, dict) else dataclasses.asdict(kernel)
+
+
 def kernel_is_softmax(kernel) -> bool:
     """The criterion the exercise describes: the kernel exponentiates and reduces."""
-    ops = set(kernel.aten_ops)
-    return bool(kernel.reductions) and bool({"exp", "_softmax", "prepare_softmax_online"} & ops)
+    k = kernel_facts(kernel)
+    return bool(k["reductions"]) and bool({"exp", "_softmax", "prepare_softmax_online"} & set(k["aten_ops"]))
+
+
+def max_abs_diff(got: Any, want: torch.Tensor) -> float:
+    """Largest |got - want| in float64; inf when shapes differ or either side has NaN or inf (never passes)."""
+    if not isinstance(got, torch.Tensor) or got.shape != want.shape:
+        return math.inf
+    if got.numel() == 0:
+        return 0.0
+    diff = (got.double().cpu() - want.double().cpu()).abs()
+    return math.inf if not bool(torch.isfinite(diff).all()) else diff.max().item()
 
 
 # ---------------------------------------------------------------- A: compile
-def tiny_head_case(seed: int, d: int = 64, vocab: int = 600, batch: int = 2):
-    """A TinyHead and an input, reproducible from a seed."""
-    from helpers.models import TinyHead
+@dataclass(frozen=True)
+class HeadCase:
+    """A TinyHead and its input, reproducible from a seed."""
 
-    torch.manual_seed(seed)
-    return TinyHead(d, vocab).eval(), torch.randn(batch, d)
+    about: str
+    seed: int
+    d: int = 64
+    vocab: int = 600
+    batch: int = 2
+
+    def build(self):
+        from helpers.models import TinyHead
+
+        torch.manual_seed(self.seed)
+        return TinyHead(self.d, self.vocab).eval(), torch.randn(self.batch, self.d)
+
+    def want(self) -> torch.Tensor:
+        """Eager's answer in float64, computed where the check is judged."""
+        model, x = self.build()
+        with torch.no_grad():
+            return model.double()(x.double())
 
 
-def compiled_problems(compiled, model, x) -> list[str]:
-    """Why `compiled` is not a torch.compile'd `model` that matches eager within 1e-6."""
-    if not isinstance(compiled, torch._dynamo.eval_frame.OptimizedModule):
-        return [f"compile_head returned a {type(compiled).__name__}; return the result of torch.compile(model)."]
-    if compiled._orig_mod is not model:
+def probe_compile(learner: Learner, case: HeadCase) -> dict:
+    """compile_head on the case's TinyHead, on the run's device: what it returned, what it computed, graphs captured."""
+    from helpers.env import pick_device
+
+    model, x = case.build()
+    device = pick_device(learner.settings.device)
+    model, x = model.to(device), x.to(device)
+    compiled = learner.call("compile_head", model)
+    info = {"optimized": isinstance(compiled, torch._dynamo.eval_frame.OptimizedModule),
+            "same": getattr(compiled, "_orig_mod", None) is model, "type": type(compiled).__name__}
+    if info["optimized"]:
+        stats = torch._dynamo.utils.counters["stats"]
+        before = stats["unique_graphs"]
+        with torch.no_grad(), learner.running("compile_head"):
+            info["out"] = compiled(x)
+        info["graphs"], info["graphs_ever"] = stats["unique_graphs"] - before, stats["unique_graphs"]
+    return info
+
+
+def compiled_problems(info: dict, want: torch.Tensor, about: str) -> list[str]:
+    """Why compile_head's result is not a torch.compile'd model that matches eager within 1e-6."""
+    if not info.get("optimized"):
+        return [f"compile_head returned a {info.get('type')}; return the result of torch.compile(model)."]
+    if not info.get("same"):
         return ["compile_head returned a compiled module, but not of the model it was given."]
-    before = torch._dynamo.utils.counters["stats"]["unique_graphs"]
-    with torch.no_grad():
-        want, got = model(x), compiled(x)
-    graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"] - before
-    err = (want - got).abs().max().item()
-    problems = []
+    err = max_abs_diff(info.get("out"), want)
     if err > 1e-6:
-        problems.append(f"compiled and eager outputs differ by {err:.2e} (must be ≤ 1e-6).")
-    if graphs == 0 and torch._dynamo.utils.counters["stats"]["unique_graphs"] == 0:
-        problems.append("Dynamo captured no graph: is the model really compiled, and was it called?")
-    return problems
+        said = "is not a finite tensor of the right shape" if math.isinf(err) else f"differs from eager by {err:.2e}"
+        return [f"on {about}, the compiled output {said} (must be within 1e-6)."]
+    if info.get("graphs", 0) < 1 and info.get("graphs_ever", 0) < 1:   # a model of the same shape may reuse a graph
+        return ["Dynamo captured no graph when the compiled model was called: is the model really compiled?"]
+    return []
 
 
-@register("04.compile_match", points=2, exercise="A", title="torch.compile'd TinyHead matches eager within 1e-6")
-def _compile_match(ctx: Context) -> str:
-    model, x = tiny_head_case(seed=4)
-    problems = compiled_problems(ctx.call("compile_head", model), model, x)
-    if problems:
-        raise CheckFailed(" ".join(problems))
+@register("04.compile_match", points=2, exercise="A", title="torch.compile'd TinyHead matches eager within 1e-6",
+          cases=[HeadCase("the lab's TinyHead", seed=4)])
+def _compile_match(ctx: Context, cases: list[HeadCase]) -> str:
+    for case in cases:
+        fail_if(compiled_problems(ctx.probe(probe_compile, case), case.want(), case.about))
     return "compiled output matches eager within 1e-6"
 
 
@@ -75,41 +125,79 @@ def _compile_match(ctx: Context) -> str:
 DEBUG_FILES = ("output_code.py", "ir_pre_fusion.txt", "ir_post_fusion.txt")
 
 
-def debug_folder_problems(folder, marker: str) -> list[str]:
-    """Why `folder` is not a fresh Inductor debug folder for a graph whose code mentions `marker`."""
-    if folder is None:
-        return ["dump_inductor_debug returned None; return the folder that holds output_code.py."]
-    folder = Path(folder)
-    if not folder.is_dir():
-        return [f"{folder} is not a folder; return the Inductor debug folder (the one with {', '.join(DEBUG_FILES)})."]
-    missing = [f for f in DEBUG_FILES if not (folder / f).is_file()]
-    if missing:
-        hint = " (an FX-graph-cache hit writes no debug files: turn the cache off while dumping)" if "ir_post_fusion.txt" in missing else ""
-        return [f"{folder} lacks {', '.join(missing)}{hint}."]
-    if marker not in (folder / "output_code.py").read_text(errors="replace"):
-        return [f"{folder}/output_code.py is not the code of the function you were given (no {marker!r} in it): return the folder of THIS compile, not an older one."]
-    return []
-
-
 def odd_fn(t: torch.Tensor) -> torch.Tensor:
     """A function whose generated code is recognisable by its shape."""
     return torch.tanh(t) * 3.0
 
 
-@register("04.debug_dump", points=2, exercise="B", title="Inductor's debug files are dumped for a fresh compile")
-def _debug_dump(ctx: Context) -> str:
-    shape = (7, 13)
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = ctx.call("dump_inductor_debug", odd_fn, (torch.randn(*shape),), Path(tmp))
-        problems = debug_folder_problems(folder, marker="91")  # 7*13 elements appear in the loop bound
-    if problems:
-        raise CheckFailed(" ".join(problems))
+@dataclass(frozen=True)
+class DumpCase:
+    """A function to dump, the shape of its input, and a number its generated code must contain."""
+
+    fn: Callable
+    shape: tuple
+    marker: str
+
+
+def probe_debug_dump(learner: Learner, case: DumpCase) -> dict:
+    """dump_inductor_debug on a fresh folder: what it returned, the files there, the generated code."""
+    root = Path(tempfile.mkdtemp(prefix="debug-root-"))
+    try:
+        folder = learner.call("dump_inductor_debug", case.fn, (torch.randn(*case.shape),), root)
+        if folder is None:
+            return {"folder": None}
+        folder = Path(folder)
+        info = {"folder": str(folder), "is_dir": folder.is_dir(), "under_root": str(folder.resolve()).startswith(str(root.resolve()))}
+        if folder.is_dir():
+            info["files"] = sorted(p.name for p in folder.iterdir() if p.is_file())
+            code = folder / "output_code.py"
+            info["output_code"] = code.read_text(errors="replace")[:500_000] if code.is_file() else None
+        return info
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def debug_folder_problems(info: dict, marker: str) -> list[str]:
+    """Why the returned folder is not a fresh Inductor debug folder of the function given."""
+    if info.get("folder") is None:
+        return ["dump_inductor_debug returned None; return the folder that holds output_code.py."]
+    if not info.get("is_dir"):
+        return [f"{info['folder']} is not a folder; return the Inductor debug folder (the one with {', '.join(DEBUG_FILES)})."]
+    if not info.get("under_root"):
+        return ["the folder returned is not under the debug_root it was given."]
+    missing = [f for f in DEBUG_FILES if f not in info.get("files", [])]
+    if missing:
+        hint = " (an FX-graph-cache hit writes no debug files: turn the cache off while dumping)" if "ir_post_fusion.txt" in missing else ""
+        return [f"the folder lacks {', '.join(missing)}{hint}."]
+    if marker not in (info.get("output_code") or ""):
+        return ["output_code.py in the folder returned is not the code of the function you were given: return the "
+                "folder of THIS compile, not an older one."]
+    return []
+
+
+@register("04.debug_dump", points=2, exercise="B", title="Inductor's debug files are dumped for a fresh compile",
+          cases=[DumpCase(odd_fn, (7, 13), "91")])    # 7*13 elements appear in the loop bound
+def _debug_dump(ctx: Context, cases: list[DumpCase]) -> str:
+    for case in cases:
+        fail_if(debug_folder_problems(ctx.probe(probe_debug_dump, case), case.marker))
     return "output_code.py, ir_pre_fusion.txt and ir_post_fusion.txt written for the function given"
 
 
 # ---------------------------------------------------------------- C: find the kernel
+CAPTURE = None   # a case's kernels: None means the notebook's own capture (`code`)
+
+
+@dataclass(frozen=True)
+class KernelsCase:
+    """A list of parsed kernels (None: the notebook's capture) and the name of its softmax kernel (None: by the rule)."""
+
+    about: str
+    kernels: list | None = CAPTURE
+    want: str | None = None
+
+
 def decoys(kernels: list) -> list:
-    """The kernel list shuffled and padded with look-alikes that are not a softmax."""
+    """The kernel list reversed and padded with look-alikes that are not a softmax."""
     from helpers.inductor import Kernel
 
     fake_exp = Kernel(name="cpp_fused_exp_0", kind="cpp", device="cpu", aten_ops=["exp"], aten_ops_source="kernel_name",
@@ -119,25 +207,52 @@ def decoys(kernels: list) -> list:
     return [fake_exp, *reversed(kernels), fake_sum]
 
 
-@register("04.find_softmax", points=2, exercise="C", title="find the fused softmax kernel and save it")
-def _find_softmax(ctx: Context) -> str:
-    code = ctx.get("code")
-    want = [k for k in code.kernels if kernel_is_softmax(k)]
-    if len(want) != 1:
-        raise CheckFailed(f"the captured code should hold one softmax kernel but holds {len(want)}; re-run the capture cell.")
-    for kernels, what in ((code.kernels, "your capture"), (decoys(code.kernels), "a shuffled list with look-alike kernels")):
-        got = ctx.call("find_softmax_kernel", kernels)
-        if getattr(got, "name", None) != want[0].name:
-            raise CheckFailed(f"on {what}, find_softmax_kernel returned {getattr(got, 'name', got)!r}; expected {want[0].name!r} "
-                              "(the kernel that both reduces and exponentiates).")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(ctx.call("save_kernel", want[0], Path(tmp)))
-        ext = ".cpp" if want[0].kind == "cpp" else ".py"
-        if path.name != "kernel" + ext:
-            raise CheckFailed(f"save_kernel wrote {path.name}; a {want[0].kind} kernel goes to kernel{ext}.")
-        if path.read_text() != want[0].source:
-            raise CheckFailed("save_kernel's file is not exactly the kernel's source.")
-    return f"found {want[0].name} and saved its source"
+def probe_find_softmax(learner: Learner, case: KernelsCase) -> dict:
+    """find_softmax_kernel on the kernels and on a decoy list; save_kernel on the kernel it should find."""
+    kernels = list(learner.value("code").kernels) if case.kernels is None else list(case.kernels)
+    target = case.want or next((k.name for k in kernels if kernel_is_softmax(k)), None)
+    info = {"target": target, "found": [], "by_rule": case.want is None,
+            "candidates": [k.name for k in kernels if kernel_is_softmax(k)]}
+    for ks in (kernels, decoys(kernels)):
+        got = learner.call("find_softmax_kernel", ks)
+        info["found"].append(getattr(got, "name", repr(got)[:80]))
+    kernel = next((k for k in kernels if k.name == target), None)
+    if kernel is not None:
+        folder = Path(tempfile.mkdtemp(prefix="save-kernel-"))
+        try:
+            path = Path(learner.call("save_kernel", kernel, folder))
+            info["saved"] = {"name": path.name, "exists": path.is_file(),
+                             "matches": path.is_file() and path.read_text() == kernel.source, "kind": kernel.kind}
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    return info
+
+
+def find_problems(info: dict, about: str, reveal: bool) -> list[str]:
+    """Whether find_softmax_kernel found the target in both orders and save_kernel wrote its exact source."""
+    if info["by_rule"] and len(info["candidates"]) != 1:
+        return [f"{about} should hold one softmax kernel but holds {len(info['candidates'])}; re-run the capture cell."]
+    for got, order in zip(info["found"], ("as given", "shuffled among look-alike kernels")):
+        if got != info["target"]:
+            said = f"returned {got!r}; expected {info['target']!r}" if reveal else "returned another kernel"
+            return [f"on {about} ({order}), find_softmax_kernel {said} (the kernel that both reduces and "
+                    "exponentiates, found by what it does, not by its name or place)."]
+    saved = info.get("saved", {})
+    ext = ".cpp" if saved.get("kind") == "cpp" else ".py"
+    if saved.get("name") != "kernel" + ext or not saved.get("exists"):
+        return [f"save_kernel wrote {saved.get('name')!r}; a {saved.get('kind')} kernel goes to kernel{ext}, and the "
+                "function returns its path."]
+    if not saved.get("matches"):
+        return ["save_kernel's file is not exactly the kernel's source."]
+    return []
+
+
+@register("04.find_softmax", points=2, exercise="C", title="find the fused softmax kernel and save it",
+          cases=[KernelsCase("your capture")])
+def _find_softmax(ctx: Context, cases: list[KernelsCase]) -> str:
+    for case in cases:
+        fail_if(find_problems(ctx.probe(probe_find_softmax, case), case.about, ctx.reveal))
+    return f"found the softmax kernel in {len(cases)} list(s) of kernels and saved its source"
 
 
 # ---------------------------------------------------------------- D: annotation
@@ -159,7 +274,8 @@ def _mentions(body: str, op: str) -> bool:
 
 
 def annotation_problems(text: str, kernel) -> list[str]:
-    """Everything wrong with an annotation of `kernel` (an empty list when it is right)."""
+    """Everything wrong with an annotation of `kernel` (plain facts or a Kernel); an empty list when it is right."""
+    k = kernel_facts(kernel)
     found = sections(text)
     missing = [s for s in ANNOTATION_SECTIONS if s.lower() not in found]
     if missing:
@@ -167,30 +283,29 @@ def annotation_problems(text: str, kernel) -> list[str]:
     problems = []
     ops_body = re.sub(r"aten\.|prims\.", "", found["fused aten ops"])
     ops_line = next((line for line in ops_body.splitlines() if line.strip()), "")
-    have = set(kernel.aten_ops)
-    absent = [op for op in kernel.aten_ops if not _mentions(ops_body, op)]
+    have = set(k["aten_ops"])
+    absent = [op for op in k["aten_ops"] if not _mentions(ops_body, op)]
     if absent:
-        problems.append(f"'Fused ATen ops' misses {', '.join(absent)}: your dump ({kernel.name}) fuses {', '.join(kernel.aten_ops)}.")
+        problems.append(f"'Fused ATen ops' misses {', '.join(absent)}: your dump ({k['name']}) fuses {', '.join(k['aten_ops'])}.")
     wrong = [op for op in SOFTMAX_VOCAB if op not in have and _mentions(ops_line, op)
              and not (op == "softmax" and "_softmax" in have) and not (op == "max" and "amax" in have)]
     if wrong:
         problems.append(f"the first line of 'Fused ATen ops' lists {', '.join(wrong)}, which this kernel does not hold "
-                        f"(its ops: {', '.join(kernel.aten_ops)}; CPU and GPU, and torch versions, differ — annotate your own dump).")
-    loads = {_squash(a.index) for a in kernel.loads if a.index}
+                        f"(its ops: {', '.join(k['aten_ops'])}; CPU and GPU, and torch versions, differ — annotate your own dump).")
+    loads = {_squash(a["index"]) for a in k["loads"] if a["index"]}
     quoted_in = [_squash(q) for q in re.findall(r"`([^`]+)`", found["input read"])]
     if not any(i in q for q in quoted_in for i in loads):
         problems.append("'Input read' should quote, in `backticks`, the index expression of the input load, e.g. one of: "
-                        + ", ".join(dict.fromkeys(f"`{a.index}`" for a in kernel.loads)) + ".")
-    stores = kernel.stores
+                        + ", ".join(dict.fromkeys(f"`{a['index']}`" for a in k["loads"])) + ".")
     out_body = found["output written"]
-    if not any(a.buffer in out_body and _squash(a.index) in _squash(out_body) for a in stores):
+    if not any(a["buffer"] in out_body and _squash(a["index"]) in _squash(out_body) for a in k["stores"]):
         problems.append("'Output written' should name the output pointer and its index expression, e.g. "
-                        + ", ".join(f"`{a.buffer}` at `{a.index}`" for a in stores[-2:]) + ".")
+                        + ", ".join(f"`{a['buffer']}` at `{a['index']}`" for a in k["stores"][-2:]) + ".")
     red_body = found["reductions"].lower()
-    kinds = [r for r in kernel.reductions if r.lower() not in red_body and not (r == "online_softmax" and "online" in red_body)]
+    kinds = [r for r in k["reductions"] if r.lower() not in red_body and not (r == "online_softmax" and "online" in red_body)]
     if kinds:
-        problems.append(f"'Reductions' should say which reductions the kernel performs ({', '.join(kernel.reductions)}); missing: {', '.join(kinds)}.")
-    quoted = [q for q in re.findall(r"`([^`]+)`", found["reductions"]) if q.strip() and q.strip() in kernel.source]
+        problems.append(f"'Reductions' should say which reductions the kernel performs ({', '.join(k['reductions'])}); missing: {', '.join(kinds)}.")
+    quoted = [q for q in re.findall(r"`([^`]+)`", found["reductions"]) if q.strip() and q.strip() in k["source"]]
     if not quoted:
         problems.append("'Reductions' should quote (in `backticks`) the code that performs a reduction, copied from the kernel.")
     gone = found["what is not there"].lower()
@@ -199,25 +314,51 @@ def annotation_problems(text: str, kernel) -> list[str]:
     return problems
 
 
-@register("04.annotation", points=3, exercise="D", title="KERNEL_ANNOTATION.md explains the fused kernel of your dump")
-def _annotation(ctx: Context) -> str:
-    code = ctx.get("code")
-    kernel = next((k for k in code.kernels if kernel_is_softmax(k)), None)
-    if kernel is None:
-        raise CheckFailed("the captured code holds no softmax kernel; re-run the capture cell in part C.")
-    problems = annotation_problems(ctx.file(ANNOTATION_FILE).read_text(), kernel)
-    if problems:
-        raise CheckFailed(" ".join(problems))
-    return f"the annotation matches {kernel.name}"
+def probe_annotation(learner: Learner, with_capture: bool) -> dict:
+    """The annotation the notebook wrote, and (when asked) the softmax kernel of the notebook's own capture."""
+    path = learner.out_dir / ANNOTATION_FILE
+    info = {"text": path.read_text(errors="replace")[:200_000] if path.is_file() else None}
+    if with_capture:
+        info["kernels"] = [kernel_facts(k) for k in learner.value("code").kernels if kernel_is_softmax(k)]
+    return info
+
+
+@dataclass(frozen=True)
+class AnnotationCase:
+    """The dumps an honest annotation may describe: the notebook's capture (None) or the grader's reference kernels."""
+
+    kernels: list | None = CAPTURE
+
+
+def best_annotation_problems(text: str, kernels: list) -> list[str]:
+    """The annotation judged against each dump it may describe: no problem if it describes one of them right."""
+    tried = [annotation_problems(text, k) for k in kernels]
+    return min(tried, key=len) if tried else ["no softmax kernel to compare with: re-run the capture cell in part C."]
+
+
+@register("04.annotation", points=3, exercise="D", title="KERNEL_ANNOTATION.md explains the fused kernel of your dump",
+          cases=AnnotationCase())
+def _annotation(ctx: Context, case: AnnotationCase) -> str:
+    info = ctx.probe(probe_annotation, case.kernels is CAPTURE)
+    if info["text"] is None:
+        raise CheckFailed(f"{ANNOTATION_FILE} does not exist in the output folder: run the cell that writes it.")
+    kernels = info.get("kernels") if case.kernels is CAPTURE else [kernel_facts(k) for k in case.kernels]
+    fail_if(best_annotation_problems(info["text"], kernels or []))
+    return "the annotation matches the fused kernel of a real dump"
 
 
 # ---------------------------------------------------------------- E: crossover
-CROSSOVER_CASES = (
-    ([0.5, 0.7, 1.2, 1.5], [1, 8, 64, 512], 64),
-    ([0.4, 0.6, 0.8], [1, 8, 64], None),
-    ([1.3, 1.5, 2.0], [2, 4, 8], 2),
-    ([0.8, 1.1, 0.9, 1.2, 1.3], [1, 2, 4, 8, 16], 8),
-)
+@dataclass(frozen=True)
+class CrossoverCase:
+    speedups: tuple
+    sizes: tuple
+    want: int | None
+    about: str = ""
+    largest_first: bool = False
+
+    def rows(self) -> list[dict]:
+        rows = rows_for(self.speedups, self.sizes)
+        return rows[::-1] if self.largest_first else rows
 
 
 def rows_for(speedups, sizes) -> list[dict]:
@@ -225,28 +366,83 @@ def rows_for(speedups, sizes) -> list[dict]:
     return [{"batch": b, "eager_ms": 1.0, "compiled_ms": 1.0 / s, "speedup": s} for s, b in zip(speedups, sizes)]
 
 
-def crossover_problems(find_crossover, cases=CROSSOVER_CASES) -> list[str]:
-    """Cases on which `find_crossover` gives the wrong answer."""
-    problems = []
-    for speedups, sizes, want in cases:
-        got = find_crossover(rows_for(speedups, sizes))
-        if got != want:
-            problems.append(f"for speedups {speedups} at batch sizes {sizes}, find_crossover returned {got!r}; expected {want!r} "
-                            "(the smallest batch from which compiled is faster at every larger batch too; None if never).")
-            break
-    return problems
+@dataclass(frozen=True)
+class SweepCase:
+    """Where the sweep rows come from: the notebook's `sweep_rows` (batches None), or measure_sweep on these batches."""
+
+    batches: tuple | None = None
+    d: int = 16
 
 
-@register("04.crossover", points=2, exercise="E", title="the eager-vs-compiled sweep and its crossover")
-def _crossover(ctx: Context) -> str:
-    problems = crossover_problems(lambda rows: ctx.call("find_crossover", rows))
-    rows = ctx.get("sweep_rows")
-    if not rows or not all({"batch", "eager_ms", "compiled_ms", "speedup"} <= set(r) for r in rows):
-        problems.append("sweep_rows should be a list of dicts with batch, eager_ms, compiled_ms and speedup.")
-    elif any(abs(r["speedup"] - r["eager_ms"] / r["compiled_ms"]) > 1e-6 * r["speedup"] + 1e-9 for r in rows):
-        problems.append("each row's speedup should be eager_ms / compiled_ms.")
-    if problems:
-        raise CheckFailed(" ".join(problems))
+class CountingHead(torch.nn.Module):
+    """A small TinyHead that counts its calls and the batch sizes it saw (is the model really timed at each size?)."""
+
+    def __init__(self, d: int):
+        super().__init__()
+        from helpers.models import TinyHead
+
+        self.head, self.seen = TinyHead(d, 24).eval(), []
+
+    def forward(self, x):
+        self.seen.append(int(x.shape[0]))
+        return self.head(x)
+
+
+def probe_crossover(learner: Learner, cases: list[CrossoverCase], sweep: SweepCase) -> dict:
+    """find_crossover on each case's rows; the sweep's rows (and, when the probe ran it, the batch sizes each model saw)."""
+    info = {"answers": [learner.call("find_crossover", case.rows()) for case in cases]}
+    if sweep.batches is None:
+        info["rows"] = learner.value("sweep_rows")
+    else:
+        from helpers.env import pick_device
+
+        device = pick_device(learner.settings.device)
+        eager, compiled = CountingHead(sweep.d).to(device), CountingHead(sweep.d).to(device)
+        import inspect
+
+        fn = learner.function("measure_sweep")
+        kw = {"d": sweep.d} if "d" in inspect.signature(fn).parameters else {}
+        with learner.running("measure_sweep"):
+            info["rows"] = fn(eager, compiled, list(sweep.batches), **kw)
+        info["seen"] = {"eager": sorted(set(eager.seen)), "compiled": sorted(set(compiled.seen))}
+    return info
+
+
+def crossover_problems(info: dict, cases: list[CrossoverCase], sweep: SweepCase, reveal: bool) -> list[str]:
+    """Wrong crossover answers, and sweep rows that are not measurements of the sizes asked for."""
+    for case, got in zip(cases, info["answers"]):
+        if got != case.want:
+            if reveal:
+                return [f"for speedups {list(case.speedups)} at batch sizes {list(case.sizes)}, find_crossover returned "
+                        f"{got!r}; expected {case.want!r} (the smallest batch from which compiled is faster at every "
+                        "larger batch too; None if never)."]
+            return [f"find_crossover gave a wrong answer on the grader's case with {case.about}; sort the rows by batch "
+                    "and handle every size, not only the ones shown in the notebook."]
+    rows = info.get("rows")
+    keys = ("batch", "eager_ms", "compiled_ms", "speedup")
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and set(keys) <= set(r) for r in rows):
+        return ["the sweep should be a list of dicts with batch, eager_ms, compiled_ms and speedup."]
+    if sweep.batches is not None and [r["batch"] for r in rows] != list(sweep.batches):
+        return ["measure_sweep should return one row per batch size, in the order given."]
+    for r in rows:
+        if not all(isinstance(r[k], (int, float)) and math.isfinite(r[k]) and r[k] > 0 for k in keys[1:]):
+            return ["each row of the sweep needs positive, finite eager_ms, compiled_ms and speedup."]
+        if abs(r["speedup"] - r["eager_ms"] / r["compiled_ms"]) > 1e-6 * r["speedup"] + 1e-9:
+            return ["each row's speedup should be eager_ms / compiled_ms."]
+    seen = info.get("seen")
+    if seen is not None and (seen["eager"] != sorted(set(sweep.batches)) or seen["compiled"] != sorted(set(sweep.batches))):
+        return ["measure_sweep should time both models on an input of each batch size it is given (rows of d features); "
+                "the grader's models were not called with those batch sizes."]
+    return []
+
+
+@register("04.crossover", points=2, exercise="E", title="the eager-vs-compiled sweep and its crossover",
+          cases=([CrossoverCase((0.5, 0.7, 1.2, 1.5), (1, 8, 64, 512), 64), CrossoverCase((0.4, 0.6, 0.8), (1, 8, 64), None),
+                  CrossoverCase((1.3, 1.5, 2.0), (2, 4, 8), 2), CrossoverCase((0.8, 1.1, 0.9, 1.2, 1.3), (1, 2, 4, 8, 16), 8)],
+                 SweepCase()))
+def _crossover(ctx: Context, cases: tuple) -> str:
+    crossovers, sweep = cases
+    fail_if(crossover_problems(ctx.probe(probe_crossover, crossovers, sweep, timeout=240), crossovers, sweep, ctx.reveal))
     return "find_crossover is right on every case, and the sweep rows are consistent"
 
 
@@ -269,7 +465,30 @@ op2.writes = [MemoryDep('buf2', c0, {c0: 8})]
 op3: NopKernelSchedulerNode(ComputedBuffer)
 op3.writes = []
 """
-SCHEDULER_WANT = ["op0", "op1_op2", "op3"]
+
+
+@dataclass(frozen=True)
+class IRCase:
+    """An IR text and its top-level nodes; or, with text None, the notebook's own capture (judged by fusion's rules)."""
+
+    about: str
+    text: str | None = None
+    want: tuple | None = None
+
+
+def probe_scheduler(learner: Learner, cases: list[IRCase]) -> list:
+    """scheduler_nodes on each case's text; for the capture case, on the notebook's IR before and after fusion."""
+    out = []
+    for case in cases:
+        if case.text is not None:
+            out.append(list(learner.call("scheduler_nodes", case.text)))
+        else:
+            code = learner.value("code")
+            if not (code.ir_pre_fusion and code.ir_post_fusion):
+                raise CheckFailed("the capture in part C has no IR files; re-run it.")
+            out.append([list(learner.call("scheduler_nodes", code.ir_pre_fusion)),
+                        list(learner.call("scheduler_nodes", code.ir_post_fusion))])
+    return out
 
 
 def scheduler_problems(pre: list[str], post: list[str]) -> list[str]:
@@ -284,33 +503,58 @@ def scheduler_problems(pre: list[str], post: list[str]) -> list[str]:
     return []
 
 
-@register("04.scheduler", points=2, exercise="S", title="list Inductor's scheduler nodes before and after fusion")
-def _scheduler(ctx: Context) -> str:
-    got = ctx.call("scheduler_nodes", SCHEDULER_CASE)
-    if list(got) != SCHEDULER_WANT:
-        raise CheckFailed(f"on a small IR sample, scheduler_nodes returned {got!r}; expected {SCHEDULER_WANT!r} "
-                          "(top-level nodes only: the nodes listed under '.snodes[i] =' belong to the fused node above them).")
-    code = ctx.get("code")
-    if not (code.ir_pre_fusion and code.ir_post_fusion):
-        raise CheckFailed("the capture in part C has no IR files; re-run it.")
-    pre, post = ctx.call("scheduler_nodes", code.ir_pre_fusion), ctx.call("scheduler_nodes", code.ir_post_fusion)
-    problems = scheduler_problems(list(pre), list(post))
-    if problems:
-        raise CheckFailed(" ".join(problems))
-    return f"{len(pre)} nodes before fusion, {len(post)} after"
+def scheduler_case_problems(got: list, cases: list[IRCase], reveal: bool) -> list[str]:
+    for case, answer in zip(cases, got):
+        if case.text is None:
+            problems = scheduler_problems(*answer)
+        elif answer != list(case.want):
+            said = f"returned {answer!r}; expected {list(case.want)!r}" if reveal else \
+                f"returned {len(answer)} names where there are {len(case.want)} top-level nodes"
+            problems = [f"on {case.about}, scheduler_nodes {said} (top-level nodes only: the nodes listed under "
+                        "'.snodes[i] =' belong to the fused node above them)."]
+        else:
+            problems = []
+        if problems:
+            return problems
+    return []
+
+
+@register("04.scheduler", points=2, exercise="S", title="list Inductor's scheduler nodes before and after fusion",
+          cases=[IRCase("a small IR sample", SCHEDULER_CASE, ("op0", "op1_op2", "op3")), IRCase("your capture")])
+def _scheduler(ctx: Context, cases: list[IRCase]) -> str:
+    fail_if(scheduler_case_problems(ctx.probe(probe_scheduler, cases), cases, ctx.reveal))
+    return f"right on {len(cases)} IR texts"
 
 
 # ---------------------------------------------------------------- G: report
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def probe_report(learner: Learner) -> dict:
+    """REPORT.md, manifest.json, and the size and SHA-256 of every file the manifest lists, from the output folder."""
+    root = learner.out_dir
+    info = {}
+    for name in (REPORT_FILE, MANIFEST_FILE):
+        path = root / name
+        info[name] = path.read_text(errors="replace")[:500_000] if path.is_file() else None
+    listed = {}
+    try:
+        files = json.loads(info[MANIFEST_FILE] or "{}").get("files", {})
+        names = list(files)[:50] if isinstance(files, dict) else []
+    except (ValueError, AttributeError):
+        names = []
+    for name in names:
+        path = root / str(name)
+        inside = path.resolve().is_relative_to(root.resolve())
+        listed[str(name)] = {"exists": inside and path.is_file(),
+                             "sha256": hashlib.sha256(path.read_bytes()).hexdigest() if inside and path.is_file() else None}
+    info["listed"] = listed
+    return info
 
 
-def report_problems(out_dir: Path) -> list[str]:
-    """Everything wrong with REPORT.md and manifest.json in `out_dir`."""
-    report, manifest = out_dir / REPORT_FILE, out_dir / MANIFEST_FILE
-    if not report.is_file():
-        return [f"{out_dir.name}/{REPORT_FILE} does not exist: run write_report."]
-    found = sections(report.read_text())
+def report_problems(info: dict) -> list[str]:
+    """Everything wrong with REPORT.md and manifest.json, from probe_report's facts."""
+    report, manifest = info.get(REPORT_FILE), info.get(MANIFEST_FILE)
+    if report is None:
+        return [f"{REPORT_FILE} does not exist in the output folder: run write_report."]
+    found = sections(report)
     missing = [s for s in REPORT_SECTIONS if s.lower() not in found]
     if missing:
         return [f"REPORT.md lacks the section(s) {', '.join('## ' + m for m in missing)}."]
@@ -321,30 +565,30 @@ def report_problems(out_dir: Path) -> list[str]:
         problems.append("'Kernel' should point to kernel.cpp or kernel.py and to KERNEL_ANNOTATION.md.")
     if len(found["where compiling loses"].split()) < 25:
         problems.append("'Where compiling loses' should explain, in a few sentences, where and why compiling is slower.")
-    if not manifest.is_file():
-        return problems + [f"{out_dir.name}/{MANIFEST_FILE} does not exist: write_report should write it."]
+    if manifest is None:
+        return problems + [f"{MANIFEST_FILE} does not exist: write_report should write it."]
+    fmt = "manifest.json should be a JSON object with 'files' ({name: {\"sha256\": ..., \"bytes\": ...}}) and 'versions' ({\"torch\": ...})."
     try:
-        data = json.loads(manifest.read_text())
-        files = data["files"]
-        versions = data["versions"]
+        data = json.loads(manifest)
+        files, versions = data["files"], data["versions"]
+        if not isinstance(files, dict) or not isinstance(versions, dict):
+            raise TypeError
     except (ValueError, KeyError, TypeError):
-        return problems + ["manifest.json should be JSON with 'files' ({name: {sha256, bytes}}) and 'versions'."]
+        return problems + [fmt]
     if REPORT_FILE not in files:
         problems.append("manifest.json should list REPORT.md.")
     if "torch" not in versions:
         problems.append("manifest.json 'versions' should include torch.")
     for name, meta in files.items():
-        path = out_dir / name
-        if not path.is_file():
-            problems.append(f"manifest.json lists {name}, which does not exist.")
-        elif not isinstance(meta, dict) or meta.get("sha256") != sha256(path):
+        seen = info["listed"].get(str(name), {})
+        if not seen.get("exists"):
+            problems.append(f"manifest.json lists {name}, which does not exist in the output folder.")
+        elif not isinstance(meta, dict) or meta.get("sha256") != seen.get("sha256"):
             problems.append(f"manifest.json's sha256 for {name} does not match the file (re-run write_report after changing files).")
     return problems
 
 
-@register("04.report", points=2, exercise="G", title="REPORT.md and manifest.json")
-def _report(ctx: Context) -> str:
-    problems = report_problems(ctx.out_dir)
-    if problems:
-        raise CheckFailed(" ".join(problems))
+@register("04.report", points=2, exercise="G", title="REPORT.md and manifest.json", cases=None)
+def _report(ctx: Context, cases: None) -> str:
+    fail_if(report_problems(ctx.probe(probe_report)))
     return "REPORT.md and manifest.json are complete and consistent"

@@ -1,14 +1,14 @@
-"""Grade a batch of submissions: restore, execute in a sandbox, score with hidden checks, write the gradebook.
+"""Grade a batch of submissions: restore, run each in its sandboxed job, score with the hidden cases, write the gradebook.
 
     workbook grade --lab 04 submissions/*.ipynb --out grades/ --jobs 2
 
-Per submission: read it (a broken file is graded "invalid", never aborts the
-batch), restore protected cells from the released lab, execute it with
-papermill in its own scratch folder under time, memory and process limits,
-then run the lab's hidden checks in the grader's process against the
-learner's code (re-run in a sandboxed worker) and the files the notebook
-wrote. Results land in OUT/results/ one file per submission, so a batch that is
-stopped resumes where it was, and a re-run gives the same grades.
+Per submission: read it (a broken file is graded "invalid", never aborts the batch), restore protected cells
+from the released lab, and start its job (`helpers.grading.job`): the notebook runs top to bottom with papermill
+in its own scratch folder under time, memory and process limits, with the batch's settings (device, QUICK,
+OUT_DIR, seed) in the WORKBOOK_* environment, and its kernel stays up. Then every check the lab registers runs
+here, in the grader, on the lab's hidden cases: its probes run in that kernel, their answers come back as plain
+data and are judged here. Results land in OUT/results/ one file per submission, so a batch that is stopped
+resumes where it was, and a re-run gives the same grades.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import shutil
 import sys
 import threading
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,16 +31,18 @@ import nbformat
 from helpers import checks, notebooks
 from helpers.notebooks import lab_path
 from helpers.checks import Result
-from helpers.grading import gradebook, hidden, restore, sandbox
+from helpers.env import LabSettings, cpu_count
+from helpers.grading import gradebook, hidden, references, restore, sandbox
+from helpers.grading.job import NotebookJob
 from helpers.grading.gradebook import SubmissionResult
 
 ROOT = Path(__file__).resolve().parents[2]
-GRADER_VERSION = "1"
+GRADER_VERSION = "2"
 
 
 @dataclass
 class Settings:
-    """How to grade: limits, parallelism, device and where the learner's lab lives."""
+    """How to grade: limits, parallelism, and the run's settings every job gets (device, QUICK, seed)."""
 
     lab: str
     out: Path
@@ -50,8 +53,17 @@ class Settings:
     memory_mb: int = 6144
     nproc: int = 512
     device: str = "cpu"
-    params: dict = field(default_factory=dict)
+    quick: bool = True
+    seed: int = 0
+    threads: int | None = None   # CPU threads per job; default: the cores shared out between the jobs
     warm: bool = True
+
+    def lab_settings(self, out_dir: Path) -> LabSettings:
+        """The settings a job's notebook and probes run with, through the WORKBOOK_* environment."""
+        return LabSettings(device=self.device, quick=self.quick, out_dir=str(out_dir), seed=self.seed)
+
+    def threads_per_job(self) -> int:
+        return self.threads or max(1, cpu_count() // max(1, self.jobs))
 
 
 def discover(paths: list[Path]) -> list[Path]:
@@ -114,38 +126,28 @@ def cell_fates(executed: Path) -> tuple[dict[str, bool], str | None]:
     return started, f"cell '{last.get('id')}'" + (f" ({first_line})" if first_line else "")
 
 
-def worker_cells(nb, wanted: list[str] | None, lab_ids: set[str]) -> list[dict]:
-    """The cells the worker runs: the lab's chosen cells in full, learner-added cells' definitions only."""
-    cells = []
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        cid = cell.get("id")
-        if cid in lab_ids:
-            if wanted is None or cid in wanted:
-                cells.append({"id": cid, "source": cell.source, "mode": "all"})
-        else:
-            cells.append({"id": cid, "source": cell.source, "mode": "definitions"})
-    return cells
-
-
-def job_env(scratch: Path, settings: Settings) -> dict[str, str]:
-    """A clean environment for the sandboxed job: its own home, caches and temp folder."""
+def job_env(scratch: Path, settings: Settings, out_dir: Path) -> dict[str, str]:
+    """A clean environment for a sandboxed job: its own home, name, caches and temp folder, and the run's settings."""
     home = scratch / "home"
-    threads = str(max(1, (os.cpu_count() or 2) // max(1, settings.jobs)))
+    threads = str(settings.threads_per_job())
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(home),
-        "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg", "TMPDIR": str(scratch / "tmp"),
+        "USER": JOB_USER, "LOGNAME": JOB_USER,   # job uids have no passwd entry: getpass.getuser() must not need one
+        "PYTHONPATH": os.pathsep.join([str(ROOT), hidden.hidden_path()]), "MPLBACKEND": "Agg", "TMPDIR": str(scratch / "tmp"),
         "TORCHINDUCTOR_CACHE_DIR": str(scratch / "cache" / "inductor"), "TRITON_CACHE_DIR": str(scratch / "cache" / "triton"),
-        "TORCHINDUCTOR_COMPILE_THREADS": "1", "OMP_NUM_THREADS": threads,
+        "TORCHINDUCTOR_COMPILE_THREADS": "1", "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_DATA_DIR": str(home / "data"), "IPYTHONDIR": str(home / "ipython"),
         "XDG_CACHE_HOME": str(home / "cache"), "PYTHONDONTWRITEBYTECODE": "1", "WORKBOOK_GRADING": "1",
         GRADEBOOK_VAR: str(settings.out.resolve()),
+        **settings.lab_settings(out_dir).to_env(),
     }
-    for key in ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CC", "CXX", "VIRTUAL_ENV"):
+    for key in ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CC", "CXX", "VIRTUAL_ENV", "TRITON_INTERPRET"):
         if key in os.environ:
             env[key] = os.environ[key]
     return env
+
+
+JOB_USER = "workbook-job"
 
 
 def prepare(scratch: Path, uid: int | None, warm: Path | None) -> None:
@@ -165,13 +167,12 @@ def prepare(scratch: Path, uid: int | None, warm: Path | None) -> None:
 
 @dataclass
 class LabKit:
-    """What grading one lab needs, loaded once per batch: the released lab, its checks and ground truth."""
+    """What grading one lab needs, loaded once per batch: the released lab, its checks, hidden cases and references."""
 
     lab_nb: nbformat.NotebookNode
     specs: list
-    hidden_checks: dict
-    truths: dict
-    worker_cell_ids: list[str] | None
+    hidden: hidden.HiddenLab
+    references: dict
 
 
 def grade_one(path: Path, settings: Settings, kit: LabKit, slot: int, warm: Path | None,
@@ -199,44 +200,42 @@ def grade_one(path: Path, settings: Settings, kit: LabKit, slot: int, warm: Path
     src, executed = scratch / "submission.ipynb", scratch / "executed.ipynb"
     notebooks.write(repaired.nb, src)
     out_dir = scratch / "experiments" / notebooks_out_dir(lab_nb)
-    params = {"DEVICE": settings.device, "QUICK": True, "OUT_DIR": str(out_dir), **settings.params}
-    env = job_env(scratch, settings)
-    limits = sandbox.Limits(wall_s=settings.notebook_timeout, memory_mb=settings.memory_mb, nproc=settings.nproc,
-                            use_cuda=settings.device != "cpu")
-    cmd = [sys.executable, "-m", "helpers.grading.execute", str(src), str(executed), "--cwd", str(scratch),
-           "--cell-timeout", str(settings.cell_timeout), "--params", json.dumps(params)]
-    outcome = sandbox.run_limited(cmd, scratch, limits, env=env, uid=uid)
-    status, message = notebook_status(outcome, executed)
-    if status != "ok":
-        log(settings.out, f"{key}: {status}: {message}; runner output tail: {outcome.output[-1500:]!r}")
-
-    started, last_cell = cell_fates(executed)
-    where = check_cells(lab_nb)
-    worker = hidden.Worker(worker_cells(repaired.nb, kit.worker_cell_ids, {c.id for c in lab_nb.cells}),
-                           scratch, sandbox.Limits(wall_s=3600, memory_mb=settings.memory_mb, nproc=settings.nproc,
-                                                   use_cuda=settings.device != "cpu"),
-                           env, uid, settings.call_timeout)
-    ctx = hidden.GraderContext(worker=worker, out_dir=out_dir, truths=kit.truths)
-    results = []
+    limits = sandbox.Limits(wall_s=3 * settings.notebook_timeout + 30 * settings.call_timeout + 600,
+                            memory_mb=settings.memory_mb, nproc=settings.nproc, use_cuda=settings.device != "cpu")
+    job = NotebookJob(src, executed, scratch, job_env(scratch, settings, out_dir), uid, limits,
+                      settings.cell_timeout, settings.notebook_timeout)
+    results, seen = [], {}
     try:
+        ran = job.run()
+        status, message = notebook_status(ran, job.outcome)
+        if status != "ok":
+            log(settings.out, f"{key}: {status}: {message}")
+        started, last_cell = cell_fates(executed)
+        where = check_cells(lab_nb)
+        ctx = hidden.GraderContext(job, settings.call_timeout)
+        try:
+            seen = job.probe(checks.probe_settings, (), {}, settings.call_timeout)
+        except checks.CheckFailed:
+            seen = {}
         for spec in specs:
             if status != "ok" and not started.get(where.get(spec.name)):
                 why = f"not run: {message}" + (f", in {last_cell}" if last_cell else "")
                 kind = {"timeout": "timeout", "crashed": "crashed", "memory": "crashed"}.get(status, "not run")
                 results.append(Result(spec.name, kind, 0, spec.points, why))
                 continue
-            results.append(checks.run(checks.Spec(spec.name, spec.points, spec.exercise, spec.title, kit.hidden_checks[spec.name]), ctx))
+            results.append(checks.run(spec, ctx, kit.hidden.cases_for(spec.name, kit.references)))
     finally:
-        worker.stop()
+        job.stop()
         if uid is not None:
             sandbox.kill_user(uid)
-    if worker.setup_errors:
-        repaired.notes.append("While re-running your definitions the grader met: " + "; ".join(worker.setup_errors[:3]))
+    if job.replays:
+        repaired.notes.append(f"Your notebook's kernel was gone after it ran (it died or hung), so the grader re-ran the "
+                              f"cells that had finished {job.replays} time(s) to finish grading.")
     keep_executed(settings.out, key, executed)
     if keep_cache is not None:
         shutil.copytree(scratch / "cache", keep_cache, dirs_exist_ok=True, symlinks=True)
     shutil.rmtree(scratch, ignore_errors=True)
-    return SubmissionResult(status=status, message=message, checks=results, notes=repaired.notes,
+    return SubmissionResult(status=status, message=message, checks=results, notes=repaired.notes, settings=seen,
                             seconds=round(time.monotonic() - start, 1), **base)
 
 
@@ -319,22 +318,18 @@ def notebooks_out_dir(lab_nb) -> str:
     return "out"
 
 
-def notebook_status(outcome: "sandbox.Outcome", executed: Path) -> tuple[str, str]:
-    """The notebook-level status and a sentence about it."""
-    status_file = Path(str(executed) + ".status.json")
-    if outcome.status == "timeout":
-        return "timeout", f"the notebook ran past its {outcome.wall_s:.0f} s limit and was stopped"
-    if outcome.status == "memory":
-        return "memory", outcome.message
-    if outcome.status in ("killed", "nproc"):
-        return "crashed", outcome.message
-    try:
-        data = json.loads(status_file.read_text())
-        if data.get("status") in ("crashed", "error"):
-            return "crashed", data.get("message", "")
-    except (OSError, ValueError):
-        return "crashed", "the notebook runner stopped without a status (" + outcome.message + ")"
-    return "ok", ""
+def notebook_status(ran: dict, outcome: "sandbox.Outcome | None") -> tuple[str, str]:
+    """The notebook-level status and a sentence about it, from the job's report or, if it died, the sandbox's."""
+    if ran.get("status") == "gone" and outcome is not None:
+        if outcome.status == "timeout":
+            return "timeout", f"the notebook ran past its {outcome.wall_s:.0f} s limit and was stopped"
+        if outcome.status == "memory":
+            return "memory", outcome.message
+        return "crashed", f"the grading job stopped ({outcome.message})"
+    status = ran.get("status")
+    if status in ("ok", "timeout", "crashed"):
+        return status, str(ran.get("message", ""))
+    return "crashed", str(ran.get("message") or "the notebook could not be run")
 
 
 MAX_OUTPUT_CHARS = 20_000
@@ -362,13 +357,6 @@ def keep_executed(out: Path, key: str, executed: Path) -> None:
 
 
 # ---------------------------------------------------------------- the batch
-def compute_truths(truths_fns: dict, cache: Path) -> dict:
-    """Ground truth the hidden checks compare against, computed once in the grader's own process."""
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache / "inductor")
-    os.environ["TRITON_CACHE_DIR"] = str(cache / "triton")
-    return {key: fn() for key, fn in truths_fns.items()}
-
-
 def grade(paths: list[Path], settings: Settings, shard: str | None = None, progress: bool = True) -> list[SubmissionResult]:
     """Grade every submission not graded yet; return all results in the gradebook folder."""
     from tqdm import tqdm
@@ -382,14 +370,17 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     shutil.rmtree(scratch_root(out), ignore_errors=True)
     lab_nb = notebooks.read(lab_path(settings.lab))
     specs = checks.load_lab(settings.lab)
-    hidden_checks, truth_fns, cells = hidden.load_hidden(settings.lab)
-    missing = [s.name for s in specs if s.name not in hidden_checks]
+    hidden_lab = hidden.load_hidden(settings.lab)
+    missing = [s.name for s in specs if s.name not in hidden_lab.cases]
     if missing:
-        raise RuntimeError(f"hidden checks missing for {missing}: add them to solutions/hidden/lab{settings.lab}.py")
+        raise RuntimeError(f"hidden cases missing for {missing}: add them to solutions/hidden/lab{settings.lab}.py")
     todo = [p for p in shard_of(discover(paths), shard) if not already_graded(out, p)]
     warm = out / ".warm"
-    truths = compute_truths(truth_fns, warm)
-    kit = LabKit(lab_nb, specs, hidden_checks, truths, cells)
+    for sub in ("home", "tmp", "cache"):
+        (warm / sub).mkdir(parents=True, exist_ok=True)
+    ref_env = {**job_env(warm, settings, warm / "experiments"), "USER": os.environ.get("USER", JOB_USER)}
+    refs = references.references(settings.lab, warm / f"references-{settings.device}.pkl", ref_env, warm)
+    kit = LabKit(lab_nb, specs, hidden_lab, refs)
     if settings.warm and not (warm / ".done").exists():
         if progress:
             print("warming the shared compile cache by grading the reference solution once ...", file=sys.stderr)
@@ -413,6 +404,7 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
             try:
                 result = grade_one(path, settings, kit, slot, warm if settings.warm else None)
             except Exception as err:  # a grader bug must cost one submission, never the batch
+                log(out, f"grader error on {path}: {traceback.format_exc()}")
                 result = SubmissionResult(submission=path.stem, key=submission_key(path), sha256=file_hash(path), lab=settings.lab,
                                           status="error", message=f"the grader failed on this submission: {type(err).__name__}: {err}",
                                           checks=[Result(s.name, "not run", 0, s.points, "grader error") for s in specs])

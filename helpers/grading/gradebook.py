@@ -42,6 +42,7 @@ class SubmissionResult:
     checks: list[Result]
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    settings: dict = field(default_factory=dict)   # what the job's kernel ran with (device, QUICK, torch), as it said
 
     @property
     def total(self) -> float:
@@ -60,7 +61,7 @@ class SubmissionResult:
     @classmethod
     def from_dict(cls, d: dict) -> "SubmissionResult":
         fields = {k: d[k] for k in ("submission", "key", "sha256", "lab", "status", "message", "notes", "seconds")}
-        return cls(checks=[Result(**r) for r in d["checks"]], **fields)
+        return cls(checks=[Result(**r) for r in d["checks"]], settings=d.get("settings") or {}, **fields)
 
 
 def write_atomic(path: Path, text: str) -> None:
