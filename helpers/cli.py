@@ -33,10 +33,15 @@ def cmd_build(args) -> int:
     from helpers import notebooks
 
     problems = notebooks.build(ROOT, check=args.check)
+    if args.check and (ROOT / "solutions" / "hidden").is_dir():
+        from helpers.grading.wiring import wiring_problems
+
+        problems += wiring_problems(ROOT)
     for p in problems:
         print(f"❌ {p}", file=sys.stderr)
     if not problems:
-        print("labs/ is in step with solutions/" if args.check else "labs/ regenerated from solutions/")
+        print("labs/ is in step with solutions/, and every check is wired (check cell, points, hidden cases)"
+              if args.check else "labs/ regenerated from solutions/")
     return 1 if problems else 0
 
 
@@ -102,7 +107,7 @@ def parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
     sub.add_parser("doctor", help="check that this machine can run the labs").set_defaults(fn=cmd_doctor)
     b = sub.add_parser("build", help="generate labs/ from solutions/")
-    b.add_argument("--check", action="store_true", help="fail if labs/ is stale or a notebook has outputs; change nothing")
+    b.add_argument("--check", action="store_true", help="fail if labs/ is stale, a notebook has outputs, or a check is not wired; change nothing")
     b.set_defaults(fn=cmd_build)
     r = sub.add_parser("run", help="execute one lab headlessly")
     r.add_argument("lab", help="lab number, e.g. 04")

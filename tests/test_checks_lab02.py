@@ -1,12 +1,15 @@
 """Lab 02's checks, public and hidden, on the solution, the untouched lab, a correct solution written differently,
 and wrong solutions, one mistake each.
 
-The hidden checks run in this process here, with every answer round-tripped through torch.save and
-torch.load(weights_only=True) as the grader's worker does; test_grading_labs.py runs them in the real sandbox.
+The checks run in this process (tests/in_process_grader.py): the hidden cases are the grader's, the check
+functions the public ones, and every probe's arguments and answer make the grader's pickle and plain-data round
+trip; test_grading_labs.py runs the same checks through real grading jobs.
 """
 
 from __future__ import annotations
 
+import functools
+import pickle
 import tempfile
 from pathlib import Path
 
@@ -16,28 +19,34 @@ import torch.fx as fx
 
 from helpers import checks, notebooks
 from helpers.checks import lab02
-from helpers.grading import hidden
-from tests.in_process_grader import run_hidden, worker_namespace
+from tests.in_process_grader import hidden_lab, notebook_namespace, run_hidden, run_public
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "02_fx_rewrites.ipynb"
 LAB = ROOT / "labs" / "02_fx_rewrites.ipynb"
-HIDDEN, _, WORKER_CELLS = hidden.load_hidden("02")
+# The cells that define what the checks call (the rest of the notebook runs experiments the checks never read).
+CELLS = ["parameters", "setup", "ex-1", "ex-2a", "ex-2b", "ex-2c", "p2-random", "ex-2d", "p3-ops", "ex-3",
+         "p4-base", "ex-4a", "ex-4b", "ex-5"]
 NAMES = [s.name for s in checks.load_lab("02")]
 OUT = tempfile.TemporaryDirectory(prefix="lab02-")     # the notebook's OUT_DIR; removed when the tests end
 
 
 def namespace(path: Path = SOLUTION, overrides: dict[str, str] | None = None) -> dict:
-    """The worker's namespace: the cells the grader loads, with some cells' source replaced (OUT_DIR in a temp folder)."""
-    return worker_namespace(path, WORKER_CELLS, OUT.name, overrides)
+    """The notebook's definitions, with some cells' source replaced (OUT_DIR in a temp folder)."""
+    return notebook_namespace(path, OUT.name, cells=CELLS, overrides=overrides)
 
 
 def public(ns: dict, name: str) -> checks.Result:
-    return checks.run_check(name, ns)
+    return run_public(name, ns, OUT.name)
 
 
 def secret(ns: dict, name: str) -> checks.Result:
-    return run_hidden(name, HIDDEN[name], ns, OUT.name)
+    return run_hidden(name, ns, OUT.name)
+
+
+def hidden_cases(name: str):
+    h, refs = hidden_lab("02")
+    return h.cases_for(name, refs)
 
 
 def patched(cell_id: str, *replacements: tuple[str, str]) -> dict[str, str]:
@@ -64,10 +73,18 @@ def alternative_ns():
     return namespace(overrides=ALTERNATIVE)
 
 
-def test_every_check_has_a_hidden_twin_and_the_points_add_up():
-    assert sorted(HIDDEN) == sorted(NAMES)
+def test_every_check_has_hidden_cases_and_the_points_add_up():
+    h, _ = hidden_lab("02")
+    assert sorted(h.cases) == sorted(NAMES)
     assert 6 <= len(NAMES) <= 8
     assert 15 <= sum(checks.spec(n).points for n in NAMES) <= 20
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_public_and_hidden_cases_can_travel_to_the_job(name):
+    for cases in (checks.spec(name).public_cases(), hidden_cases(name)):
+        assert pickle.loads(pickle.dumps(cases)) is not None
+        assert "workbook_hidden" not in str(pickle.dumps(cases)), "a case refers to the hidden module, which a job cannot import"
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -126,25 +143,29 @@ WRONG = {
         "let"),
     "no lint": ("02.check_pass", patched("ex-5", ("            gm.graph.lint()\n", "            pass\n")), ""),
 }
+HIDDEN_NAMES = ("HRelu", "HFold", "HDead", "HConst", "HCost", "HPipe", "bn_t", "deep.0", "sub.0", "shared", "tap")
+
+
+@functools.lru_cache(maxsize=None)
+def wrong_results(mistake: str) -> tuple[checks.Result, checks.Result]:
+    """The check a mistake targets, public and hidden, on the solution with that one mistake."""
+    name, overrides, _ = WRONG[mistake]
+    ns = namespace(overrides=overrides)
+    return public(ns, name), secret(ns, name)
 
 
 @pytest.mark.parametrize("mistake", sorted(WRONG))
 def test_a_wrong_solution_fails_public_and_hidden(mistake):
-    name, overrides, hint = WRONG[mistake]
-    ns = namespace(overrides=overrides)
-    for result in (public(ns, name), secret(ns, name)):
+    shown, hidden = wrong_results(mistake)
+    for result in (shown, hidden):
         assert not result.passed, f"{mistake}: {result.line()}"
         assert result.message and "not written yet" not in result.message
-    assert hint in public(ns, name).message, public(ns, name).line()
-
-
-HIDDEN_NAMES = ("HRelu", "HFold", "HDead", "HConst", "HCost", "HPipe", "bn_t", "deep.0", "sub.0", "shared", "tap")
+    assert WRONG[mistake][2] in shown.message, shown.line()
 
 
 @pytest.mark.parametrize("mistake", sorted(WRONG))
 def test_hidden_messages_describe_cases_without_giving_the_models_away(mistake):
-    name, overrides, _ = WRONG[mistake]
-    message = secret(namespace(overrides=overrides), name).message
+    message = wrong_results(mistake)[1].message
     assert not any(word in message for word in HIDDEN_NAMES), message
 
 
@@ -167,9 +188,8 @@ def test_relu_validator_names_the_spelling_left_and_hides_it_when_asked():
 
 def test_harness_validator_wants_the_right_word_first():
     rows = [{"case": c, "ok": c != "two-input op", "problem": "" if c != "two-input op" else "lint: nope"} for c in lab02.ALL]
-    probe = {name: [dict(r) for r in rows] for name in lab02.HARNESS_EXPECT}
-    problems = lab02.harness_problems({"mul_drops_second_input": probe["mul_drops_second_input"]},
-                                      {"mul_drops_second_input": lab02.HARNESS_EXPECT["mul_drops_second_input"]}, lab02.ALL)
+    bad = lab02.harness_pass(lab02.mul_drops_second_input, lab02.HARNESS_EXPECT["mul_drops_second_input"])
+    problems = lab02.harness_problems([rows], [bad], lab02.ALL)
     assert problems and "start with 'output'" in problems[0]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import inductor
+from helpers import checks, inductor
 from helpers.checks import lab04
 from tests.submissions import cell, lab, solution
 
@@ -68,9 +68,36 @@ def test_scheduler_expectations_hold_on_real_ir(folder):
     assert lab04.scheduler_problems(pre, post) == [] or len(pre) == len(post)
 
 
-def test_crossover_cases_fail_a_wrong_rule():
+def crossover_answers(find_crossover, cases) -> dict:
+    return {"answers": [find_crossover(c.rows()) for c in cases],
+            "rows": lab04.rows_for((0.5, 2.0), (1, 8))}
+
+
+@pytest.mark.parametrize("hidden_cases", [False, True], ids=["public", "hidden"])
+def test_crossover_cases_fail_a_wrong_rule(hidden_cases):
+    cases, sweep = hidden_lab04().cases_for("04.crossover", {}) if hidden_cases else checks.spec("04.crossover").public_cases()
+    sweep = lab04.SweepCase()
     wrong = lambda rows: next((r["batch"] for r in rows if r["speedup"] > 1), None)   # first faster size
-    assert lab04.crossover_problems(wrong)
+    assert lab04.crossover_problems(crossover_answers(wrong, cases), cases, sweep, reveal=not hidden_cases)
     ns = {}
     exec(cell(solution(), "ex-e").source, {"torch": None, "bench": None, "device": None, **ns}, ns)
-    assert lab04.crossover_problems(ns["find_crossover"]) == []
+    assert lab04.crossover_problems(crossover_answers(ns["find_crossover"], cases), cases, sweep, reveal=True) == []
+
+
+def hidden_lab04():
+    from helpers.grading import hidden
+
+    return hidden.load_hidden("04")
+
+
+def test_gpu_written_annotation_passes_the_hidden_check_on_any_grader():
+    """An honest annotation of a stored GPU dump is judged against every dump it may describe (issue: fairness)."""
+    gpu = [p for p in TINYHEADS if p.parent.name.startswith("cuda")][0]
+    cpu = [p for p in TINYHEADS if p.parent.name.startswith("cpu")][0]
+    _, gpu_kernel = softmax_kernel(gpu)
+    _, cpu_kernel = softmax_kernel(cpu)
+    case = hidden_lab04().cases_for("04.annotation", {"tinyhead": inductor.load_dump(cpu)})
+    text = annotation_from(solution(), gpu_kernel)
+    assert lab04.best_annotation_problems(text, [lab04.kernel_facts(k) for k in case.kernels]) == []
+    wrong = annotation_from(lab(), gpu_kernel)
+    assert lab04.best_annotation_problems(wrong, [lab04.kernel_facts(k) for k in case.kernels])

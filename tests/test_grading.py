@@ -174,10 +174,11 @@ def test_csv_has_the_columns_instructors_expect(batch):
 
 
 def test_feedback_never_shows_hidden_checks(batch):
-    hidden = (ROOT / "solutions" / "hidden" / "lab04.py").read_text()
-    secrets = ["graded_fn", "TinyHead(48, 333)", "HIDDEN_CROSSOVER", "reference_scheduler_nodes", "sigmoid(t) - 0.25",
-               "[0.5, 0.7, 1.2, 1.5]", "[1, 2, 4, 16]"]
-    assert all(s in hidden for s in secrets)
+    hidden = "\n".join((ROOT / "solutions" / "hidden" / name).read_text() for name in ("lab04.py", "hidden_inputs/lab04.py"))
+    secrets = ["graded_fn", "d=48, vocab=333", "reference_scheduler_nodes", "sigmoid(t) - 0.25",
+               "(0.5, 0.7, 1.2, 1.5), (1, 2, 4, 16)", "(11, 17)"]
+    assert all(s in hidden for s in secrets), [s for s in secrets if s not in hidden]
+    secrets += ["[0.5, 0.7, 1.2, 1.5]", "[1, 2, 4, 16]", "TinyHead(48"]
     secrets += ["ExternKernelSchedulerNode", "SchedulerNode("]          # the hidden IR inputs
     for path in (batch["out"] / "feedback").glob("*"):
         text = path.read_text()

@@ -1,19 +1,27 @@
 """Lab 01 — Eager vs graph: the acceptance checks.
 
-The validators here are shared with the grader's hidden checks, which call them
-on inputs the notebook never saw. Timing results are checked for shape and
-ordering with wide margins only, never against thresholds that could flake.
+Each check is a probe (`probe_*`: runs the learner's code through the door, returns plain data) and a judge
+(`*_problems`), run on cases: the public ones below in the notebook, the grader's hidden ones (other rows, other
+functions, other call sequences, another model) in the submission's kernel. Timings are judged by what the code
+did (one row per size asked for, the op really run on tensors of those sizes, quartiles in order), never against
+thresholds that a busy machine could break.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
+import tempfile
 import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
 import torch
 import torch.nn as nn
 
-from helpers.checks import CheckFailed, Context, fail_if, register
+from helpers.checks import CheckFailed, Context, Learner, fail_if, register
 
 LAB = "01"
 METHODS = ("torch.jit.trace", "torch.jit.script", "torch.fx.symbolic_trace", "torch.compile", "torch.export")
@@ -29,7 +37,6 @@ PYTHON_COVERAGE = {"torch.jit.trace": "tensor ops only", "torch.jit.script": "ty
                    "torch.compile": "any (falls back to Python)", "torch.export": "one graph only"}
 
 
-
 # ---------------------------------------------------------------- 1: dispatch overhead
 def synthetic_op_rows(floor_us: float, per_element_ns: float, sizes) -> list[dict]:
     """Rows as time_op_sweep returns them, from a fixed cost plus a cost per element."""
@@ -40,72 +47,152 @@ def synthetic_op_rows(floor_us: float, per_element_ns: float, sizes) -> list[dic
     return rows
 
 
-def knee_problems(overhead_floor_us, first_size_beyond_overhead, cases) -> list[str]:
-    """Wrong answers of the learner's floor/knee functions on (rows, floor, knee) cases."""
-    for rows, want_floor, want_knee, about in cases:
-        answer = overhead_floor_us(rows)
-        if not isinstance(answer, (int, float)) or not math.isclose(answer, want_floor, rel_tol=1e-6):
-            return [f"overhead_floor_us gave {answer!r} on {about}; expected {want_floor:g} (median of the three smallest sizes)."]
-        knee = first_size_beyond_overhead(rows, 2.0)
-        if knee != want_knee:
-            return [f"first_size_beyond_overhead gave {knee!r} on {about}; expected {want_knee!r}."]
+@dataclass(frozen=True)
+class KneeCase:
+    rows: tuple
+    floor: float
+    knee: int | None
+    about: str
+
+
+class RecordingOp:
+    """An op for time_op_sweep that remembers the sizes it ran on (is each size really timed?)."""
+
+    def __init__(self):
+        self.seen: list[int] = []
+
+    def __call__(self, t: torch.Tensor) -> torch.Tensor:
+        self.seen.append(int(t.numel()))
+        return t * 3
+
+
+@dataclass(frozen=True)
+class DispatchCases:
+    knees: tuple                 # KneeCases for the floor and the knee
+    sweep_sizes: tuple           # time_op_sweep is run on these sizes with an op that records what it ran on
+    notebook_rows: bool          # also judge the notebook's own op_rows
+
+
+def probe_dispatch(learner: Learner, cases: DispatchCases) -> dict:
+    """The floor and knee on each case's rows; time_op_sweep on the case's sizes; the notebook's op_rows if asked."""
+    info = {"answers": [(learner.call("overhead_floor_us", list(c.rows)),
+                         learner.call("first_size_beyond_overhead", list(c.rows), 2.0)) for c in cases.knees]}
+    op = RecordingOp()
+    info["rows"] = learner.call("time_op_sweep", op, list(cases.sweep_sizes))
+    info["seen"] = sorted(set(op.seen))
+    if cases.notebook_rows:
+        info["op_rows"] = learner.value("op_rows")
+    return info
+
+
+def knee_problems(answers: list, cases: list[KneeCase], reveal: bool) -> list[str]:
+    """Wrong answers of the learner's floor/knee functions."""
+    for (floor, knee), case in zip(answers, cases):
+        if not isinstance(floor, (int, float)) or not math.isclose(floor, case.floor, rel_tol=1e-6):
+            said = f"gave {floor!r} on {case.about}; expected {case.floor:g}" if reveal else f"is wrong on {case.about}"
+            return [f"overhead_floor_us {said} (the median of the three smallest sizes)."]
+        if knee != case.knee:
+            said = f"gave {knee!r} on {case.about}; expected {case.knee!r}" if reveal else f"is wrong on {case.about}"
+            return [f"first_size_beyond_overhead {said} (the smallest size whose time exceeds factor × the floor)."]
     return []
 
 
-PUBLIC_KNEE_CASES = (
-    (synthetic_op_rows(4.0, 0.5, [10**k for k in range(8)]), 4.005, 10**4, "4 µs + 0.5 ns per element, sizes 1…10⁷"),
-    (synthetic_op_rows(10.0, 0.0, [1, 10, 100]), 10.0, None, "a flat 10 µs (never beyond the overhead)"),
-)
+def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None) -> list[str]:
+    """Whether the sweep's rows are one measurement per size, each with its quartiles in order."""
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        return ["time_op_sweep should return a list of dicts {numel, median_us, q25_us, q75_us}."]
+    got = [r.get("numel") for r in rows]
+    if sizes is not None and got != list(sizes):
+        return ["time_op_sweep should return one row per size, in the order given."]
+    if sizes is None and (len(got) < 6 or not all(isinstance(n, int) and n > 0 for n in got) or max(got) / min(got) < 1e5):
+        return ["time_op_sweep should return one row per size, over at least 6 sizes spanning 10⁵×."]
+    for r in rows:
+        vals = [r.get(k) for k in ("q25_us", "median_us", "q75_us")]
+        if not all(isinstance(v, (int, float)) and math.isfinite(v) and v > 0 for v in vals) or not vals[0] <= vals[1] <= vals[2]:
+            return ["each row of time_op_sweep needs positive times with q25_us ≤ median_us ≤ q75_us."]
+    if seen is not None and seen != sorted(set(sizes)):
+        return ["time_op_sweep should run the op it is given on a tensor of each size; the grader's op did not see those sizes."]
+    return []
 
 
-@register("01.dispatch", points=2, exercise="1", title="the fixed cost of one op, and where the work takes over")
-def _dispatch(ctx: Context) -> str:
-    problems = knee_problems(lambda r: ctx.call("overhead_floor_us", r),
-                             lambda r, f: ctx.call("first_size_beyond_overhead", r, f), PUBLIC_KNEE_CASES)
-    rows = ctx.get("op_rows")
-    if not problems:
-        sizes = [r.get("numel") for r in rows] if isinstance(rows, list) else []
-        if len(sizes) < 6 or max(sizes) / max(1, min(sizes)) < 1e5:
-            problems.append("time_op_sweep should return one row per size, over at least 6 sizes spanning 10⁵×.")
-        elif not all(isinstance(r.get("median_us"), (int, float)) and r["median_us"] > 0 for r in rows):
-            problems.append("every row of time_op_sweep needs a positive median_us.")
-        elif max(rows, key=lambda r: r["numel"])["median_us"] <= min(r["median_us"] for r in rows):
-            problems.append("your largest size is not slower than the smallest: is the op timed on a tensor of that size?")
-    fail_if(problems)
-    return "the floor and the knee are right, and the sweep spans the sizes"
+PUBLIC_KNEE_CASES = [
+    KneeCase(tuple(synthetic_op_rows(4.0, 0.5, [10**k for k in range(8)])), 4.005, 10**4, "4 µs + 0.5 ns per element, sizes 1…10⁷"),
+    KneeCase(tuple(synthetic_op_rows(10.0, 0.0, [1, 10, 100])), 10.0, None, "a flat 10 µs (never beyond the overhead)"),
+]
 
 
-def fit_problems(fit_per_op_us) -> list[str]:
-    """Wrong answers of the learner's least-squares fit on exact and noisy lines."""
-    cases = (([1, 2, 4, 8], 3.0, 1.5), ([1, 3, 5], 0.25, 10.0), ([2, 4, 6, 8, 10], 5.0, 0.0))
-    for ks, slope, intercept in cases:
-        rows = [{"n_ops": k, "median_us": slope * k + intercept} for k in ks]
-        got = fit_per_op_us(rows)
+@register("01.dispatch", points=2, exercise="1", title="the fixed cost of one op, and where the work takes over",
+          cases=DispatchCases(tuple(PUBLIC_KNEE_CASES), (1, 100, 10000), True))
+def _dispatch(ctx: Context, cases: DispatchCases) -> str:
+    info = ctx.probe(probe_dispatch, cases, timeout=180)
+    fail_if(knee_problems(info["answers"], cases.knees, ctx.reveal)
+            or sweep_problems(info["rows"], list(cases.sweep_sizes), info["seen"])
+            or (sweep_problems(info["op_rows"], None, None) if cases.notebook_rows else []))
+    return "the floor and the knee are right, and the sweep measures every size"
+
+
+@dataclass(frozen=True)
+class FitCase:
+    points: tuple          # (n_ops, median_us) pairs
+    slope: float
+    intercept: float
+    about: str
+
+
+def probe_fit(learner: Learner, cases: list[FitCase], chain_rows: bool) -> dict:
+    """fit_per_op_us on each case's points; the notebook's chain_rows when asked."""
+    info = {"fits": []}
+    for case in cases:
+        got = learner.call("fit_per_op_us", [{"n_ops": k, "median_us": t} for k, t in case.points])
         try:
-            s, b = (float(v) for v in got)
+            info["fits"].append([float(v) for v in got])
         except (TypeError, ValueError):
+            info["fits"].append(repr(got)[:80])
+    if chain_rows:
+        info["chain_rows"] = learner.value("chain_rows")
+    return info
+
+
+def fit_problems(fits: list, cases: list[FitCase], reveal: bool) -> list[str]:
+    """Wrong answers of the learner's least-squares fit."""
+    for got, case in zip(fits, cases):
+        if not (isinstance(got, list) and len(got) == 2):
             return [f"fit_per_op_us should return (slope, intercept); it returned {got!r}."]
-        if not (math.isclose(s, slope, rel_tol=1e-6) and math.isclose(b, intercept, rel_tol=1e-6, abs_tol=1e-9)):
-            return [f"on points exactly on the line {slope:g}·k + {intercept:g}, fit_per_op_us returned ({s:.4g}, {b:.4g})."]
-    noisy = [{"n_ops": 1, "median_us": 5.0}, {"n_ops": 2, "median_us": 9.0}, {"n_ops": 3, "median_us": 10.0}]
-    s, b = (float(v) for v in fit_per_op_us(noisy))
-    if not (math.isclose(s, 2.5, rel_tol=1e-6) and math.isclose(b, 3.0, rel_tol=1e-6)):
-        return [f"on (1, 5), (2, 9), (3, 10) the least-squares line is 2.5·k + 3; fit_per_op_us returned ({s:.4g}, {b:.4g})."]
+        s, b = got
+        if not (math.isclose(s, case.slope, rel_tol=1e-6, abs_tol=1e-9) and math.isclose(b, case.intercept, rel_tol=1e-6, abs_tol=1e-9)):
+            said = f"returned ({s:.4g}, {b:.4g}); the least-squares line is {case.slope:g}·k + {case.intercept:g}" if reveal \
+                else "returned another line"
+            return [f"on {case.about}, fit_per_op_us {said}."]
     return []
 
 
-@register("01.per_op", points=2, exercise="1", title="the overhead adds up per op in a chain")
-def _per_op(ctx: Context) -> str:
-    problems = fit_problems(lambda rows: ctx.call("fit_per_op_us", rows))
-    rows = ctx.get("chain_rows")
-    if not problems:
-        by_k = {r["n_ops"]: r["median_us"] for r in rows}
-        if 8 not in by_k or 1 not in by_k:
-            problems.append("chain_rows should hold chains of 1 and 8 ops.")
-        elif by_k[8] < 2 * by_k[1]:
-            problems.append(f"8 ops took {by_k[8]:.1f} µs and 1 op {by_k[1]:.1f} µs: a chain of tiny ops should cost about 8× one op.")
-    fail_if(problems)
-    return "the fit is right, and 8 tiny ops cost several times one"
+def chain_rows_problems(rows) -> list[str]:
+    """The notebook's chain measurement: one positive median per chain length, 1 and 8 among them."""
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        return ["chain_rows should be a list of dicts {n_ops, median_us}: run the cell that measures the chains."]
+    by_k = {r.get("n_ops"): r.get("median_us") for r in rows}
+    if 1 not in by_k or 8 not in by_k or not all(isinstance(t, (int, float)) and t > 0 for t in by_k.values()):
+        return ["chain_rows should hold positive medians for chains of 1 and 8 ops."]
+    return []
+
+
+def _line(slope, intercept, ks, about) -> FitCase:
+    return FitCase(tuple((k, slope * k + intercept) for k in ks), slope, intercept, about)
+
+
+PUBLIC_FIT_CASES = [_line(3.0, 1.5, (1, 2, 4, 8), "points exactly on 3·k + 1.5"),
+                    _line(0.25, 10.0, (1, 3, 5), "points exactly on 0.25·k + 10"),
+                    _line(5.0, 0.0, (2, 4, 6, 8, 10), "points exactly on 5·k"),
+                    FitCase(((1, 5.0), (2, 9.0), (3, 10.0)), 2.5, 3.0, "the points (1, 5), (2, 9), (3, 10)")]
+
+
+@register("01.per_op", points=2, exercise="1", title="the overhead adds up per op in a chain",
+          cases=(PUBLIC_FIT_CASES, True))
+def _per_op(ctx: Context, cases: tuple) -> str:
+    fits, with_rows = cases
+    info = ctx.probe(probe_fit, fits, with_rows)
+    fail_if(fit_problems(info["fits"], fits, ctx.reveal) or (chain_rows_problems(info["chain_rows"]) if with_rows else []))
+    return "the least-squares fit is right"
 
 
 # ---------------------------------------------------------------- 2: capture table
@@ -187,14 +274,16 @@ def observed_capture_table() -> dict[str, dict]:
     except Exception:
         table["torch.export"]["dynamic_shapes"] = "specialized"
     table["torch.export"]["serialisable"] = _serialisable(lambda: torch.export.export(BranchyCond(), (pos,)))
+    torch._dynamo.reset()
     return table
 
 
-_OBSERVED: dict | None = None
+def probe_capture_table(learner: Learner) -> dict:
+    return {"table": learner.value("CAPTURE_TABLE")}
 
 
-def capture_table_problems(table, observed) -> list[str]:
-    """Every cell of the learner's table that the experiments contradict, each with what the experiment showed."""
+def capture_table_problems(table, observed: dict, reveal: bool) -> list[str]:
+    """Every cell of the learner's table that the experiments contradict."""
     if not isinstance(table, dict):
         return ["CAPTURE_TABLE should be a dict {method: {column: value}}."]
     missing = [m for m in METHODS if m not in table]
@@ -208,16 +297,25 @@ def capture_table_problems(table, observed) -> list[str]:
             if value not in allowed:
                 problems.append(f"{method} / {column} is {value!r}; use one of {', '.join(map(repr, allowed))}.")
             elif value != observed[method][column]:
-                problems.append(f"{method} / {column}: you wrote {value!r}, but the experiment shows {observed[method][column]!r}.")
-    return problems[:4] + ([f"... and {len(problems) - 4} more."] if len(problems) > 4 else [])
+                shows = f"the experiment shows {observed[method][column]!r}" if reveal else "that is not what the experiments show"
+                problems.append(f"{method} / {column}: you wrote {value!r}, but {shows}.")
+    return problems
 
 
-@register("01.capture_table", points=3, exercise="2", title="the capture-method table agrees with the experiments")
-def _capture_table(ctx: Context) -> str:
-    global _OBSERVED
-    if _OBSERVED is None:
-        _OBSERVED = observed_capture_table()
-    fail_if(capture_table_problems(ctx.get("CAPTURE_TABLE"), _OBSERVED))
+_OBSERVED: dict = {}
+
+
+def live_observation() -> dict:
+    """The capture experiments, run once in this process (the notebook's check)."""
+    if not _OBSERVED:
+        _OBSERVED.update(observed_capture_table())
+    return _OBSERVED
+
+
+@register("01.capture_table", points=3, exercise="2", title="the capture-method table agrees with the experiments",
+          cases=live_observation)
+def _capture_table(ctx: Context, observed: dict) -> str:
+    fail_if(capture_table_problems(ctx.probe(probe_capture_table)["table"], observed, ctx.reveal), most=4)
     return "every cell of the table matches what the experiments did"
 
 
@@ -229,78 +327,117 @@ def two_graphs(x):
     return y.cos() * 2
 
 
-@register("01.recording_backend", points=2, exercise="3", title="a backend that records every graph it receives")
-def _recording_backend(ctx: Context) -> str:
+@dataclass(frozen=True)
+class BreakCase:
+    """A function with graph breaks, an input, and how many graphs Dynamo makes of it."""
+
+    fn: Callable
+    x: torch.Tensor
+    graphs: int
+    about: str
+
+
+def probe_recording(learner: Learner, case: BreakCase) -> dict:
+    """The learner's recording backend on a function with breaks: its result, the graphs kept, count_graphs."""
     torch._dynamo.reset()
-    backend, graphs = ctx.call("make_recording_backend")
-    x = torch.randn(5)
-    out = torch.compile(two_graphs, backend=backend)(x)
+    backend, graphs = learner.call("make_recording_backend")
+    with learner.running("make_recording_backend"):
+        out = torch.compile(case.fn, backend=backend)(case.x)
+    kept = list(graphs)
+    return {"out": out, "n": len(kept), "all_gm": all(isinstance(g, torch.fx.GraphModule) for g in kept),
+            "types": [type(g).__name__ for g in kept], "count": learner.call("count_graphs", case.fn, case.x)}
+
+
+def recording_problems(info: dict, case: BreakCase) -> list[str]:
     problems = []
-    if not torch.allclose(out, two_graphs(x)):
-        problems.append("the compiled function gave a different result: the backend must return something that runs the graph (gm.forward).")
-    if len(graphs) != 2 or not all(isinstance(g, torch.fx.GraphModule) for g in graphs):
-        problems.append(f"a function with one graph break should leave 2 GraphModules in the list; it holds {len(graphs)} "
-                        f"({', '.join(type(g).__name__ for g in graphs)}).")
-    n = ctx.call("count_graphs", two_graphs, x)
-    if n != 2:
-        problems.append(f"count_graphs on a function with one print returned {n!r}; expected 2 (did you reset Dynamo first?).")
-    fail_if(problems)
-    return "records both graphs of a function with one break"
+    with contextlib.redirect_stdout(io.StringIO()):     # the function prints (that is its graph break)
+        want = case.fn(case.x)
+    out = info.get("out")
+    if not isinstance(out, torch.Tensor) or out.shape != want.shape or not torch.allclose(out, want, equal_nan=False):
+        problems.append("with your backend the compiled function computed something else: the backend must return "
+                        "something that runs the graph (gm.forward).")
+    if info["n"] != case.graphs or not info["all_gm"]:
+        problems.append(f"{case.about} should leave {case.graphs} GraphModules in the list; it holds {info['n']} "
+                        f"({', '.join(info['types'])}).")
+    if info["count"] != case.graphs:
+        problems.append(f"count_graphs on {case.about} returned {info['count']!r}; expected {case.graphs} (did you reset Dynamo first?).")
+    return problems
+
+
+@register("01.recording_backend", points=2, exercise="3", title="a backend that records every graph it receives",
+          cases=[BreakCase(two_graphs, torch.linspace(-1, 1, 5), 2, "a function with one graph break (a print)")])
+def _recording_backend(ctx: Context, cases: list[BreakCase]) -> str:
+    for case in cases:
+        fail_if(recording_problems(ctx.probe(probe_recording, case), case))
+    return "records every graph of a function with breaks"
 
 
 BREAKERS = {"no_print": "with_print", "no_item": "with_item", "no_branch": "with_branch"}
 
 
-def references():
-    """The three functions with breaks, as the notebook defines them."""
-    def with_print(x):
-        y = x.sin()
-        return y.cos()
-
-    def with_item(x):
-        return x / x.max().item() + 1
-
-    def with_branch(x):
-        y = x * 3
-        return y.relu() if y.sum() > 0 else -y
-
-    return {"no_print": with_print, "no_item": with_item, "no_branch": with_branch}
+def with_print(x):
+    y = x.sin()
+    return y.cos()
 
 
-def no_break_problems(call, inputs) -> list[str]:
-    """Which fixed functions break the graph or compute something else, on these inputs."""
-    problems = []
-    refs = references()
-    for name, ref in refs.items():
+def with_item(x):
+    return x / x.max().item() + 1
+
+
+def with_branch(x):
+    y = x * 3
+    return y.relu() if y.sum() > 0 else -y
+
+
+ORIGINALS = {"no_print": with_print, "no_item": with_item, "no_branch": with_branch}
+
+
+def probe_no_breaks(learner: Learner, inputs: list[torch.Tensor]) -> dict:
+    """Each fixed function compiled with fullgraph=True on each input: its output, or the error it raised."""
+    out = {}
+    for name in BREAKERS:
+        fn = learner.function(name)
         torch._dynamo.reset()
+        results = []
         for x in inputs:
             try:
-                got = call(name, x)
+                with learner.running(name):
+                    results.append(torch.compile(fn, fullgraph=True, backend="eager")(x))
             except CheckFailed:
                 raise
             except Exception as err:
-                problems.append(f"{name} does not compile with fullgraph=True ({type(err).__name__}: {str(err).splitlines()[0][:90]}).")
+                results.append(f"{type(err).__name__}: {str(err).splitlines()[0][:90] if str(err) else ''}")
+                break
+        out[name] = results
+    return out
+
+
+def no_break_problems(got: dict, inputs: list[torch.Tensor]) -> list[str]:
+    """Which fixed functions break the graph or compute something else, on these inputs."""
+    problems = []
+    for name, ref in ORIGINALS.items():
+        for x, result in zip(inputs, got[name]):
+            if isinstance(result, str):
+                problems.append(f"{name} does not compile with fullgraph=True ({result}).")
                 break
             want = ref(x)
-            if not isinstance(got, torch.Tensor) or got.shape != want.shape or not torch.allclose(got, want, atol=1e-5):
+            if result.shape != want.shape or not torch.allclose(result, want, atol=1e-5):
                 problems.append(f"{name} computes something else than {BREAKERS[name]} on an input whose sum is "
                                 f"{'positive' if x.sum() > 0 else 'negative'}.")
                 break
     return problems
 
 
-@register("01.no_breaks", points=3, exercise="3", title="the three functions without graph breaks")
-def _no_breaks(ctx: Context) -> str:
-    def call(name, x):
-        fn = ctx.get(name)
-        try:
-            return torch.compile(fn, fullgraph=True, backend="eager")(x)
-        except NotImplementedError:
-            raise CheckFailed(f"`{name}` is not written yet.") from None
+def break_inputs(seed: int, shapes) -> list[torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    a = torch.randn(*shapes[0], generator=g)
+    return [a, torch.rand(*shapes[1], generator=g) + 0.5, -torch.rand(*shapes[2], generator=g) - 0.5]
 
-    torch.manual_seed(1)
-    inputs = [torch.randn(16), torch.randn(16).abs() + 0.1, -torch.randn(16).abs() - 0.1]
-    fail_if(no_break_problems(call, inputs))
+
+@register("01.no_breaks", points=3, exercise="3", title="the three functions without graph breaks",
+          cases=break_inputs(1, ((16,), (16,), (16,))))
+def _no_breaks(ctx: Context, inputs: list[torch.Tensor]) -> str:
+    fail_if(no_break_problems(ctx.probe(probe_no_breaks, inputs), inputs))
     return "all three compile as one graph and match the originals"
 
 
@@ -316,32 +453,73 @@ def measured_compiles(fn, calls) -> int:
     return stats["unique_graphs"] - before
 
 
-def _scale(x, n):
+def scale(x, n):
+    """The lab's function of part 4."""
     return x * n
 
 
-@register("01.recompiles", points=2, exercise="4", title="predict and count recompiles; avoid them with dynamic shapes")
-def _recompiles(ctx: Context) -> str:
-    calls = ctx.get("CALLS")
-    want = measured_compiles(_scale, calls)
-    problems = []
-    predicted = ctx.get("PREDICTED_COMPILES")
-    if predicted != want:
-        problems.append(f"PREDICTED_COMPILES is {predicted!r}, but Dynamo compiled {want} times: work out which call fails which guard.")
-    got = ctx.call("count_compiles", _scale, calls)
-    if got != want:
-        problems.append(f"count_compiles returned {got!r}; a CompileCounter counted {want}.")
+def lab_calls() -> list[tuple]:
+    """The lab's call sequence of part 4 (the notebook's CALLS)."""
+    return [(torch.ones(3), 2), (torch.ones(3), 2), (torch.ones(3), 3), (torch.ones(4), 2),
+            (torch.ones(5), 2), (torch.ones(3, dtype=torch.float64), 2)]
+
+
+def summed_double(t):
+    return (t * 2).sum()
+
+
+@dataclass(frozen=True)
+class RecompileCase:
+    """The lab's sequence (for the prediction), another sequence for count_compiles, sizes for compile_dynamic."""
+
+    lab_compiles: int          # what Dynamo does on the lab's sequence
+    fn: Callable
+    calls: tuple
+    compiles: int              # what Dynamo does on `calls`
+    dynamic_fn: Callable
+    dynamic_shapes: tuple
+
+
+def probe_recompiles(learner: Learner, case: RecompileCase) -> dict:
+    """The prediction, count_compiles on the case's calls, and compile_dynamic's frame count over the case's sizes."""
     from torch._dynamo.testing import CompileCounter
 
+    info = {"predicted": learner.value("PREDICTED_COMPILES"),
+            "counted": learner.call("count_compiles", case.fn, list(case.calls))}
     torch._dynamo.reset()
     counter = CompileCounter()
-    fn = ctx.call("compile_dynamic", lambda t: (t * 2).sum(), counter)
-    for n in (3, 5, 9, 17):
-        fn(torch.ones(n))
-    if counter.frame_count != 1:
-        problems.append(f"compile_dynamic's function compiled {counter.frame_count} times for 4 sizes; it should compile once.")
-    fail_if(problems)
-    return f"{want} compiles, predicted and counted; one compile for every size with dynamic shapes"
+    fn = learner.call("compile_dynamic", case.dynamic_fn, counter)
+    with learner.running("compile_dynamic"):
+        for shape in case.dynamic_shapes:
+            fn(torch.ones(*shape))
+    info["frames"] = counter.frame_count
+    return info
+
+
+def recompile_problems(info: dict, case: RecompileCase, reveal: bool) -> list[str]:
+    problems = []
+    if info["predicted"] != case.lab_compiles:
+        said = f", but Dynamo compiled {case.lab_compiles} times" if reveal else ", which is not what Dynamo does"
+        problems.append(f"PREDICTED_COMPILES is {info['predicted']!r}{said}: work out which call fails which guard.")
+    if info["counted"] != case.compiles:
+        said = f"; a CompileCounter counted {case.compiles}" if reveal else ", which disagrees with a CompileCounter on the grader's sequence"
+        problems.append(f"count_compiles returned {info['counted']!r}{said}.")
+    if info["frames"] != 1:
+        problems.append(f"compile_dynamic's function compiled {info['frames']} times for {len(case.dynamic_shapes)} sizes; "
+                        "it should compile once.")
+    return problems
+
+
+def public_recompile_case() -> RecompileCase:
+    lab = measured_compiles(scale, lab_calls())
+    return RecompileCase(lab, scale, tuple(lab_calls()), lab, summed_double, ((3,), (5,), (9,), (17,)))
+
+
+@register("01.recompiles", points=2, exercise="4", title="predict and count recompiles; avoid them with dynamic shapes",
+          cases=public_recompile_case)
+def _recompiles(ctx: Context, case: RecompileCase) -> str:
+    fail_if(recompile_problems(ctx.probe(probe_recompiles, case), case, ctx.reveal))
+    return "compiles predicted and counted; one compile for every size with dynamic shapes"
 
 
 # ---------------------------------------------------------------- 5: export
@@ -354,66 +532,112 @@ class ExportHead(nn.Module):
         return torch.softmax(self.fc(x), dim=-1)
 
 
-def export_problems(program, model, d_in: int, max_batch: int, loaded=None) -> list[str]:
-    """Whether an exported program runs at batches 1..max_batch, matches eager, and refuses max_batch + 1."""
+@dataclass(frozen=True)
+class ExportCase:
+    seed: int
+    d_in: int
+    d_out: int
+    example_batch: int
+    max_batch: int
+    batches: tuple
+
+    def model(self) -> ExportHead:
+        torch.manual_seed(self.seed)
+        return ExportHead(self.d_in, self.d_out).eval()
+
+    def inputs(self) -> list[torch.Tensor]:
+        g = torch.Generator().manual_seed(self.seed + 1)
+        return [torch.randn(b, self.d_in, generator=g) for b in self.batches]
+
+
+def probe_export(learner: Learner, case: ExportCase) -> dict:
+    """export_dynamic on the case's model: outputs at each batch, whether max_batch + 1 is refused, save and load."""
+    model = case.model()
+    program = learner.call("export_dynamic", model, torch.randn(case.example_batch, case.d_in), case.max_batch)
     if not isinstance(program, torch.export.ExportedProgram):
-        return [f"export_dynamic should return an ExportedProgram, not a {type(program).__name__}."]
-    for b in (1, 3, max_batch):
-        x = torch.randn(b, d_in)
+        return {"type": type(program).__name__}
+    info = {"type": "ExportedProgram", "outs": []}
+    for x in case.inputs():
         try:
-            got = program.module()(x)
+            info["outs"].append(program.module()(x))
         except Exception as err:
-            return [f"the exported program fails at batch {b} ({type(err).__name__}): is dimension 0 declared dynamic?"]
-        if not torch.allclose(got, model(x), atol=1e-6):
-            return [f"at batch {b} the exported program differs from eager."]
+            info["outs"].append(f"{type(err).__name__}")
     try:
-        program.module()(torch.randn(max_batch + 1, d_in))
-        return [f"the exported program accepted batch {max_batch + 1}; its Dim should stop at max_batch."]
+        program.module()(torch.randn(case.max_batch + 1, case.d_in))
+        info["refused"] = False
     except Exception:
-        pass
-    if loaded is not None:
-        x = torch.randn(2, d_in)
-        if not isinstance(loaded, torch.export.ExportedProgram) or not torch.allclose(loaded.module()(x), model(x), atol=1e-6):
-            return ["save_and_load should return the loaded ExportedProgram, computing what the model computes."]
+        info["refused"] = True
+    with tempfile.TemporaryDirectory() as tmp:
+        loaded = learner.call("save_and_load", program, Path(tmp) / "p.pt2")
+        info["loaded"] = loaded.module()(case.inputs()[1]) if isinstance(loaded, torch.export.ExportedProgram) else None
+    return info
+
+
+def export_problems(info: dict, case: ExportCase, reveal: bool) -> list[str]:
+    """Whether the exported program runs at each batch, matches eager, refuses max_batch + 1, and survives save/load."""
+    if info["type"] != "ExportedProgram":
+        return [f"export_dynamic should return an ExportedProgram, not a {info['type']}."]
+    model = case.model()
+    with torch.no_grad():
+        wants = [model(x) for x in case.inputs()]
+    for b, got, want in zip(case.batches, info["outs"], wants):
+        batch = f"batch {b}" if reveal else "one of the grader's batch sizes"
+        if isinstance(got, str):
+            return [f"the exported program fails at {batch} ({got}): is dimension 0 declared dynamic?"]
+        if got.shape != want.shape or not torch.allclose(got, want, atol=1e-6):
+            return [f"at {batch} the exported program differs from eager."]
+    if not info["refused"]:
+        return ["the exported program accepted a batch above max_batch; its Dim should stop at max_batch."]
+    loaded = info["loaded"]
+    if not isinstance(loaded, torch.Tensor) or loaded.shape != wants[1].shape or not torch.allclose(loaded, wants[1], atol=1e-6):
+        return ["save_and_load should return the loaded ExportedProgram, computing what the model computes."]
     return []
 
 
-@register("01.export", points=2, exercise="5", title="export with a dynamic batch, save and load")
-def _export(ctx: Context) -> str:
-    import tempfile
-    from pathlib import Path
-
-    torch.manual_seed(5)
-    model = ExportHead().eval()
-    program = ctx.call("export_dynamic", model, torch.randn(4, 16), 32)
-    with tempfile.TemporaryDirectory() as tmp:
-        loaded = ctx.call("save_and_load", program, Path(tmp) / "p.pt2")
-        problems = export_problems(program, model, 16, 32, loaded)
-    fail_if(problems)
-    return "dynamic in [1, 32], refuses 33, and survives save/load"
+@register("01.export", points=2, exercise="5", title="export with a dynamic batch, save and load",
+          cases=[ExportCase(seed=5, d_in=16, d_out=8, example_batch=4, max_batch=32, batches=(1, 3, 32))])
+def _export(ctx: Context, cases: list[ExportCase]) -> str:
+    for case in cases:
+        fail_if(export_problems(ctx.probe(probe_export, case), case, ctx.reveal))
+    return "dynamic up to max_batch, refuses more, and survives save/load"
 
 
 # ---------------------------------------------------------------- 6: traffic model
-def traffic_problems(bytes_moved, predicted_speedup) -> list[str]:
-    """Wrong answers of the learner's traffic model."""
-    cases = ((1000, 5, False, 4, 40000), (1000, 5, True, 4, 8000), (10, 3, False, 2, 120), (7, 1, True, 8, 112))
-    for numel, n_ops, fused, bpe, want in cases:
-        got = bytes_moved(numel, n_ops, fused, bpe)
+@dataclass(frozen=True)
+class TrafficCases:
+    moved: tuple           # (numel, n_ops, fused, bytes_per_element, expected bytes)
+    speedups: tuple        # n_ops whose predicted speedup is n_ops
+    payoff: bool           # also look at the notebook's payoff table
+
+
+def probe_traffic(learner: Learner, cases: TrafficCases) -> dict:
+    info = {"moved": [learner.call("bytes_moved", n, k, fused, bpe) for n, k, fused, bpe, _ in cases.moved],
+            "speedups": [learner.call("predicted_speedup", k) for k in cases.speedups]}
+    if cases.payoff:
+        info["payoff"] = learner.value("payoff")
+    return info
+
+
+def traffic_problems(info: dict, cases: TrafficCases, reveal: bool) -> list[str]:
+    for (numel, n_ops, fused, bpe, want), got in zip(cases.moved, info["moved"]):
         if got != want:
-            return [f"bytes_moved({numel}, {n_ops}, fused={fused}, bytes_per_element={bpe}) returned {got!r}; expected {want} "
-                    "(every kernel reads its input once and writes its output once)."]
-    for n_ops in (1, 5, 8):
-        got = predicted_speedup(n_ops)
+            said = f"bytes_moved({numel}, {n_ops}, fused={fused}, bytes_per_element={bpe}) returned {got!r}; expected {want}" \
+                if reveal else "bytes_moved is wrong on the grader's cases (other dtypes and op counts)"
+            return [f"{said} (every kernel reads its input once and writes its output once)."]
+    for n_ops, got in zip(cases.speedups, info["speedups"]):
         if not isinstance(got, (int, float)) or not math.isclose(got, n_ops):
-            return [f"predicted_speedup({n_ops}) returned {got!r}; expected {n_ops}."]
+            return [f"predicted_speedup({n_ops}) returned {got!r}" + (f"; expected {n_ops}." if reveal else ", which is not the ratio of the bytes.")]
+    rows = info.get("payoff")
+    if cases.payoff and (not isinstance(rows, list) or not rows or not all(
+            isinstance(r, dict) and isinstance(r.get("eager_ms"), (int, float)) and r["eager_ms"] > 0
+            and isinstance(r.get("compiled_ms"), (int, float)) and r["compiled_ms"] > 0 for r in rows)):
+        return ["the payoff table should hold measured eager and compiled times for each size."]
     return []
 
 
-@register("01.traffic_model", points=2, exercise="6", title="the memory-traffic model of the fused chain")
-def _traffic(ctx: Context) -> str:
-    problems = traffic_problems(lambda *a: ctx.call("bytes_moved", *a), lambda n: ctx.call("predicted_speedup", n))
-    rows = ctx.get("payoff")
-    if not problems and (not rows or not all(r.get("eager_ms", 0) > 0 and r.get("compiled_ms", 0) > 0 for r in rows)):
-        problems.append("the payoff table should hold measured eager and compiled times for each size.")
-    fail_if(problems)
+@register("01.traffic_model", points=2, exercise="6", title="the memory-traffic model of the fused chain",
+          cases=TrafficCases(((1000, 5, False, 4, 40000), (1000, 5, True, 4, 8000), (10, 3, False, 2, 120), (7, 1, True, 8, 112)),
+                             (1, 5, 8), True))
+def _traffic(ctx: Context, cases: TrafficCases) -> str:
+    fail_if(traffic_problems(ctx.probe(probe_traffic, cases), cases, ctx.reveal))
     return "the byte counts and the predicted speedup are right"

@@ -1,26 +1,30 @@
 """Lab 02 — FX rewrites: the acceptance checks.
 
-The checks look at behaviour only: what a rewritten graph computes, which kinds of
-node it holds (a ReLU is a ReLU however it is spelled), how many, and what the
-learner's functions return. The `probe_*` functions run the learner's code and
-reduce what it did to plain data (tensors, lists, strings), so the grader's hidden
-checks can run the same probes inside its sandboxed worker and read the answer
-back; the `*_problems` functions turn that data into messages that say what to fix.
+The checks look at behaviour only: what a rewritten graph computes, which kinds of node it holds (a ReLU is a
+ReLU however it is spelled), how many, and what the learner's functions return. Each check is a probe
+(`probe_*`: traces the case's model, runs the learner's code on it through `Learner`, returns plain data) and a
+judge (`*_problems`: says what to fix), run on cases. A case is a model (weights included), its inputs and what
+the answer must be; the probe gets the model and the inputs, the expected answer stays where the check is
+judged. The notebook runs the checks on the cases below; the grader runs the same functions on hidden cases
+(other models, other broken passes, another gallery) with messages that name no hidden model, node or number.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import operator
 from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import torch
 import torch.fx as fx
 import torch.nn as nn
 import torch.nn.functional as F
 
-from helpers.checks import Context, fail_if, learner, register
+from helpers.checks import CheckFailed, Context, Learner, fail_if, register
 
 LAB = "02"
 CALLS = ("call_function", "call_method", "call_module")
@@ -28,8 +32,6 @@ RELU_FUNCTIONS = (torch.relu, torch.relu_, F.relu, torch.ops.aten.relu.default, 
 GELU_FUNCTIONS = (F.gelu, torch.ops.aten.gelu.default)
 SAME = dict(rtol=1e-5, atol=1e-6)          # the same ops in another spelling
 FOLDED = dict(rtol=1e-4, atol=1e-5)        # arithmetic reordered (conv-bn folding)
-
-
 
 
 # ---------------------------------------------------------------- what a node is, whatever its spelling
@@ -86,6 +88,22 @@ def signature(gm: fx.GraphModule) -> list[tuple[str, str]]:
     return [(n.op, target_text(n)) for n in gm.graph.nodes]
 
 
+def kinds_of(model: nn.Module) -> list[tuple[str, str]]:
+    """(op, kind) of every node of the model's trace: what a pass starts from, worked out where the check is judged."""
+    gm = fx.symbolic_trace(model)
+    return [(n.op, node_kind(gm, n)) for n in gm.graph.nodes]
+
+
+def a_node(op: str) -> str:
+    """'a call_module node', 'an output node'."""
+    return f"{'an' if op[0] in 'aeiou' else 'a'} {op} node"
+
+
+def node_labels(gm: fx.GraphModule) -> dict[str, str]:
+    """{node name: 'a call_module node (Conv2d)'}: how a message names a node of a hidden model without its name."""
+    return {n.name: f"{a_node(n.op)} ({node_kind(gm, n)})" for n in gm.graph.nodes}
+
+
 def call_kinds(kinds_by_node: list[tuple[str, str]]) -> Counter:
     return Counter(kind for op, kind in kinds_by_node if op in CALLS)
 
@@ -109,24 +127,48 @@ def close(a, b, rtol: float, atol: float) -> bool:
     return max_diff(a, b) <= atol + rtol * ref
 
 
+# ---------------------------------------------------------------- building cases
+@contextlib.contextmanager
+def seeded(seed: int):
+    """torch's RNG seeded for a while, then restored: building cases never disturbs the notebook's random numbers."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield
+
+
+def built(seed: int, cls: type, **kwargs) -> nn.Module:
+    """cls(**kwargs) with its weights drawn from `seed`."""
+    with seeded(seed):
+        return cls(**kwargs)
+
+
+def output_of(model: nn.Module, inputs: tuple) -> Any:
+    """The model's output in eval mode, without autograd."""
+    with torch.no_grad():
+        return model.eval()(*inputs)
+
+
+def randomize_bn(model: nn.Module, seed: int) -> nn.Module:
+    """Give every batch norm non-trivial statistics and affine parameters, and put the model in eval mode."""
+    g = torch.Generator().manual_seed(seed)
+    for m in model.modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            with torch.no_grad():
+                m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.5)
+                m.running_var.copy_(torch.rand(m.num_features, generator=g) * 2 + 0.2)
+                if m.affine:
+                    m.weight.copy_(torch.randn(m.num_features, generator=g))
+                    m.bias.copy_(torch.randn(m.num_features, generator=g))
+    return model.eval()
+
+
 # ---------------------------------------------------------------- 1: the graph as a table
-def probe_graph_table(fn, model: nn.Module) -> dict:
-    """Trace `model`, call the learner's graph_table on it; the rows, and the truth from the graph itself."""
-    gm = fx.symbolic_trace(model)
-    truth = [{"name": n.name, "op": n.op, "target": n.target if isinstance(n.target, str) else None,
-              "target_names": [] if isinstance(n.target, str) else _callable_names(n.target),
-              "inputs": [i.name for i in n.all_input_nodes], "users": [u.name for u in n.users]} for n in gm.graph.nodes]
-    rows = fn(gm)
-    if not isinstance(rows, list):
-        return {"rows": f"<{type(rows).__name__}>", "truth": truth}
-    plain = []
-    for r in rows:
-        if not isinstance(r, dict):
-            plain.append(f"<{type(r).__name__}>")
-            continue
-        plain.append({k: (r[k] if isinstance(r.get(k), str) else [str(v) for v in r[k]] if isinstance(r.get(k), (list, tuple))
-                          else None if r.get(k) is None else str(r[k])) for k in ("name", "op", "target", "inputs", "users") if k in r})
-    return {"rows": plain, "truth": truth}
+@dataclass(frozen=True)
+class TableCase:
+    """A model whose traced graph graph_table must describe."""
+
+    about: str
+    model: nn.Module
 
 
 def _callable_names(target) -> list[str]:
@@ -138,6 +180,32 @@ def _callable_names(target) -> list[str]:
     return sorted(n for n in names if n)
 
 
+def graph_truth(model: nn.Module) -> list[dict]:
+    """Every node of the model's trace as graph_table should describe it (a function: every name it goes by)."""
+    gm = fx.symbolic_trace(model)
+    return [{"name": n.name, "op": n.op, "target": n.target if isinstance(n.target, str) else None,
+             "target_names": [] if isinstance(n.target, str) else _callable_names(n.target),
+             "inputs": [i.name for i in n.all_input_nodes], "users": [u.name for u in n.users]} for n in gm.graph.nodes]
+
+
+def plain_row(row: Any) -> dict | str:
+    """One of graph_table's rows with every value as text, a list of text, or None."""
+    if not isinstance(row, dict):
+        return f"<{type(row).__name__}>"
+    out = {}
+    for k in ("name", "op", "target", "inputs", "users"):
+        if k in row:
+            v = row[k]
+            out[k] = v if isinstance(v, str) else [str(i) for i in v] if isinstance(v, (list, tuple)) else None if v is None else str(v)
+    return out
+
+
+def probe_graph_table(learner: Learner, model: nn.Module) -> list | str:
+    """graph_table on the model's trace: its rows as plain data."""
+    rows = learner.call("graph_table", fx.symbolic_trace(model))
+    return [plain_row(r) for r in rows] if isinstance(rows, list) else f"<{type(rows).__name__}>"
+
+
 def _target_ok(text, want: dict) -> bool:
     if not isinstance(text, str):
         return False
@@ -147,22 +215,21 @@ def _target_ok(text, want: dict) -> bool:
     return text in want["target_names"] or any(text.endswith("." + s) for s in short)
 
 
-def graph_table_problems(probe: dict, about: str, reveal: bool = True) -> list[str]:
+def graph_table_problems(rows: list | str, truth: list[dict], about: str, reveal: bool = True) -> list[str]:
     """Rows vs the graph's own truth; with reveal=False, messages name the node's kind, not the hidden model's names."""
-    rows, truth = probe["rows"], probe["truth"]
     if not isinstance(rows, list):
         return [f"graph_table should return a list of dicts, one per node; it returned {rows}."]
     if len(rows) != len(truth):
         return [f"on {about} the graph has {len(truth)} nodes, graph_table returned {len(rows)} rows: one row per node of gm.graph.nodes, in order."]
     for i, (row, want) in enumerate(zip(rows, truth)):
-        node = f"node '{want['name']}'" if reveal else f"node {i} (a {want['op']} node)"
+        node = f"node '{want['name']}'" if reveal else f"node {i} ({a_node(want['op'])})"
         if not isinstance(row, dict):
             return [f"every row should be a dict; one is {row}."]
         missing = [k for k in ("name", "op", "target", "inputs", "users") if k not in row]
         if missing:
             return [f"rows need the keys name, op, target, inputs, users; the row of {node} lacks {', '.join(missing)}."]
         if row["name"] != want["name"] or row["op"] != want["op"]:
-            where = f"{want['name']!r} ({want['op']})" if reveal else f"a {want['op']} node"
+            where = f"{want['name']!r} ({want['op']})" if reveal else a_node(want["op"])
             return [f"on {about}, row {i} says {row['name']!r} ({row['op']}) where the graph has {where}: one row per node, "
                     "in the graph's order, with node.name and node.op."]
         if not _target_ok(row["target"], want):
@@ -194,23 +261,27 @@ class TableNet(nn.Module):
         return d * d.sigmoid() + c.sum()
 
 
-@register("02.graph_table", points=2, exercise="1", title="a table of the graph: op, target, inputs and users of every node")
-def _graph_table(ctx: Context) -> str:
-    torch.manual_seed(0)
-    probe = probe_graph_table(lambda gm: ctx.call("graph_table", gm), TableNet())
-    fail_if(graph_table_problems(probe, "a model with a Linear, a buffer, torch.cat of a list, and a node read twice"))
+def table_cases() -> list[TableCase]:
+    return [TableCase("a model with a Linear, a buffer, torch.cat of a list, and a node read twice", built(0, TableNet))]
+
+
+@register("02.graph_table", points=2, exercise="1", title="a table of the graph: op, target, inputs and users of every node",
+          cases=table_cases)
+def _graph_table(ctx: Context, cases: list[TableCase]) -> str:
+    for case in cases:
+        rows = ctx.probe(probe_graph_table, case.model)
+        fail_if(graph_table_problems(rows, graph_truth(case.model), case.about, reveal=ctx.reveal))
     return "every node's op, target, inputs and users are right"
 
 
 # ---------------------------------------------------------------- 2: rewrites
-def probe_pass(fn, model: nn.Module, inputs: tuple) -> dict:
+def probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple) -> dict:
     """Trace `model`, run the learner's pass on it, then again on its result; what happened, as plain data."""
+    fn = learner.fn(fn_name)
     model.eval()
     with torch.no_grad():
         before = model(*inputs)
-        gm = fx.symbolic_trace(model)
-        kinds_before = [(n.op, node_kind(gm, n)) for n in gm.graph.nodes]
-        out_gm = fn(gm)
+        out_gm = fn(fx.symbolic_trace(model))
         if not isinstance(out_gm, fx.GraphModule):
             return {"returned": type(out_gm).__name__}
         try:
@@ -226,8 +297,8 @@ def probe_pass(fn, model: nn.Module, inputs: tuple) -> dict:
         same = isinstance(again, fx.GraphModule) and signature(again) == sig
         out_again = again(*inputs) if isinstance(again, fx.GraphModule) else None
         after = model(*inputs)
-    return {"returned": "GraphModule", "lint": lint, "out": out, "out_again": out_again, "kinds_before": kinds_before,
-            "kinds": kinds, "relu_left": relu_left, "idempotent": same, "original_unchanged": max_diff(before, after) == 0.0}
+    return {"returned": "GraphModule", "lint": lint, "out": out, "out_again": out_again, "kinds": kinds,
+            "relu_left": relu_left, "idempotent": same, "original_unchanged": max_diff(before, after) == 0.0}
 
 
 def pass_problems(p: dict, fn_name: str, want, about: str, tol: dict) -> list[str]:
@@ -249,10 +320,38 @@ def pass_problems(p: dict, fn_name: str, want, about: str, tol: dict) -> list[st
     return []
 
 
+# ---------------------------------------------------------------- 2a, 2b: ReLU → GELU
+@dataclass(frozen=True)
+class RewriteCase:
+    """A model, its inputs, and the output of its GELU twin: what the graph computes once every ReLU is GELU."""
+
+    about: str
+    model: nn.Module
+    inputs: tuple
+    want: Any
+
+
+def gelu_twin(model: nn.Module) -> nn.Module:
+    """A copy of the model with every ReLU written as exact GELU (the cases' models say so with `gelu=True`)."""
+    twin = copy.deepcopy(model)
+    for mod in list(twin.modules()):
+        if isinstance(getattr(mod, "gelu", None), bool):
+            mod.gelu = True
+        for child_name, child in list(mod.named_children()):
+            if isinstance(child, nn.ReLU):
+                setattr(mod, child_name, nn.GELU())
+    return twin.eval()
+
+
+def rewrite_case(about: str, model: nn.Module, inputs: tuple) -> RewriteCase:
+    """The case of `model`, its expected output from its GELU twin."""
+    return RewriteCase(about, model.eval(), inputs, output_of(gelu_twin(model), inputs))
+
+
 def relu_problems(p: dict, fn_name: str, want, about: str, reveal: bool = True) -> list[str]:
     """The ReLU → GELU rewrite: no ReLU left in any spelling, one exact GELU per ReLU, outputs of the GELU model."""
     if p["returned"] == "GraphModule" and p["relu_left"]:
-        left = p["relu_left"] if reveal else sorted({f"a {r.split()[0]} node" for r in p["relu_left"]})
+        left = p["relu_left"] if reveal else sorted({a_node(r.split()[0]) for r in p["relu_left"]})
         return [f"on {about}, ReLU is still there as: {', '.join(left)}."]
     problems = pass_problems(p, fn_name, want, about, SAME)
     if problems:
@@ -320,66 +419,64 @@ class SingleRelu(nn.Module):
         return F.gelu(x) if self.gelu else torch.relu(x)
 
 
-def relu_cases(main) -> list[tuple]:
-    """(about, make, inputs): the main model, the empty graph, one op, and a graph already rewritten."""
-    torch.manual_seed(2)
-    ins = (torch.randn(3, 8), torch.randn(3, 8)) if main is Spellings else (torch.randn(4, 5),)
-    return [
-        ("a model with ReLU written as torch.relu, F.relu, x.relu() and nn.ReLU", main, ins),
-        ("the empty graph (it returns its input)", lambda gelu=False: Identity(), (torch.randn(4),)),
-        ("a graph of one torch.relu", SingleRelu, (torch.randn(6),)),
-        ("a graph that already uses GELU only", lambda gelu=False: main(gelu=True), ins),
-    ]
+def relu_cases(main: type, about: str) -> list[RewriteCase]:
+    """The main model, the empty graph, one op, and a graph already rewritten."""
+    with seeded(2):
+        ins = (torch.randn(3, 8), torch.randn(3, 8)) if main is Spellings else (torch.randn(4, 5),)
+        empty, single = (torch.randn(4),), (torch.randn(6),)
+    return [rewrite_case(about, built(3, main), ins),
+            rewrite_case("the empty graph (it returns its input)", Identity(), empty),
+            rewrite_case("a graph of one torch.relu", SingleRelu(), single),
+            rewrite_case("a graph that already uses GELU only", built(3, main, gelu=True), ins)]
 
 
-def run_relu_cases(fn, fn_name: str, main) -> list[str]:
-    """The public cases: the main model of the check, and the edge cases, against their GELU twins."""
-    for about, make, ins in relu_cases(main):
-        torch.manual_seed(3)
-        model = make(gelu=False)
-        twin = copy.deepcopy(model)
-        if hasattr(twin, "gelu"):
-            twin.gelu = True
-            for name, mod in list(twin.named_modules()):
-                for child_name, child in list(mod.named_children()):
-                    if isinstance(child, nn.ReLU):
-                        setattr(mod, child_name, nn.GELU())
-        with torch.no_grad():
-            want = twin.eval()(*ins)
-        problems = relu_problems(probe_pass(fn, model, ins), fn_name, want, about)
-        if problems:
-            return problems
-    return []
+def spellings_cases() -> list[RewriteCase]:
+    return relu_cases(Spellings, "a model with ReLU written as torch.relu, F.relu, x.relu() and nn.ReLU")
 
 
-@register("02.relu_to_gelu", points=3, exercise="2", title="ReLU → GELU in every spelling, by graph surgery")
-def _relu_to_gelu(ctx: Context) -> str:
-    fail_if(run_relu_cases(lambda gm: ctx.call("relu_to_gelu", gm), "relu_to_gelu", Spellings))
-    return "all four spellings become exact GELU; empty, single-op and already-rewritten graphs are handled"
+def nested_cases() -> list[RewriteCase]:
+    return relu_cases(NestedSpellings, "a model with an nn.ReLU inside a Sequential and ReLU written as x.relu(), F.relu "
+                                       "and torch.relu, one result read three times")
 
 
-@register("02.rewriter", points=2, exercise="2", title="ReLU → GELU with torch.fx.subgraph_rewriter")
-def _rewriter(ctx: Context) -> str:
-    fail_if(run_relu_cases(lambda gm: ctx.call("relu_to_gelu_pattern", gm), "relu_to_gelu_pattern", NestedSpellings))
-    return "the pattern rewrite handles every spelling, a nested nn.ReLU and a ReLU read three times"
+def judge_rewrites(ctx: Context, cases: list[RewriteCase], fn_name: str) -> None:
+    """Run the learner's ReLU → GELU pass `fn_name` on every case; fail on the first problem."""
+    for case in cases:
+        got = {**ctx.probe(probe_pass, fn_name, case.model, case.inputs), "kinds_before": kinds_of(case.model)}
+        fail_if(relu_problems(got, fn_name, case.want, case.about, reveal=ctx.reveal))
+
+
+@register("02.relu_to_gelu", points=3, exercise="2", title="ReLU → GELU in every spelling, by graph surgery",
+          cases=spellings_cases)
+def _relu_to_gelu(ctx: Context, cases: list[RewriteCase]) -> str:
+    judge_rewrites(ctx, cases, "relu_to_gelu")
+    return "every spelling becomes exact GELU; empty, single-op and already-rewritten graphs are handled"
+
+
+@register("02.rewriter", points=2, exercise="2", title="ReLU → GELU with torch.fx.subgraph_rewriter", cases=nested_cases)
+def _rewriter(ctx: Context, cases: list[RewriteCase]) -> str:
+    judge_rewrites(ctx, cases, "relu_to_gelu_pattern")
+    return "the pattern rewrite handles every spelling, a nested nn.ReLU and a ReLU read several times"
 
 
 # ---------------------------------------------------------------- 2c: conv + batch-norm folding
-def randomize_bn(model: nn.Module, seed: int) -> nn.Module:
-    """Give every batch norm non-trivial statistics and affine parameters, and put the model in eval mode."""
-    g = torch.Generator().manual_seed(seed)
-    for m in model.modules():
-        if isinstance(m, nn.modules.batchnorm._BatchNorm):
-            with torch.no_grad():
-                m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.5)
-                m.running_var.copy_(torch.rand(m.num_features, generator=g) * 2 + 0.2)
-                if m.affine:
-                    m.weight.copy_(torch.randn(m.num_features, generator=g))
-                    m.bias.copy_(torch.randn(m.num_features, generator=g))
-    return model.eval()
+@dataclass(frozen=True)
+class FoldCase:
+    """A model in eval mode, its inputs, its output, and how many batch norms folding must leave."""
+
+    about: str
+    model: nn.Module
+    inputs: tuple
+    want: Any
+    bn_left: int
 
 
-def fold_problems(p: dict, want, about: str, bn_left: int) -> list[str]:
+def fold_case(about: str, model: nn.Module, inputs: tuple, bn_left: int) -> FoldCase:
+    return FoldCase(about, model.eval(), inputs, output_of(model, inputs), bn_left)
+
+
+def fold_problems(p: dict, want, about: str, bn_left: int, reveal: bool = True) -> list[str]:
+    """Folding keeps the outputs and one conv per conv, and leaves exactly the batch norms it cannot fold."""
     problems = pass_problems(p, "fold_conv_bn", want, about, FOLDED)
     if problems:
         return problems
@@ -388,13 +485,15 @@ def fold_problems(p: dict, want, about: str, bn_left: int) -> list[str]:
     convs_a = sum(v for k, v in ka.items() if k.startswith("Conv"))
     bns = sum(v for k, v in ka.items() if k.startswith("BatchNorm"))
     if convs_a != convs_b:
-        return [f"on {about}, there were {convs_b} convolutions and now there are {convs_a}: folding keeps one conv per conv."]
+        said = f"there were {convs_b} convolutions and now there are {convs_a}" if reveal else "the number of convolutions changed"
+        return [f"on {about}, {said}: folding keeps one conv per conv."]
     if bns != bn_left:
         if bns > bn_left:
-            return [f"on {about}, {bns} batch norm(s) are left where {bn_left} should be: fold every BatchNorm2d whose input is "
-                    "a Conv2d that feeds nothing else."]
-        return [f"on {about}, only {bns} batch norm(s) are left where {bn_left} should be: a conv whose output is also read "
-                "by another node cannot be folded (that node needs the un-normalized values)."]
+            said = f"{bns} batch norm(s) are left where {bn_left} should be" if reveal else "too many batch norms are left"
+            return [f"on {about}, {said}: fold every BatchNorm2d whose input is a Conv2d that feeds nothing else."]
+        said = f"only {bns} batch norm(s) are left where {bn_left} should be" if reveal else "too few batch norms are left"
+        return [f"on {about}, {said}: a conv whose output is also read by another node cannot be folded (that node needs "
+                "the un-normalized values)."]
     return []
 
 
@@ -416,36 +515,47 @@ class ConvBNNet(nn.Module):
         return F.relu(self.side_bn(s) + s)
 
 
-def fold_cases() -> list[tuple]:
-    torch.manual_seed(4)
-    return [
-        ("a CNN with two foldable conv → batch-norm pairs and one conv read twice", lambda: randomize_bn(ConvBNNet(), 5),
-         (torch.randn(2, 3, 8, 8),), 1),
-        ("the empty graph (it returns its input)", lambda: Identity(), (torch.randn(4),), 0),
-        ("a graph of one Conv2d (nothing to fold)", lambda: nn.Sequential(nn.Conv2d(2, 3, 3)).eval(), (torch.randn(1, 2, 5, 5),), 0),
-    ]
+def fold_cases() -> list[FoldCase]:
+    with seeded(4):
+        ins = (torch.randn(2, 3, 8, 8),), (torch.randn(4),), (torch.randn(1, 2, 5, 5),)
+        cnn, one_conv = randomize_bn(ConvBNNet(), 5), nn.Sequential(nn.Conv2d(2, 3, 3))
+    return [fold_case("a CNN with two foldable conv → batch-norm pairs and one conv read twice", cnn, ins[0], 1),
+            fold_case("the empty graph (it returns its input)", Identity(), ins[1], 0),
+            fold_case("a graph of one Conv2d (nothing to fold)", one_conv, ins[2], 0)]
 
 
-def run_fold_cases(fn, cases) -> list[str]:
-    for about, make, ins, bn_left in cases:
-        model = make()
-        with torch.no_grad():
-            want = model(*ins)
-        problems = fold_problems(probe_pass(fn, model, ins), want, about, bn_left)
-        if problems:
-            return problems
-    return []
-
-
-@register("02.fold_conv_bn", points=3, exercise="2", title="conv + batch-norm folding for inference, checked numerically")
-def _fold_conv_bn(ctx: Context) -> str:
-    fail_if(run_fold_cases(lambda gm: ctx.call("fold_conv_bn", gm), fold_cases()))
+@register("02.fold_conv_bn", points=3, exercise="2", title="conv + batch-norm folding for inference, checked numerically",
+          cases=fold_cases)
+def _fold_conv_bn(ctx: Context, cases: list[FoldCase]) -> str:
+    for case in cases:
+        got = {**ctx.probe(probe_pass, "fold_conv_bn", case.model, case.inputs), "kinds_before": kinds_of(case.model)}
+        fail_if(fold_problems(got, case.want, case.about, case.bn_left, reveal=ctx.reveal))
     return "the foldable pairs are folded, the shared conv is not, outputs agree within 1e-4 and the model is untouched"
 
 
 # ---------------------------------------------------------------- 2d: dead code and constants
+@dataclass(frozen=True)
+class CleanupCase:
+    """A pass (remove_dead_code or fold_constants), a model, its inputs and output, the calls that must be left
+    ({kind: count}), and how many inputs the graph keeps (None: not checked)."""
+
+    fn_name: str
+    about: str
+    model: nn.Module
+    inputs: tuple
+    want: Any
+    calls: dict
+    placeholders: int | None = None
+
+
+def cleanup_case(fn_name: str, about: str, model: nn.Module, inputs: tuple, calls: dict,
+                 placeholders: int | None = None) -> CleanupCase:
+    return CleanupCase(fn_name, about, model.eval(), inputs, output_of(model, inputs), dict(calls), placeholders)
+
+
 def cleanup_problems(p: dict, fn_name: str, want, about: str, want_calls: Counter, placeholders: int | None = None,
                      reveal: bool = True) -> list[str]:
+    """The pass keeps the outputs, leaves exactly the calls it should, and keeps every input."""
     problems = pass_problems(p, fn_name, want, about, SAME)
     if problems:
         return problems
@@ -496,31 +606,48 @@ class ConstNet(nn.Module):
         return x @ scale + shift + noise
 
 
-def run_cleanup(ctx_call, which: str) -> list[str]:
-    torch.manual_seed(6)
-    if which == "remove_dead_code":
-        model, ins = DeadNet(), (torch.randn(3, 4), torch.randn(2))
-        want_calls = Counter({"mul": 1, "add_": 1, "relu": 1})
-        about, placeholders = "a model with a dead chain, an in-place add_ and an unused input", 2
-    else:
-        model, ins = ConstNet(), (torch.randn(3, 4),)
-        want_calls = Counter({"rand_like": 1, "bernoulli": 1, "mul": 1, "matmul": 1, "add": 3})
-        about, placeholders = "a model with constants computed from parameters, and random ops", None
-    with torch.no_grad():
-        want = model(*ins)
-    return cleanup_problems(probe_pass(ctx_call, model, ins), which, want, about, want_calls, placeholders)
+def cleanup_cases() -> list[CleanupCase]:
+    with seeded(6):
+        dead, dead_ins = DeadNet(), (torch.randn(3, 4), torch.randn(2))
+    with seeded(6):
+        const, const_ins = ConstNet(), (torch.randn(3, 4),)
+    return [cleanup_case("remove_dead_code", "a model with a dead chain, an in-place add_ and an unused input", dead, dead_ins,
+                         {"mul": 1, "add_": 1, "relu": 1}, placeholders=2),
+            cleanup_case("fold_constants", "a model with constants computed from parameters, and random ops", const, const_ins,
+                         {"rand_like": 1, "bernoulli": 1, "mul": 1, "matmul": 1, "add": 3})]
 
 
-@register("02.cleanup", points=2, exercise="2", title="dead-code elimination and constant folding")
-def _cleanup(ctx: Context) -> str:
-    problems = run_cleanup(lambda gm: ctx.call("remove_dead_code", gm), "remove_dead_code")
-    if not problems:
-        problems = run_cleanup(lambda gm: ctx.call("fold_constants", gm), "fold_constants")
-    fail_if(problems)
+@register("02.cleanup", points=2, exercise="2", title="dead-code elimination and constant folding", cases=cleanup_cases)
+def _cleanup(ctx: Context, cases: list[CleanupCase]) -> str:
+    for case in cases:
+        got = ctx.probe(probe_pass, case.fn_name, case.model, case.inputs)
+        fail_if(cleanup_problems(got, case.fn_name, case.want, case.about, Counter(case.calls), case.placeholders,
+                                 reveal=ctx.reveal))
     return "dead code goes (side effects stay), constants are computed once (random ops are not)"
 
 
 # ---------------------------------------------------------------- 3: shapes and cost
+@dataclass(frozen=True)
+class CostCase:
+    """A model and its inputs (captured by symbolic_trace, or by torch.export when `export`), the ridge, and the
+    answers: {node name: {flops, bytes}}, FlopCounterMode's total, and how messages name each node."""
+
+    about: str
+    model: nn.Module
+    inputs: tuple
+    ridge: float
+    truth: dict
+    flops: int
+    labels: dict
+    export: bool = False
+
+
+def capture(model: nn.Module, inputs: tuple, export: bool = False) -> fx.GraphModule:
+    """The model's graph: symbolic_trace, or torch.export's ATen graph."""
+    model.eval()
+    return torch.export.export(model, inputs).module() if export else fx.symbolic_trace(model)
+
+
 def flop_counter_total(gm: nn.Module, inputs: tuple) -> int:
     """FlopCounterMode's count for one forward pass: the independent total."""
     from torch.utils.flop_counter import FlopCounterMode
@@ -530,22 +657,29 @@ def flop_counter_total(gm: nn.Module, inputs: tuple) -> int:
     return int(counter.get_total_flops())
 
 
-def probe_costs(fn, gm: fx.GraphModule, inputs: tuple, ridge: float) -> dict:
-    """Call node_costs; its rows as plain data, which nodes lack tensor_meta afterwards, and FlopCounterMode's total."""
-    rows = fn(gm, inputs, ridge)
-    tensor_nodes = []
+def cost_case(about: str, model: nn.Module, inputs: tuple, ridge: float, truth_of: Callable[[fx.GraphModule, tuple], dict],
+              export: bool = False) -> CostCase:
+    """The case of `model`: its costs by `truth_of(gm, inputs)`, FlopCounterMode's total, and its nodes' labels."""
+    gm = capture(model, inputs, export)
+    truth = truth_of(gm, inputs)
+    return CostCase(about, model, inputs, ridge, truth, flop_counter_total(gm, inputs), node_labels(gm), export)
+
+
+def probe_costs(learner: Learner, model: nn.Module, inputs: tuple, ridge: float, export: bool) -> dict:
+    """node_costs on the model's graph: its rows as plain data, and which nodes lack tensor_meta afterwards."""
+    gm = capture(model, inputs, export)
+    rows = learner.call("node_costs", gm, inputs, ridge)
     with torch.no_grad():
         interp = fx.Interpreter(gm)
         interp.run(*inputs)
-        values = interp.env
-        tensor_nodes = [n.name for n, v in values.items() if any(isinstance(t, torch.Tensor) for t in torch.utils._pytree.tree_leaves(v))]
+        tensor_nodes = {n.name for n, v in interp.env.items()
+                        if any(isinstance(t, torch.Tensor) for t in torch.utils._pytree.tree_leaves(v))}
     no_meta = [n.name for n in gm.graph.nodes if n.name in tensor_nodes and "tensor_meta" not in n.meta]
-    plain = rows if not isinstance(rows, list) else [
-        {k: (v if isinstance(v, (bool, str)) else float(v) if isinstance(v, (int, float)) else str(v)) for k, v in r.items()}
-        if isinstance(r, dict) else str(r) for r in rows]
     if not isinstance(rows, list):
-        plain = f"<{type(rows).__name__}>"
-    return {"rows": plain, "no_meta": no_meta, "flop_counter": flop_counter_total(gm, inputs)}
+        return {"rows": f"<{type(rows).__name__}>", "no_meta": no_meta}
+    plain = [{k: (v if isinstance(v, (bool, str)) else float(v) if isinstance(v, (int, float)) else str(v)) for k, v in r.items()}
+             if isinstance(r, dict) else str(r) for r in rows]
+    return {"rows": plain, "no_meta": no_meta}
 
 
 def cost_problems(probe: dict, truth: dict[str, dict], ridge: float, about: str, describe=lambda name: f"node '{name}'",
@@ -574,8 +708,8 @@ def cost_problems(probe: dict, truth: dict[str, dict], ridge: float, about: str,
                     "(2 × output elements × the inner dimension for a Linear or matmul, × weight elements per output channel "
                     "for a conv; 0 for everything else)."]
         if row["bytes"] != want["bytes"]:
-            return [f"on {about}, {describe(name)} moves {row['bytes']:g} bytes by your count, another number by the rule "
-                    if not reveal else f"on {about}, {describe(name)} moves {row['bytes']:g} bytes by your count, {want['bytes']:g} by the rule "
+            by_rule = f"{want['bytes']:g} by the rule" if reveal else "another number by the rule"
+            return [f"on {about}, {describe(name)} moves {row['bytes']:g} bytes by your count, {by_rule} "
                     "(every distinct input node's tensors + a module's parameters and buffers + the output's tensors)."]
         intensity = want["flops"] / want["bytes"] if want["bytes"] else 0.0
         if not math.isclose(row["intensity"], intensity, rel_tol=1e-6, abs_tol=1e-12):
@@ -603,8 +737,9 @@ class CostNet(nn.Module):
         return self.fc(torch.flatten(h, 1)) @ self.proj
 
 
-def cost_net_truth() -> dict[str, dict]:
-    """CostNet's costs worked out by hand from its sizes (batch 2, 3×8×8 images, float32)."""
+def cost_net_truth(gm: fx.GraphModule | None = None, inputs: tuple | None = None) -> dict[str, dict]:
+    """CostNet's costs worked out by hand from its sizes (batch 2, 3×8×8 images, float32); the arguments, unused,
+    make it a `truth_of` for cost_case."""
     f = 4
     x, h, fc_out, out = 2 * 3 * 8 * 8, 2 * 8 * 8 * 8, 2 * 16, 2 * 4
     conv_params, fc_params, proj = 8 * 3 * 3 * 3 + 8, 512 * 16 + 16, 16 * 4
@@ -618,14 +753,19 @@ def cost_net_truth() -> dict[str, dict]:
     }
 
 
-@register("02.node_costs", points=3, exercise="3", title="shapes on every node; FLOPs and bytes per node; memory-bound nodes")
-def _node_costs(ctx: Context) -> str:
-    torch.manual_seed(7)
-    gm = fx.symbolic_trace(CostNet().eval())
-    inputs = (torch.randn(2, 3, 8, 8), torch.randn(2, 8, 8, 8))
-    ridge = 4.0
-    probe = probe_costs(lambda g, i, r: ctx.call("node_costs", g, i, r), gm, inputs, ridge)
-    fail_if(cost_problems(probe, cost_net_truth(), ridge, "a conv → add → relu → flatten → linear → matmul model"))
+def cost_cases() -> list[CostCase]:
+    with seeded(7):
+        model, inputs = CostNet(), (torch.randn(2, 3, 8, 8), torch.randn(2, 8, 8, 8))
+    return [cost_case("a conv → add → relu → flatten → linear → matmul model", model, inputs, 4.0, cost_net_truth)]
+
+
+@register("02.node_costs", points=3, exercise="3", title="shapes on every node; FLOPs and bytes per node; memory-bound nodes",
+          cases=cost_cases)
+def _node_costs(ctx: Context, cases: list[CostCase]) -> str:
+    for case in cases:
+        got = {**ctx.probe(probe_costs, case.model, case.inputs, case.ridge, case.export, timeout=180), "flop_counter": case.flops}
+        describe = (lambda name: f"node '{name}'") if ctx.reveal else (lambda name: case.labels.get(name, "a node"))
+        fail_if(cost_problems(got, case.truth, case.ridge, case.about, describe=describe, reveal=ctx.reveal))
     return "every node annotated; FLOPs, bytes and the memory-bound verdicts are right; the total matches FlopCounterMode"
 
 
@@ -707,64 +847,105 @@ class Crash(GraderPass):
         raise ValueError("this pass is broken on purpose")
 
 
-class PipeNet(nn.Module):
-    """conv → bn → F.relu, a dead module call, a constant from a parameter (three nodes), and x.mean()."""
+@dataclass(frozen=True)
+class PipelineCase:
+    """A model and its inputs; how many sites each of the learner's pass classes must find on it; passes of the
+    grader's that keep the outputs (`ok`), and pipelines (passes, what the bad one does) that must be refused."""
 
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3, padding=1, bias=False)
-        self.bn = nn.BatchNorm2d(4)
-        self.pool = nn.AdaptiveAvgPool2d(1)
-        self.w = nn.Parameter(torch.randn(4))
-
-    def forward(self, x):
-        h = F.relu(self.bn(self.conv(x)))
-        unused = self.pool(h)  # noqa: F841 (dead code, on purpose)
-        scale = (self.w.exp() + 1).view(1, 4, 1, 1)
-        return h * scale + x.mean()
+    about: str
+    model: nn.Module
+    inputs: tuple
+    matches: dict
+    ok: tuple
+    bad: tuple
+    tol: float = 1e-4
 
 
-PIPE_MATCHES = {"ReluToGelu": 1, "FoldConvBN": 1, "FoldConstants": 3, "DeadCode": 1}
+def probe_pass_classes(learner: Learner, class_names: list[str], model: nn.Module) -> dict:
+    """Instantiate each of the learner's pass classes and analyze a fresh trace: name, matches, graph unchanged."""
+    out = {}
+    for cls_name in class_names:
+        cls = learner.value(cls_name)
+        with learner.running(cls_name):
+            p = cls()
+            gm = fx.symbolic_trace(copy.deepcopy(model))
+            sig = signature(gm)
+            analysis = p.analyze(gm)
+        name = getattr(p, "name", None)
+        matches = analysis.get("matches") if isinstance(analysis, dict) else None
+        out[cls_name] = {"name": name if isinstance(name, str) else None,
+                         "analysis": "dict" if isinstance(analysis, dict) else type(analysis).__name__,
+                         "matches": matches if isinstance(matches, int) and not isinstance(matches, bool) else repr(matches),
+                         "unchanged": signature(gm) == sig}
+    return out
 
 
-def probe_pipeline(run_pipeline, error_cls, make_model, inputs: tuple, ok_passes: list, bad: list[tuple], tol: float = 1e-4) -> dict:
-    """Run the learner's pipeline with the grader's passes: the report and checks on the result, as plain data."""
-    model = make_model()
+def pass_class_problems(probe: dict, about: str, want: dict[str, int], reveal: bool = True) -> list[str]:
+    """The learner's four pass classes: a name each, analyze() counts the sites and changes nothing."""
+    names = set()
+    for cls_name, matches in want.items():
+        got = probe[cls_name]
+        if not got["name"] or got["name"] in names:
+            return [f"{cls_name} needs a `name`: a non-empty string of its own."]
+        names.add(got["name"])
+        if got["analysis"] != "dict" or got["matches"] == "None":
+            return [f"{cls_name}.analyze should return a dict with an integer 'matches' count; it returned a {got['analysis']}"
+                    + (" without 'matches'." if got["analysis"] == "dict" else ".")]
+        if not got["unchanged"]:
+            return [f"{cls_name}.analyze changed the graph: analysis must only look (dry-run on a copy)."]
+        if got["matches"] != matches:
+            return [f"on {about}, {cls_name}.analyze found {got['matches']!r} sites" + (f"; there are {matches}." if reveal else
+                    ", which is not what its apply changes.")]
+    return []
+
+
+def probe_pipeline(learner: Learner, model: nn.Module, inputs: tuple, ok_passes: list, bad: list[tuple], tol: float) -> dict:
+    """Run the learner's pipeline with the grader's passes on copies of `model`: the report and the result, as plain data."""
+    run_pipeline, error_cls = learner.fn("run_pipeline"), learner.value("PassVerificationError")
+    fresh = copy.deepcopy(model)
     with torch.no_grad():
-        before = model(*inputs)
+        before = fresh(*inputs)
     try:
-        gm, report = run_pipeline(model, inputs, ok_passes, tol)
-    except NotImplementedError:
+        gm, report = run_pipeline(fresh, inputs, ok_passes, tol)
+    except CheckFailed:
         raise
     except Exception as err:
         return {"ok_error": f"{type(err).__name__}: {str(err)[:200]}"}
     with torch.no_grad():
-        after = model(*inputs)
+        after = fresh(*inputs)
         out = gm(*inputs) if isinstance(gm, fx.GraphModule) else None
-    truth = fx.symbolic_trace(make_model())
-    counts = []
-    for p in ok_passes:
-        n0 = len(truth.graph.nodes)
-        truth = p.apply(truth)
-        counts.append((n0, len(truth.graph.nodes)))
     rows = report if not isinstance(report, list) else [
         {k: (v if isinstance(v, (bool, str, int, float)) or v is None else str(v)) for k, v in r.items() if k != "analysis"}
         if isinstance(r, dict) else str(r) for r in report]
     errors = []
-    for passes, name in bad:
+    for passes, what in bad:
         try:
-            run_pipeline(make_model(), inputs, passes, tol)
-            errors.append({"pass": name, "raised": None, "message": ""})
+            run_pipeline(copy.deepcopy(model), inputs, list(passes), tol)
+            errors.append({"pass": what, "raised": None, "message": ""})
+        except CheckFailed:
+            raise
         except Exception as err:
-            errors.append({"pass": name, "raised": "PassVerificationError" if isinstance(err, error_cls) else type(err).__name__,
+            errors.append({"pass": what, "raised": "PassVerificationError" if isinstance(err, error_cls) else type(err).__name__,
                            "message": str(err)[:300]})
-    return {"ok_error": "", "returned_gm": isinstance(gm, fx.GraphModule), "report": rows, "counts": counts,
-            "names": [p.name for p in ok_passes], "out_diff": max_diff(out, before) if out is not None else math.inf,
+    return {"ok_error": "", "returned_gm": isinstance(gm, fx.GraphModule), "report": rows,
+            "out_diff": max_diff(out, before) if out is not None else math.inf,
             "ref_scale": max(1.0, before.abs().max().item()), "original_unchanged": max_diff(before, after) == 0.0,
             "recompiled": isinstance(gm, fx.GraphModule) and "torch.mean(" in gm.code, "errors": errors}
 
 
+def node_counts(model: nn.Module, passes: tuple) -> list[tuple[int, int]]:
+    """(nodes before, nodes after) of each pass run in order on a trace of a copy of `model`: what the report must say."""
+    gm = fx.symbolic_trace(copy.deepcopy(model))
+    counts = []
+    for p in passes:
+        n0 = len(gm.graph.nodes)
+        gm = p.apply(gm)
+        counts.append((n0, len(gm.graph.nodes)))
+    return counts
+
+
 def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True) -> list[str]:
+    """The report (one row per pass, right counts), the result (recompiled, same outputs, model untouched), the refusals."""
     if p["ok_error"]:
         return [f"on {about}, run_pipeline raised {p['ok_error']} on passes that all keep the outputs (one returns a new "
                 "GraphModule, one edits the graph without recompiling, one changes a module's weights in place and "
@@ -806,66 +987,76 @@ def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True) -> l
     return []
 
 
-def probe_pass_classes(classes: dict, make_model) -> dict:
-    """Instantiate each of the learner's pass classes and analyze a fresh trace: name, matches, graph unchanged."""
-    out = {}
-    for cls_name, cls in classes.items():
-        p = cls()
-        gm = fx.symbolic_trace(make_model())
-        sig = signature(gm)
-        analysis = p.analyze(gm)
-        name = getattr(p, "name", None)
-        matches = analysis.get("matches") if isinstance(analysis, dict) else None
-        out[cls_name] = {"name": name if isinstance(name, str) else None,
-                         "analysis": "dict" if isinstance(analysis, dict) else type(analysis).__name__,
-                         "matches": matches if isinstance(matches, int) and not isinstance(matches, bool) else repr(matches),
-                         "unchanged": signature(gm) == sig}
-    return out
+class PipeNet(nn.Module):
+    """conv → bn → F.relu, a dead module call, a constant from a parameter (three nodes), and x.mean()."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(4)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.w = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        h = F.relu(self.bn(self.conv(x)))
+        unused = self.pool(h)  # noqa: F841 (dead code, on purpose)
+        scale = (self.w.exp() + 1).view(1, 4, 1, 1)
+        return h * scale + x.mean()
 
 
-def pass_class_problems(probe: dict, about: str, want: dict[str, int], reveal: bool = True) -> list[str]:
-    """The learner's four pass classes: a name each, analyze() counts the sites and changes nothing."""
-    names = set()
-    for cls_name, matches in want.items():
-        got = probe[cls_name]
-        if not got["name"] or got["name"] in names:
-            return [f"{cls_name} needs a `name`: a non-empty string of its own."]
-        names.add(got["name"])
-        if got["analysis"] != "dict" or got["matches"] == "None":
-            return [f"{cls_name}.analyze should return a dict with an integer 'matches' count; it returned a {got['analysis']}"
-                    + (" without 'matches'." if got["analysis"] == "dict" else ".")]
-        if not got["unchanged"]:
-            return [f"{cls_name}.analyze changed the graph: analysis must only look (dry-run on a copy)."]
-        if got["matches"] != matches:
-            return [f"on {about}, {cls_name}.analyze found {got['matches']!r} sites" + (f"; there are {matches}." if reveal else
-                    ", which is not what its apply changes.")]
-    return []
-
-
-@register("02.pipeline", points=3, exercise="4", title="passes with name/analyze/apply, and a pipeline that verifies each one")
-def _pipeline(ctx: Context) -> str:
-    torch.manual_seed(8)
-    make = lambda: randomize_bn(PipeNet(), 9)
-    inputs = (torch.randn(2, 3, 6, 6),)
-    classes = {name: ctx.get(name) for name in PIPE_MATCHES}
-    probe = learner("ReluToGelu, FoldConvBN, FoldConstants and DeadCode", probe_pass_classes, classes, make)
-    problems = pass_class_problems(probe, "a conv → bn → relu model with a dead module call and a constant", PIPE_MATCHES)
-    if not problems:
-        run = lambda *a: ctx.call("run_pipeline", *a)
-        ok = [IdentityPass(), RebuildWithoutDeadCode(), NoRecompile(), DoubleWeightsInPlace(), ScaleOutput(1 + 1e-7, "tiny_rounding")]
-        probe = probe_pipeline(run, ctx.get("PassVerificationError"), make, inputs, ok, BAD_PASSES())
-        problems = pipeline_problems(probe, 1e-4, "a conv → bn → relu model")
-    fail_if(problems)
-    return "the passes analyze without touching the graph; the pipeline recompiles, reports and verifies every pass"
+PIPE_MATCHES = {"ReluToGelu": 1, "FoldConvBN": 1, "FoldConstants": 3, "DeadCode": 1}
 
 
 def BAD_PASSES() -> list[tuple]:
     """(passes, what the bad one does) for the pipeline's refusals."""
-    return [([IdentityPass(), ScaleOutput(1.01, "scale_by_1.01")], "changes the output by 1%"),
-            ([Crash()], "raises ValueError")]
+    return [((IdentityPass(), ScaleOutput(1.01, "scale_by_1.01")), "changes the output by 1%"),
+            ((Crash(),), "raises ValueError")]
+
+
+def pipeline_cases() -> list[PipelineCase]:
+    with seeded(8):
+        model, inputs = randomize_bn(PipeNet(), 9), (torch.randn(2, 3, 6, 6),)
+    ok = (IdentityPass(), RebuildWithoutDeadCode(), NoRecompile(), DoubleWeightsInPlace(), ScaleOutput(1 + 1e-7, "tiny_rounding"))
+    return [PipelineCase("a conv → bn → relu model with a dead module call and a constant", model, inputs, PIPE_MATCHES, ok,
+                         tuple(BAD_PASSES()))]
+
+
+@register("02.pipeline", points=3, exercise="4", title="passes with name/analyze/apply, and a pipeline that verifies each one",
+          cases=pipeline_cases)
+def _pipeline(ctx: Context, cases: list[PipelineCase]) -> str:
+    for case in cases:
+        classes = ctx.probe(probe_pass_classes, list(case.matches), case.model)
+        fail_if(pass_class_problems(classes, case.about, case.matches, reveal=ctx.reveal))
+        got = {**ctx.probe(probe_pipeline, case.model, case.inputs, list(case.ok), list(case.bad), case.tol),
+               "names": [p.name for p in case.ok], "counts": node_counts(case.model, case.ok)}
+        fail_if(pipeline_problems(got, case.tol, case.about, reveal=ctx.reveal))
+    return "the passes analyze without touching the graph; the pipeline recompiles, reports and verifies every pass"
 
 
 # ---------------------------------------------------------------- 5: the edge-case harness
+@dataclass(frozen=True)
+class HarnessPass:
+    """A pass of the grader's, how messages describe it, and {case: the word its problem must start with ("" = any
+    problem)}; on the cases not named it must pass."""
+
+    fn: Callable
+    words: str
+    flagged: dict
+
+
+@dataclass(frozen=True)
+class HarnessCase:
+    """check_pass's cases (dicts: name, model, inputs, expected) and the passes to run it on."""
+
+    gallery: list
+    passes: tuple
+
+
+def gallery_case(name: str, model: nn.Module, inputs: tuple) -> dict:
+    """One of check_pass's cases, its expected output computed from the model."""
+    return {"name": name, "model": model, "inputs": inputs, "expected": output_of(model, inputs)}
+
+
 class TwoInputs(nn.Module):
     def forward(self, x, y):
         return x * y
@@ -891,16 +1082,13 @@ class WithLinear(nn.Module):
         return self.fc(x)
 
 
-def harness_cases() -> list[dict]:
-    torch.manual_seed(10)
-    cases = [("empty graph", Identity(), (torch.randn(3),)), ("single op", SingleSin(), (torch.randn(3),)),
-             ("two-input op", TwoInputs(), (torch.randn(3), torch.randn(3))), ("several users", SeveralUsers(), (torch.randn(3),)),
-             ("call_module with parameters", WithLinear(), (torch.randn(2, 4),))]
-    out = []
-    for name, model, ins in cases:
-        with torch.no_grad():
-            out.append({"name": name, "model": model, "inputs": ins, "expected": model(*ins)})
-    return out
+def harness_gallery() -> list[dict]:
+    with seeded(10):
+        return [gallery_case("empty graph", Identity(), (torch.randn(3),)),
+                gallery_case("single op", SingleSin(), (torch.randn(3),)),
+                gallery_case("two-input op", TwoInputs(), (torch.randn(3), torch.randn(3))),
+                gallery_case("several users", SeveralUsers(), (torch.randn(3),)),
+                gallery_case("call_module with parameters", WithLinear(), (torch.randn(2, 4),))]
 
 
 def _done(gm):
@@ -987,38 +1175,51 @@ HARNESS_EXPECT = {
 }
 
 
-def probe_harness(check_pass, passes: dict, make_cases) -> dict:
-    """The learner's check_pass on each of the grader's passes: {pass name: rows (plain data)}."""
-    out = {}
-    for name, fn in passes.items():
-        rows = check_pass(fn, make_cases())
-        out[name] = [{"case": str(r.get("case")), "ok": bool(r.get("ok")), "problem": str(r.get("problem", ""))}
-                     if isinstance(r, dict) else {"case": "?", "ok": None, "problem": str(r)} for r in rows] \
-            if isinstance(rows, list) else f"<{type(rows).__name__}>"
+def harness_pass(fn: Callable, flagged: dict) -> HarnessPass:
+    """A public pass, described in messages by its name and docstring."""
+    return HarnessPass(fn, f"`{fn.__name__}` ({fn.__doc__.strip()})", flagged)
+
+
+def harness_cases() -> list[HarnessCase]:
+    passes = tuple(harness_pass(globals()[name], flagged) for name, flagged in HARNESS_EXPECT.items())
+    return [HarnessCase(harness_gallery(), passes)]
+
+
+def plain_harness_row(row: Any) -> dict:
+    return {"case": str(row.get("case")), "ok": bool(row.get("ok")), "problem": str(row.get("problem", ""))} \
+        if isinstance(row, dict) else {"case": "?", "ok": None, "problem": str(row)}
+
+
+def probe_harness(learner: Learner, gallery: list[dict], passes: list[Callable]) -> list:
+    """The learner's check_pass on each of the grader's passes, each on a fresh copy of the gallery: rows as plain data."""
+    out = []
+    for fn in passes:
+        rows = learner.call("check_pass", fn, copy.deepcopy(gallery))
+        out.append([plain_harness_row(r) for r in rows] if isinstance(rows, list) else f"<{type(rows).__name__}>")
     return out
 
 
-def harness_problems(probe: dict, expect: dict, cases: tuple, describe=lambda p: f"`{p}` ({globals()[p].__doc__.strip()})") -> list[str]:
-    for pass_name, flagged in expect.items():
-        rows = probe[pass_name]
+def harness_problems(got: list, passes: list[HarnessPass], cases: tuple) -> list[str]:
+    """Each pass flagged on exactly the cases it breaks, with a problem that starts with the right word."""
+    for p, rows in zip(passes, got):
         if not isinstance(rows, list) or [r["case"] for r in rows] != list(cases):
-            return [f"check_pass should return one row per case, in order, with the case's name; for {describe(pass_name)} it "
+            return [f"check_pass should return one row per case, in order, with the case's name; for {p.words} it "
                     f"returned {rows if not isinstance(rows, list) else [r['case'] for r in rows]}."]
         for r in rows:
-            want = flagged.get(r["case"])
+            want = p.flagged.get(r["case"])
             if want is None and r["ok"] is not True:
-                return [f"check_pass flagged {describe(pass_name)} on the case '{r['case']}', where it is correct: {r['problem'][:120]}"]
+                return [f"check_pass flagged {p.words} on the case '{r['case']}', where it is correct: {r['problem'][:120]}"]
             if want is not None and r["ok"] is not False:
-                return [f"check_pass let {describe(pass_name)} through on the case '{r['case']}'."]
+                return [f"check_pass let {p.words} through on the case '{r['case']}'."]
             if want and not r["problem"].startswith(want):
-                return [f"for {describe(pass_name)} on '{r['case']}', the problem should start with '{want}'; it reads "
-                        f"{r['problem'][:100]!r}."]
+                return [f"for {p.words} on '{r['case']}', the problem should start with '{want}'; it reads {r['problem'][:100]!r}."]
     return []
 
 
-@register("02.check_pass", points=2, exercise="5", title="a harness that catches broken passes on the edge cases")
-def _check_pass(ctx: Context) -> str:
-    passes = {name: globals()[name] for name in HARNESS_EXPECT}
-    probe = probe_harness(lambda fn, cases: ctx.call("check_pass", fn, cases), passes, harness_cases)
-    fail_if(harness_problems(probe, HARNESS_EXPECT, ALL))
+@register("02.check_pass", points=2, exercise="5", title="a harness that catches broken passes on the edge cases",
+          cases=harness_cases)
+def _check_pass(ctx: Context, cases: list[HarnessCase]) -> str:
+    for case in cases:
+        got = ctx.probe(probe_harness, case.gallery, [p.fn for p in case.passes])
+        fail_if(harness_problems(got, list(case.passes), tuple(c["name"] for c in case.gallery)))
     return "a correct pass passes every case; each broken one is caught on the case that breaks it, for the right reason"

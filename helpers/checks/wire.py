@@ -9,7 +9,6 @@ check cannot pass in one and fail in the other because of what a probe returned.
 from __future__ import annotations
 
 import io
-import math
 import pickle
 from typing import Any
 
@@ -23,8 +22,13 @@ def plain(value: Any, depth: int = 0) -> Any:
     """`value` as plain data: tensors (detached, on the CPU), numbers, strings, None, lists and str-keyed dicts."""
     if isinstance(value, torch.Tensor):
         return value.detach().cpu().clone() if value.layout == torch.strided else repr(value)[:200]
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
+    if value is None:
+        return None
+    for kind in (bool, int, float, str):      # subclasses too (torch's version string, numpy's floats): as the base type
+        if isinstance(value, kind):
+            return kind(value)
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):   # numpy scalars and arrays, as Python values
+        return plain(value.tolist(), depth + 1)
     if isinstance(value, (torch.dtype, torch.device, torch.Size)):
         return list(value) if isinstance(value, torch.Size) else str(value)
     if depth >= MAX_DEPTH:
@@ -70,10 +74,3 @@ def round_trip(value: Any) -> Any:
 def fresh(args: Any) -> Any:
     """A private copy of a probe's arguments, made the way the grader sends them (pickled)."""
     return pickle.loads(pickle.dumps(args))
-
-
-def is_bad_number(x: Any) -> bool:
-    """True for NaN and ±inf (floats or any element of a tensor): a comparison with them proves nothing."""
-    if isinstance(x, torch.Tensor):
-        return x.is_floating_point() and not bool(torch.isfinite(x).all())
-    return isinstance(x, float) and not math.isfinite(x)

@@ -133,7 +133,8 @@ def job_env(scratch: Path, settings: Settings, out_dir: Path) -> dict[str, str]:
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(home),
         "USER": JOB_USER, "LOGNAME": JOB_USER,   # job uids have no passwd entry: getpass.getuser() must not need one
-        "PYTHONPATH": os.pathsep.join([str(ROOT), hidden.hidden_path()]), "MPLBACKEND": "Agg", "TMPDIR": str(scratch / "tmp"),
+        "PYTHONPATH": os.pathsep.join(p for p in [str(ROOT), hidden.hidden_path(), os.environ.get("PYTHONPATH", "")] if p),
+        "MPLBACKEND": "Agg", "TMPDIR": str(scratch / "tmp"),
         "TORCHINDUCTOR_CACHE_DIR": str(scratch / "cache" / "inductor"), "TRITON_CACHE_DIR": str(scratch / "cache" / "triton"),
         "TORCHINDUCTOR_COMPILE_THREADS": "1", "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_DATA_DIR": str(home / "data"), "IPYTHONDIR": str(home / "ipython"),

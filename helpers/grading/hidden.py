@@ -31,6 +31,7 @@ class HiddenLab:
     lab: str
     cases: dict[str, Any]
     references: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    notebook_cells: list[str] = field(default_factory=list)   # solution-notebook cells the module reads
 
     def cases_for(self, name: str, refs: dict) -> Any:
         """The hidden cases of check `name`, built with this batch's references."""
@@ -59,7 +60,8 @@ def load_hidden(lab: str) -> HiddenLab:
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
-    return HiddenLab(lab, dict(module.CASES), dict(getattr(module, "REFERENCES", {})))
+    return HiddenLab(lab, dict(module.CASES), dict(getattr(module, "REFERENCES", {})),
+                     list(getattr(module, "NOTEBOOK_CELLS", [])))
 
 
 class GraderContext(Context):

@@ -1,0 +1,316 @@
+"""Lab 02: what the grader asks the learner's functions to work on, inside the job.
+
+The models of the hidden cases (instances travel pickled, weights included, and the job unpickles them from
+here), the grader's passes that break a pipeline, and another gallery's models and broken passes for the
+edge-case harness. No expected answers: those stay in solutions/hidden/lab02.py.
+"""
+
+import operator
+
+import torch
+import torch.fx as fx
+import torch.nn as nn
+import torch.nn.functional as F
+
+from helpers.checks.lab02 import GraderPass
+
+
+# ---------------------------------------------------------------- 1: the graph as a table
+class HTable(nn.Module):
+    """Nested submodules, a keyword input, inputs in a tuple, two outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.sub = nn.Sequential(nn.Linear(5, 5), nn.Tanh())
+        self.gain = nn.Parameter(torch.ones(5))
+
+    def forward(self, x, y, z):
+        a = self.sub(x)
+        b = torch.add(a, other=y)
+        c = torch.stack((b, z * self.gain))
+        return c.max(dim=0).values, a
+
+
+# ---------------------------------------------------------------- 2: rewrites
+class HRelu(nn.Module):
+    """One nn.ReLU module called twice, ReLUs after two-input ops, a ReLU two Sequentials deep, one read three times."""
+
+    def __init__(self, gelu=False):
+        super().__init__()
+        self.gelu = gelu
+        self.a = nn.Linear(6, 6)
+        self.b = nn.Linear(6, 6)
+        self.act = nn.GELU() if gelu else nn.ReLU()
+        self.deep = nn.Sequential(nn.Sequential(nn.Linear(6, 6), nn.GELU() if gelu else nn.ReLU()))
+
+    def forward(self, x, y):
+        h = self.act(self.a(x)) + self.act(self.b(y))
+        r = F.gelu(h * y) if self.gelu else F.relu(h * y)
+        s = F.gelu(self.deep(r)) if self.gelu else self.deep(r).relu()
+        t = F.gelu(s - x) if self.gelu else torch.relu(s - x)
+        return t * r + r.mean() - r.abs()
+
+
+class HNoAct(nn.Module):
+    """No activation at all."""
+
+    def __init__(self, gelu=False):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x).tanh()
+
+
+class HSingle(nn.Module):
+    """A graph whose only op is x.relu()."""
+
+    def __init__(self, gelu=False):
+        super().__init__()
+        self.gelu = gelu
+
+    def forward(self, x):
+        return F.gelu(x) if self.gelu else x.relu()
+
+
+class HFold(nn.Module):
+    """A conv called twice (each call with its own batch norm), grouped and strided convs, a batch norm without
+    affine parameters, a conv read twice, a batch norm after a ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.shared = nn.Conv2d(4, 4, 3, padding=1, groups=2, bias=False)
+        self.bn_a = nn.BatchNorm2d(4, eps=1e-3)
+        self.bn_b = nn.BatchNorm2d(4, affine=False)
+        self.down = nn.Conv2d(4, 6, 3, stride=2)
+        self.bn_d = nn.BatchNorm2d(6)
+        self.tap = nn.Conv2d(6, 6, 1)
+        self.bn_t = nn.BatchNorm2d(6)
+        self.bn_late = nn.BatchNorm2d(6)
+
+    def forward(self, x):
+        a = self.bn_a(self.shared(x))
+        b = self.bn_b(self.shared(a))
+        d = self.bn_d(self.down(b))
+        t = self.tap(d)
+        u = self.bn_t(t) * t.sigmoid()
+        return self.bn_late(F.relu(u))
+
+
+class HOnlyBN(nn.Module):
+    """One batch norm, no conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(3)
+
+    def forward(self, x):
+        return self.bn(x)
+
+
+class HIdentity(nn.Module):
+    """The empty graph."""
+
+    def forward(self, x):
+        return x
+
+
+class HDead(nn.Module):
+    """A dead chain through a module, in-place ops written as a function and with inplace=True, an unused input."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(5, 5)
+
+    def forward(self, x, y, unused):
+        a = x + y
+        b = a * 2
+        torch.relu_(b)
+        c = y.clone()
+        F.relu(c, inplace=True)
+        dead = self.lin(a)
+        dead2 = dead.exp() + a  # noqa: F841 (dead code, on purpose)
+        d = a.mean()  # noqa: F841 (dead code, on purpose)
+        return b + c
+
+
+class HConst(nn.Module):
+    """Constants through a functional call, a list input, views and reductions; a random op."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(3, 5))
+        self.v = nn.Parameter(torch.randn(5))
+
+    def forward(self, x):
+        m = F.normalize(self.w, dim=-1)
+        bias = torch.cat([self.v, self.v.flip(0)]).view(2, 5).sum(0)
+        noise = F.dropout(self.v, p=0.5, training=True) * 0.0
+        h = x @ m.t()
+        return h.sum(-1, keepdim=True) + (bias + noise)
+
+
+# ---------------------------------------------------------------- 3: shapes and cost
+class HCost(nn.Module):
+    """A grouped strided conv, F.conv2d with a parameter, a split into a tuple, batched matmuls, a Linear on 3-D
+    input, a broadcast add."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 8, 3, stride=2, padding=1, groups=2)
+        self.k = nn.Parameter(torch.randn(6, 8, 1, 1))
+        self.fc = nn.Linear(16, 12)
+        self.bias = nn.Parameter(torch.randn(12))
+
+    def forward(self, x, q):
+        h = F.conv2d(self.conv(x), self.k)
+        a, b = h.flatten(2).split(8, dim=-1)
+        s = torch.bmm(a, b.transpose(1, 2))
+        z = self.fc(q)
+        return torch.bmm(s, z) + self.bias
+
+
+# ---------------------------------------------------------------- 4: the pipeline
+class HPipe(nn.Module):
+    """Three ReLU spellings, two foldable pairs, a dead chain of modules, constants from a parameter."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(2, 4, 3, padding=1)
+        self.b1 = nn.BatchNorm2d(4)
+        self.c2 = nn.Conv2d(4, 4, 1, bias=False)
+        self.b2 = nn.BatchNorm2d(4)
+        self.act = nn.ReLU()
+        self.p1 = nn.AvgPool2d(2)
+        self.p2 = nn.Flatten()
+        self.g = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        h = self.act(self.b1(self.c1(x)))
+        h = F.relu(self.b2(self.c2(h)))
+        dead = self.p2(self.p1(h))  # noqa: F841 (dead code, on purpose)
+        gate = torch.sigmoid(self.g * 3).view(1, 4, 1, 1)
+        scale = self.g.abs()
+        return (h * gate).relu() * scale.mean()
+
+
+class ReturnsNone(GraderPass):
+    """apply returns None instead of a GraphModule."""
+
+    name = "returns_none"
+
+    def apply(self, gm):
+        return None
+
+
+class BreaksOrder(GraderPass):
+    """Moves the last call before the inputs: a node used before it exists."""
+
+    name = "breaks_node_order"
+
+    def apply(self, gm):
+        calls = [n for n in gm.graph.nodes if n.op.startswith("call")]
+        next(iter(gm.graph.nodes)).prepend(calls[-1])
+        return gm
+
+
+# ---------------------------------------------------------------- 5: the edge-case harness (another gallery)
+class GEmpty(nn.Module):
+    def forward(self, x, y):
+        return x
+
+
+class GSingle(nn.Module):
+    def forward(self, x, y):
+        return x.tanh()
+
+
+class GTwo(nn.Module):
+    def forward(self, x, y):
+        return x - y
+
+
+class GUsers(nn.Module):
+    def forward(self, x, y):
+        t = x.tanh()
+        return t * 3 + t.abs()
+
+
+class GModule(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(2, 3, 3)
+
+    def forward(self, x, y):
+        return self.conv(x)
+
+
+def _recompiled(gm):
+    gm.recompile()
+    return gm
+
+
+def tanh_as_function(gm):
+    """Correct: rewrites x.tanh() as torch.tanh(x)."""
+    for n in list(gm.graph.nodes):
+        if n.op == "call_method" and n.target == "tanh":
+            with gm.graph.inserting_after(n):
+                new = gm.graph.call_function(torch.tanh, n.args)
+            n.replace_all_uses_with(new)
+            gm.graph.erase_node(n)
+    return _recompiled(gm)
+
+
+def sub_first_input_twice(gm):
+    """Gives a two-input op its first input twice."""
+    for n in gm.graph.nodes:
+        if n.op == "call_function" and n.target is operator.sub and all(isinstance(a, fx.Node) for a in n.args):
+            n.args = (n.args[0], n.args[0])
+    return _recompiled(gm)
+
+
+def tanh_one_user(gm):
+    """Rewires only one user of the node it replaces, then erases it."""
+    for n in list(gm.graph.nodes):
+        if n.op == "call_method" and n.target == "tanh":
+            with gm.graph.inserting_after(n):
+                new = gm.graph.call_function(torch.tanh, n.args)
+            n.replace_all_uses_with(new, delete_user_cb=lambda user, first=next(iter(n.users)): user is first)
+            gm.graph.erase_node(n)
+    return _recompiled(gm)
+
+
+def times_one_every_run(gm):
+    """Adds a node on every run."""
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    with gm.graph.inserting_before(out):
+        new = gm.graph.call_function(operator.mul, (out.args[0], 1))
+    out.args = (new,)
+    return _recompiled(gm)
+
+
+def last_call_required(gm):
+    """Assumes the graph has a call node."""
+    last = [n for n in gm.graph.nodes if n.op.startswith("call")][-1]
+    last.meta["seen"] = True
+    return _recompiled(gm)
+
+
+def conv_without_bias(gm):
+    """Drops a module's bias."""
+    for n in list(gm.graph.nodes):
+        if n.op == "call_module" and isinstance(gm.get_submodule(n.target), nn.Conv1d):
+            with gm.graph.inserting_before(n):
+                w = gm.graph.get_attr(n.target + ".weight")
+                new = gm.graph.call_function(F.conv1d, (n.args[0], w))
+            n.replace_all_uses_with(new)
+            gm.graph.erase_node(n)
+    return _recompiled(gm)
+
+
+def output_first(gm):
+    """Moves a node before its inputs."""
+    calls = [n for n in gm.graph.nodes if n.op.startswith("call")]
+    if calls:
+        next(iter(gm.graph.nodes)).prepend(calls[0])
+    return _recompiled(gm)

@@ -1,0 +1,127 @@
+"""A grading job on small notebooks: the settings channel, probes in the notebook's own kernel, and what happens
+when the learner's code hangs, dies or is not written yet (helpers/grading/job.py, run_notebook.py)."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers import checks
+from helpers.checks import lab04
+from helpers.env import LabSettings
+from helpers.grading import batch, sandbox
+from helpers.grading.job import CheckTimeout, NotebookJob, WorkerDied
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[1]
+CROSS = [lab04.CrossoverCase((0.5, 2.0), (1, 8), 8)]
+SWEEP = lab04.SweepCase(batches=None)
+
+SETUP = ("from helpers.env import lab_settings, pick_device\n"
+         "settings = lab_settings(DEVICE, QUICK, OUT_DIR)\n"
+         "device = pick_device(settings.device)\n")
+
+
+def notebook(path: Path, *cells: str, device: str = "cuda") -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f'DEVICE = "{device}"\nQUICK = False\nOUT_DIR = "nowhere"'),
+                nbformat.v4.new_code_cell(SETUP), *(nbformat.v4.new_code_cell(c) for c in cells)]
+    nbformat.write(nb, str(path))
+    return path
+
+
+def start(tmp_path: Path, nb: Path, cell_timeout: float = 60) -> NotebookJob:
+    scratch = tmp_path / "scratch"
+    for sub in ("home", "tmp", "cache"):
+        (scratch / sub).mkdir(parents=True, exist_ok=True)
+    settings = batch.Settings(lab="04", out=tmp_path / "grades", device="cpu", quick=True, seed=7)
+    env = batch.job_env(scratch, settings, scratch / "out")
+    job = NotebookJob(nb, scratch / "executed.ipynb", scratch, env, None, sandbox.Limits(wall_s=600, memory_mb=4096),
+                      cell_timeout=cell_timeout, budget=300)
+    job.run()
+    return job
+
+
+def crossover(job: NotebookJob, timeout: float = 20):
+    return job.probe(lab04.probe_crossover, (CROSS, SWEEP), {}, timeout)
+
+
+ROWS = "sweep_rows = [{'batch': 1, 'eager_ms': 1.0, 'compiled_ms': 2.0, 'speedup': 0.5}]\n"
+GOOD = ("def find_crossover(rows):\n"
+        "    rows = sorted(rows, key=lambda r: r['batch'])\n"
+        "    return next((r['batch'] for i, r in enumerate(rows) if all(s['speedup'] > 1 for s in rows[i:])), None)\n")
+
+
+def test_the_job_takes_its_settings_from_the_grader_not_the_parameters_cell(tmp_path):
+    """The parameters cell says "cuda" (there is none here): the grader's --device cpu wins, in the run and in probes."""
+    job = start(tmp_path, notebook(tmp_path / "nb.ipynb", GOOD + ROWS, device="cuda"))
+    try:
+        assert job.ran["status"] == "ok", job.ran
+        seen = job.probe(checks.probe_settings, (), {}, 30)
+        assert (seen["device"], seen["quick"], seen["seed"]) == ("cpu", True, 7)
+        assert seen["out_dir"] == str(tmp_path / "scratch" / "out")
+        assert crossover(job)["answers"] == [8]
+    finally:
+        job.stop()
+
+
+def test_unwritten_hanging_and_crashing_code_cost_one_probe_each(tmp_path):
+    cells = [ROWS, "def find_crossover(rows):\n    raise NotImplementedError('find_crossover')\n"]
+    job = start(tmp_path, notebook(tmp_path / "nb.ipynb", *cells))
+    try:
+        with pytest.raises(checks.NotImplementedYet):
+            crossover(job)
+        job.probe(checks.probe_settings, (), {}, 30)     # the kernel still answers
+    finally:
+        job.stop()
+    hang = "def find_crossover(rows):\n    while True:\n        pass\n"
+    job = start(tmp_path, notebook(tmp_path / "hang.ipynb", ROWS, hang))
+    try:
+        with pytest.raises(CheckTimeout):
+            crossover(job, timeout=5)
+        assert job.probe(checks.probe_settings, (), {}, 30)["device"] == "cpu"   # interrupted, the kernel goes on
+    finally:
+        job.stop()
+
+
+def test_a_kernel_killed_by_a_probe_or_a_cell_is_replayed(tmp_path):
+    dies = "def find_crossover(rows):\n    import os\n    os._exit(3)\n"
+    job = start(tmp_path, notebook(tmp_path / "dies.ipynb", ROWS, dies))
+    try:
+        with pytest.raises(WorkerDied):
+            crossover(job)
+        assert job.probe(checks.probe_settings, (), {}, 30)["device"] == "cpu"    # a fresh kernel, cells re-run
+        assert job.replays == 1
+    finally:
+        job.stop()
+    job = start(tmp_path, notebook(tmp_path / "cell.ipynb", GOOD + ROWS, "import os\nos._exit(1)", "x = 1"))
+    try:
+        assert job.ran["status"] == "crashed" and not job.ran["serving"]
+        assert crossover(job)["answers"] == [8]           # the definitions before the dead cell are back
+    finally:
+        job.stop()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run as a uid without a passwd entry")
+def test_a_job_uid_without_a_passwd_entry_still_has_a_user_name(tmp_path):
+    """torch asks getpass.getuser() for cache folders; a job uid has no passwd entry, so the job says who it is."""
+    uid = sandbox.UID_BASE + 999
+    env = batch.job_env(tmp_path, batch.Settings(lab="04", out=tmp_path), tmp_path)
+    code = "import getpass; print(getpass.getuser())"
+    done = subprocess.run([sys.executable, "-c", code], env=env, user=uid, group=uid, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == batch.JOB_USER, done.stderr
+    bare = {k: v for k, v in env.items() if k not in ("USER", "LOGNAME")}
+    failed = subprocess.run([sys.executable, "-c", code], env=bare, user=uid, group=uid, capture_output=True, text=True)
+    assert failed.returncode != 0 and "uid not found" in failed.stderr      # what the job would meet without them
+    assert getpass.getuser()                                                # (the test process itself has a name)
+
+
+def test_settings_travel_as_one_set_of_variables():
+    env = LabSettings(device="cuda", quick=True, out_dir="/x", seed=3).to_env()
+    assert env == {"WORKBOOK_DEVICE": "cuda", "WORKBOOK_QUICK": "1", "WORKBOOK_OUT_DIR": "/x", "WORKBOOK_SEED": "3"}
