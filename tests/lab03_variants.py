@@ -2,7 +2,8 @@
 
 ALTERNATIVE holds correct code that differs from the solution in approach (chains grown backwards, fusion by
 torch's own fuse_by_partitions, another liveness simulation), to prove the checks accept any correct answer.
-BROKEN holds one mistake per check, each a bug a learner (or this lab's source page) really makes.
+BROKEN holds one mistake per check, each a bug a learner (or this lab's source page) really makes: check name →
+(what the code gets wrong, the exercise cell it replaces, the code).
 """
 
 ALTERNATIVE = {
@@ -154,7 +155,7 @@ def estimate_peak_bytes(gm, *inputs):
 }
 
 BROKEN = {
-    "03.traffic": ("counts only what each node writes", '''
+    "03.traffic": ("counts only what each node writes", "ex-1", '''
 def traffic_bytes(gm, *inputs):
     ShapeProp(gm).propagate(*inputs)
     total = 0
@@ -164,7 +165,7 @@ def traffic_bytes(gm, *inputs):
             total += meta.shape.numel() * meta.dtype.itemsize
     return total
 '''),
-    "03.chains": ("the source page's search: call_function only, and across in-place ops", '''
+    "03.chains": ("the source page's search: call_function only, and across in-place ops", "ex-2a", '''
 def find_fusible_chains(gm):
     chains, seen = [], set()
     for node in gm.graph.nodes:
@@ -181,7 +182,7 @@ def find_fusible_chains(gm):
             chains.append(chain)
     return chains
 '''),
-    "03.fuse": ("the source page's fused node: only the first input is passed on", '''
+    "03.fuse": ("the source page's fused node: only the first input is passed on", "ex-2b", '''
 def fuse_chain(gm, chain):
     first = chain[0].all_input_nodes[0]
     graph = fx.Graph()
@@ -198,7 +199,7 @@ def fuse_chain(gm, chain):
         gm.graph.erase_node(n)
     return new
 '''),
-    "03.triton_kernel": ("fp16 arithmetic: no conversion to fp32", '''
+    "03.triton_kernel": ("fp16 arithmetic: no conversion to fp32", "ex-3", '''
 @triton.jit
 def chain_kernel(x_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -218,15 +219,15 @@ def chain_triton(x, block=1024):
         chain_kernel[(triton.cdiv(x.numel(), block),)](x, out, x.numel(), BLOCK=block)
     return out
 '''),
-    "03.codegen": ("declines every chain", '''
+    "03.codegen": ("declines every chain", "ex-4", '''
 def emit_triton(chain_gm, name):
     return None
 '''),
-    "03.backend": ("fuses the graph but never runs a generated kernel", '''
+    "03.backend": ("fuses the graph but never runs a generated kernel", "ex-5", '''
 def memfuse(gm, example_inputs):
     return fusion_pass(gm).forward
 '''),
-    "03.peak_memory": ("frees a value when its view is made, not when the view is last read", '''
+    "03.peak_memory": ("frees a value when its view is made, not when the view is last read", "ex-6", '''
 def estimate_peak_bytes(gm, *inputs):
     ShapeProp(gm).propagate(*inputs)
     nodes = list(gm.graph.nodes)
@@ -246,7 +247,7 @@ def estimate_peak_bytes(gm, *inputs):
             live -= sizes.pop(m)
     return peak
 '''),
-    "03.pitfalls": ("fuses even when gradients are needed", '''
+    "03.pitfalls": ("fuses even when gradients are needed", "ex-5", '''
 def memfuse(gm, example_inputs):
     gm = fusion_pass(gm)
     for name, sub in list(gm.named_children()):

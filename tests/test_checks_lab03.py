@@ -1,136 +1,147 @@
-"""Lab 03's checks against the solution's code, a correct alternative, and one classic mistake per check.
+"""Lab 03's checks, public and hidden, against the solution, the untouched lab, a correct alternative, and one
+classic mistake per check.
 
-The notebook's definitions (vocabulary, passes, kernels, backend) are executed once from the solution notebook,
-as the grader's worker does; each test then swaps in other code for one exercise and runs the public checks.
+Each namespace is a notebook's definition cells run in this process (tests/in_process_grader.py), some exercise
+cells replaced (tests/lab03_variants.py); the checks then run on it as the notebook runs them (public cases) and
+as the grader does (hidden cases, nothing revealed). The last test grades the alternative with real jobs.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
 
-from helpers import checks
-from helpers.notebooks import remember_source
+from helpers import checks, notebooks
 from helpers.checks import lab03
+from tests.in_process_grader import notebook_namespace, run_hidden, run_public
 from tests.lab03_variants import ALTERNATIVE, BROKEN
 
 ROOT = Path(__file__).resolve().parents[1]
+SOLUTION = ROOT / "solutions" / "03_operator_fusion.ipynb"
+LAB = ROOT / "labs" / "03_operator_fusion.ipynb"
 CELLS = ["parameters", "setup", "ex-1", "p2-vocab", "ex-2a", "ex-2b", "p2-pass", "ex-3", "p4-table", "ex-4", "ex-5",
          "p5-register", "ex-6"]
 NAMES = [s.name for s in checks.load_lab("03")]
+SIDES = ["public", "hidden"]
 
 
-@pytest.fixture(scope="module")
-def notebook(tmp_path_factory):
-    """The solution notebook's definitions, executed on the CPU (Triton's interpreter)."""
-    os.environ.setdefault("WORKBOOK_QUICK", "1")
-    nb = json.loads((ROOT / "solutions" / "03_operator_fusion.ipynb").read_text())
-    source = {c["id"]: "".join(c["source"]) for c in nb["cells"]}
-    ns = {"__name__": "__main__"}
-    for cid in CELLS:
-        code = source[cid]
-        if cid == "parameters":
-            code = code.replace('DEVICE = "auto"', 'DEVICE = "cpu"').replace(
-                'OUT_DIR = "experiments/03_operator_fusion"', f'OUT_DIR = {str(tmp_path_factory.mktemp("lab03"))!r}')
-        exec(compile(code, remember_source(code, f"<lab03 cell {cid}>"), "exec"), ns)
+def namespace(path: Path, out_dir: Path, overrides: dict[str, str] | None = None) -> dict:
+    """A notebook's definition cells run here (p2-pass without its demo, which needs a working fuse_chain); its
+    Triton kernels read their source now, while the cells' names (shared by every namespace) hold their code."""
+    fusion_pass = next(c for c in notebooks.read(path).cells if c.id == "p2-pass").source.split("\n\n\nmodel = ")[0]
+    ns = notebook_namespace(path, out_dir, CELLS, {"p2-pass": fusion_pass, **(overrides or {})})
+    for value in list(ns.values()):
+        if type(value).__name__ == "InterpretedFunction":
+            value.rewrite()
     return ns
 
 
-
-
-@pytest.fixture()
-def restore_backend(notebook):
-    yield
+def grade(name: str, ns: dict, out_dir: Path, side: str) -> checks.Result:
+    """Run check `name` on `ns`, public or hidden, with this namespace's memfuse as the registered backend."""
     from torch._dynamo.backends import registry
 
-    registry._COMPILER_FNS["memfuse"] = notebook["memfuse"]
+    registry._COMPILER_FNS["memfuse"] = ns["memfuse"]     # every namespace registers its own under one name
+    return (run_hidden if side == "hidden" else run_public)(name, ns, out_dir)
 
 
+@pytest.fixture(scope="module")
+def out_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("lab03")
+
+
+@pytest.fixture(scope="module")
+def solution(out_dir) -> dict:
+    return namespace(SOLUTION, out_dir)
+
+
+@pytest.fixture(scope="module")
+def untouched(out_dir) -> dict:
+    return namespace(LAB, out_dir)
+
+
+class Broken(dict):
+    """Check name → the solution with that check's classic mistake in its exercise cell, built on first use."""
+
+    def __init__(self, out_dir: Path):
+        super().__init__()
+        self.out_dir = out_dir
+
+    def __missing__(self, name: str) -> dict:
+        _, cid, code = BROKEN[name]
+        self[name] = namespace(SOLUTION, self.out_dir, {cid: code})
+        return self[name]
+
+
+@pytest.fixture(scope="module")
+def broken(out_dir) -> Broken:
+    return Broken(out_dir)
+
+
+def test_points_total_twenty():
+    assert sum(checks.spec(n).points for n in NAMES) == 20 and len(NAMES) == 8
+
+
+@pytest.mark.parametrize("side", SIDES)
 @pytest.mark.parametrize("name", NAMES)
-def test_solution_passes(notebook, name):
-    result = checks.run_check(name, notebook)
+def test_solution_passes(solution, out_dir, name, side):
+    result = grade(name, solution, out_dir, side)
     assert result.passed, result.line()
 
 
-def test_untouched_stubs_fail_with_not_written_yet(notebook, restore_backend):
-    stubs = {"traffic_bytes", "find_fusible_chains", "fuse_chain", "chain_triton", "emit_triton", "memfuse",
-             "estimate_peak_bytes"}
-    broken = dict(notebook)
-    for fn in stubs:
-        exec(f"def {fn}(*args, **kwargs):\n    raise NotImplementedError('{fn}')\n", broken)
-    _rebind(broken)
+@pytest.mark.parametrize("side", SIDES)
+def test_untouched_lab_fails_with_not_written_yet(untouched, out_dir, side):
     for name in NAMES:
-        result = checks.run_check(name, broken)
+        result = grade(name, untouched, out_dir, side)
         assert not result.passed and "not written yet" in result.message, result.line()
 
 
-def _rebind(ns: dict) -> None:
-    """Solution classes and functions read globals from the dict they were defined in: re-run those cells' code."""
-    nb = json.loads((ROOT / "solutions" / "03_operator_fusion.ipynb").read_text())
-    source = {c["id"]: "".join(c["source"]) for c in nb["cells"]}
-    keep = {k: ns[k] for k in ("traffic_bytes", "find_fusible_chains", "fuse_chain", "chain_triton", "chain_kernel",
-                               "emit_triton", "memfuse", "estimate_peak_bytes") if k in ns}
-    for cid in ("p2-pass", "p4-table", "p5-register"):
-        code = source[cid]
-        if cid == "p2-pass":
-            code = code.split("\n\n\nmodel = Spellings()")[0]
-        exec(compile(code, remember_source(code, f"<lab03 cell {cid}>"), "exec"), ns)
-    ns.update(keep)
-    from torch._dynamo.backends import registry
-
-    registry._COMPILER_FNS["memfuse"] = ns["memfuse"]
-
-
+@pytest.mark.parametrize("side", SIDES)
 @pytest.mark.parametrize("name", sorted(BROKEN))
-def test_each_classic_mistake_fails_its_check(notebook, restore_backend, name):
-    why, code = BROKEN[name]
-    ns = dict(notebook)
-    exec(compile(code, remember_source(code, f"<lab03 broken {name}>"), "exec"), ns)
-    _rebind(ns)
-    result = checks.run_check(name, ns)
-    assert not result.passed, f"{name} passed with code that {why}"
+def test_each_classic_mistake_fails_its_check(broken, out_dir, name, side):
+    why = BROKEN[name][0]
+    result = grade(name, broken[name], out_dir, side)
+    assert not result.passed, f"{name} ({side}) passed with code that {why}"
     assert result.status == "failed" and len(result.message) > 40, result.line()
 
 
-def test_alternative_implementation_passes_every_check(notebook, restore_backend):
-    ns = dict(notebook)
-    for cid, code in ALTERNATIVE.items():    # Triton reads a kernel's source back through linecache
-        exec(compile(code, remember_source(code, f"<lab03 alternative {cid}>"), "exec"), ns)
-    _rebind(ns)
-    failed = [r.line() for r in (checks.run_check(n, ns) for n in NAMES) if not r.passed]
+@pytest.mark.parametrize("side", SIDES)
+def test_alternative_implementation_passes_every_check(out_dir, side):
+    ns = namespace(SOLUTION, out_dir, ALTERNATIVE)
+    failed = [r.line() for r in (grade(n, ns, out_dir, side) for n in NAMES) if not r.passed]
     assert not failed, failed
 
 
-def test_chain_verifier_accepts_either_answer_at_a_join(notebook):
+def test_chain_verifier_accepts_either_answer_at_a_join(solution):
     import torch.fx as fx
 
-    gm = fx.symbolic_trace(lab03.Branches())
-    ew, mut = notebook["elementwise_op"], notebook["mutates"]
+    facts = lab03.graph_facts(fx.symbolic_trace(lab03.Branches()), solution["elementwise_op"], solution["mutates"])
     forward = [["sigmoid", "mul", "sub"], ["tanh", "add", "mul_1"]]
     other = [["sigmoid", "mul", "sub", "mul_1"], ["tanh", "add"]]
-    assert lab03.chain_problems(gm, forward, ew, mut, "g") == []
-    assert lab03.chain_problems(gm, other, ew, mut, "g") == []
-    assert lab03.chain_problems(gm, [["sigmoid", "mul"], ["tanh", "add", "mul_1"]], ew, mut, "g")   # not maximal
-    assert lab03.chain_problems(gm, [], ew, mut, "g")                                                 # missed
+    assert lab03.chain_problems(facts, forward, "g") == []
+    assert lab03.chain_problems(facts, other, "g") == []
+    assert lab03.chain_problems(facts, [["sigmoid", "mul"], ["tanh", "add", "mul_1"]], "g")   # not maximal
+    assert lab03.chain_problems(facts, [], "g")                                                 # missed
 
 
 def test_hidden_messages_do_not_show_hidden_numbers():
+    import torch
+
     msgs = lab03.bytes_problems("traffic_bytes", [10], [20], ["the grader's model"], reveal=False)
     assert "20" not in msgs[0] and "too low" in msgs[0]
     msgs = lab03.bytes_problems("estimate_peak_bytes", [30], [20], ["the grader's model"], reveal=False)
     assert "20" not in msgs[0] and "too high" in msgs[0]
+    said = lab03.close(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.75]), atol=1e-6, reveal=False)
+    assert said and "2.75" not in said
+    assert "(3,)" not in lab03.close(torch.zeros(2), torch.zeros(3), atol=1e-6, reveal=False)
 
 
 @pytest.mark.slow
 def test_alternative_scores_full_marks_under_workbook_grade(tmp_path):
     """The grader's hidden checks accept the alternative too, on inputs the notebook never saw."""
-    from helpers import notebooks
     from helpers.grading import batch
 
-    nb = notebooks.read(ROOT / "solutions" / "03_operator_fusion.ipynb")
+    nb = notebooks.read(SOLUTION)
     for cell in nb.cells:
         if cell.id in ALTERNATIVE:
             cell.source = ALTERNATIVE[cell.id].strip("\n")

@@ -1,16 +1,20 @@
 """Lab 03 — Operator fusion: the acceptance checks.
 
-The checks judge behaviour: bytes counted by the notebook's rule, chains judged by their
-four defining properties (so any correct search passes, whatever order it walks in),
-fused graphs by their outputs and node counts, kernels by their results on awkward sizes
-and by the ATen ops they did *not* dispatch (a Triton kernel computes without ATen).
-The `probe_*` functions run the learner's code and return plain data, so the grader's
-hidden checks can run them in the sandboxed worker; the `*_problems` functions turn that
-data into messages that say what to fix.
+The checks judge behaviour: bytes counted by the notebook's rule, chains judged by their four defining properties
+(so any correct search passes, whatever order it walks in), fused graphs by their outputs and node counts, kernels
+by their results on awkward sizes and by the ATen ops they did *not* dispatch (a Triton kernel computes without
+ATen). Each check is a probe (`probe_*`: runs the learner's code through `Learner`, on the run's device, and
+returns plain data) and a judge (`*_problems`: says what to fix), run on cases. The notebook runs them on the cases
+below; the grader runs the same functions on hidden cases (other graphs, models, sizes and dtypes), with messages
+that reveal no expected value. Cases hold CPU tensors and importable models or functions, so they travel to the
+grader's job pickled; the probe moves them to the device.
 """
 
 from __future__ import annotations
 
+import copy
+import numbers
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
@@ -19,21 +23,68 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from helpers.checks import Context, NotImplementedYet, fail_if, learner, register
+from helpers.checks import CheckFailed, Context, Learner, NotImplementedYet, fail_if, register
+from helpers.models import chain_ops
 
 LAB = "03"
-
-
-def notebook_device(ctx: Context) -> str:
-    """The device the notebook runs on: its kernels are compiled for it (or interpreted on the CPU)."""
-    dev = str(ctx.ns.get("device", "cpu"))
-    return "cuda" if dev.startswith("cuda") and torch.cuda.is_available() else "cpu"
 # ATen ops that compute something elementwise: none of them may run while a Triton kernel does the work.
 COMPUTE_OPS = {"add", "sub", "rsub", "mul", "div", "neg", "relu", "sigmoid", "tanh", "exp", "abs", "gelu", "silu",
                "clamp", "maximum", "minimum", "erf", "where", "pow", "add_", "mul_", "sub_", "div_", "sigmoid_",
                "relu_", "tanh_", "exp_"}
+TOLERANCE = {torch.float32: 1e-6, torch.float16: 1e-3, torch.bfloat16: 8e-3, torch.float64: 1e-6}
+MEMFUSE_NOT_WRITTEN = "`memfuse` is not written yet: replace the `raise NotImplementedError` in its cell."
 
 
+# ---------------------------------------------------------------- tools shared by the checks
+def device_of(learner: Learner) -> torch.device:
+    """The run's device, from the grader's (or CI's) settings: kernels are compiled for it, or interpreted on the CPU."""
+    from helpers.env import pick_device
+
+    return pick_device(learner.settings.device)
+
+
+def tensors(seed: int, *shapes: tuple[int, ...], dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, ...]:
+    """Random CPU tensors of these shapes from `seed`, leaving the global random state alone."""
+    gen = torch.Generator().manual_seed(seed)
+    return tuple(torch.randn(shape, generator=gen).to(dtype) for shape in shapes)
+
+
+def seeded(cls: Callable[[], nn.Module], seed: int, train: bool = False) -> nn.Module:
+    """cls() with its weights drawn from `seed` (the global random state is left as it was), in eval mode unless train."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return cls().train(train)
+
+
+@dataclass(frozen=True)
+class Traced:
+    """A maker of the traced graph of a plain function (a case needs an importable maker, not a lambda)."""
+
+    fn: Callable
+
+    def __call__(self) -> fx.GraphModule:
+        return fx.symbolic_trace(self.fn)
+
+
+def trace(make: Callable[[], Any]) -> fx.GraphModule:
+    """The GraphModule a maker gives: itself when it is one, else the symbolic trace of the module it builds."""
+    obj = make()
+    return obj if isinstance(obj, fx.GraphModule) else fx.symbolic_trace(obj)
+
+
+def calls(gm: fx.GraphModule) -> int:
+    return sum(n.op.startswith("call") for n in gm.graph.nodes)
+
+
+def failure(err: BaseException, limit: int = 300) -> str:
+    """An exception the learner's code raised, in words."""
+    return f"{type(err).__name__}: {str(err)[:limit]}"
+
+
+def not_written(err: BaseException) -> bool:
+    """True when torch.compile failed because the backend still raises NotImplementedError."""
+    return isinstance(getattr(err, "inner_exception", None), NotImplementedError) or \
+        "NotImplementedError" in f"{type(err).__name__}: {err}"
 
 
 class OpRecorder(TorchDispatchMode):
@@ -51,27 +102,40 @@ class OpRecorder(TorchDispatchMode):
         return sorted({op for op in self.ops if op in COMPUTE_OPS})
 
 
-def close(got: Any, want: torch.Tensor, atol: float, rtol: float = 0.0) -> str | None:
-    """None when got matches want; otherwise what differs, in words."""
+def close(got: Any, want: torch.Tensor, atol: float, rtol: float = 0.0, reveal: bool = True) -> str | None:
+    """None when got matches want; otherwise what differs, in words (without expected values unless reveal)."""
     if not isinstance(got, torch.Tensor):
         return f"returned a {type(got).__name__}, not a tensor"
     got, want = got.detach().cpu(), want.detach().cpu()
     if got.shape != want.shape:
-        return f"returned shape {tuple(got.shape)}, expected {tuple(want.shape)}"
+        return f"returned shape {tuple(got.shape)}, expected {tuple(want.shape)}" if reveal else \
+            f"returned shape {tuple(got.shape)}, which is not the shape of the expected result"
     if got.dtype != want.dtype:
         return f"returned dtype {got.dtype}, expected {want.dtype}"
     if got.numel() == 0:
         return None
     diff = (got.double() - want.double()).abs()
-    bad = diff > atol + rtol * want.double().abs()
-    if bool(bad.any()):
-        first = tuple(int(i) for i in torch.nonzero(bad)[0])
-        return (f"differs at {bad.sum().item()} of {want.numel()} elements (first at index {first}: "
-                f"{got[first].item():.6g} vs {want[first].item():.6g}; max difference {diff.max().item():.3g})")
-    return None
+    bad = ~(diff <= atol + rtol * want.double().abs())     # NaN counts as a difference
+    if not bool(bad.any()):
+        return None
+    if not reveal:
+        return f"differs from the expected result at {bad.sum().item()} of {want.numel()} elements"
+    first = tuple(int(i) for i in torch.nonzero(bad)[0])
+    return (f"differs at {bad.sum().item()} of {want.numel()} elements (first at index {first}: "
+            f"{got[first].item():.6g} vs {want[first].item():.6g}; max difference {diff.max().item():.3g})")
 
 
-# ---------------------------------------------------------------- the graphs the checks use
+def close_all(got: Any, want: Any, atol: float, rtol: float = 0.0, reveal: bool = True) -> str | None:
+    """`close` for a tensor or a tuple of tensors (a graph with several outputs)."""
+    if not isinstance(want, (tuple, list)):
+        return close(got, want, atol, rtol, reveal)
+    if not isinstance(got, (tuple, list)) or len(got) != len(want):
+        return f"is not a tuple of {len(want)} outputs"
+    return next((f"{d} (in output {i})" for i, (g, w) in enumerate(zip(got, want))
+                 if (d := close(g, w, atol, rtol, reveal))), None)
+
+
+# ---------------------------------------------------------------- the graphs and functions the public cases use
 class Spellings(nn.Module):
     def __init__(self):
         super().__init__()
@@ -121,11 +185,21 @@ class Empty(nn.Module):
         return x
 
 
+class GatedMLP(nn.Module):
+    def __init__(self, d: int = 16):
+        super().__init__()
+        self.gate, self.up, self.down = nn.Linear(d, 2 * d), nn.Linear(d, 2 * d), nn.Linear(2 * d, d)
+        self.scale = nn.Parameter(torch.rand(d))
+
+    def forward(self, x):
+        return x + self.down(torch.sigmoid(self.gate(x)) * self.up(x)) * self.scale
+
+
 def already_fused() -> fx.GraphModule:
     """A graph whose only calls are two fused chains (GraphModules): nothing left to fuse."""
     root = nn.Module()
-    root.fused_0 = fx.symbolic_trace(lambda x: (x + 1).relu())
-    root.fused_1 = fx.symbolic_trace(lambda x: (x * 2).sigmoid())
+    root.fused_0 = fx.symbolic_trace(add_one_relu)
+    root.fused_1 = fx.symbolic_trace(double_sigmoid)
     graph = fx.Graph()
     x = graph.placeholder("x")
     graph.placeholder("y")
@@ -134,55 +208,104 @@ def already_fused() -> fx.GraphModule:
     return fx.GraphModule(root, graph)
 
 
-CHAIN_CASES: tuple[tuple[str, Callable[[], nn.Module | fx.GraphModule]], ...] = (
-    ("a model with every spelling (call_function, call_method, call_module), a two-input op and a value with two "
-     "readers", Spellings),
-    ("a fan-out and a join (one value read by two paths that meet again)", Branches),
-    ("an in-place op between two elementwise ops", MutatesBetween),
-    ("activation modules inside an nn.Sequential", Modules),
-    ("a graph with a single op", Single),
-    ("the empty graph", Empty),
-)
+def add_one_relu(x):
+    return (x + 1).relu()
 
 
-def trace(make: Callable[[], Any]) -> fx.GraphModule:
-    obj = make()
-    return obj if isinstance(obj, fx.GraphModule) else fx.symbolic_trace(obj)
+def double_sigmoid(x):
+    return (x * 2).sigmoid()
 
 
-# ---------------------------------------------------------------- 1: traffic
-def traffic_cases() -> list[tuple[str, Callable, tuple, int]]:
-    """(what, function or model, inputs, expected bytes) worked out by hand from the notebook's rule."""
-    f32, f16 = 4, 2
-    n = 100 * 37
-    lin = nn.Sequential(nn.Linear(16, 8), nn.ReLU())
-    return [
-        ("chain_ops on a 100×37 fp32 tensor", "chain", (torch.randn(100, 37),), 5 * 2 * n * f32),
-        ("(x + b).relu() * b with a broadcast bias b of 32 elements", lambda x, b: (x + b).relu() * b,
-         (torch.randn(64, 32), torch.randn(32)), f32 * ((2048 + 32 + 2048) + (2048 + 2048) + (2048 + 32 + 2048))),
-        ("(x * x).sigmoid() in fp16 (x is read once by x * x)", lambda x: (x * x).sigmoid(),
-         (torch.randn(10, 10).half(),), f16 * (100 + 100 + 100 + 100)),
-        ("Linear(16, 8) then ReLU as modules (the Linear reads its weight and bias)", lin, (torch.randn(4, 16),),
-         f32 * (64 + 32 + 8 * 16 + 8) + f32 * (32 + 32)),
-        ("the empty graph", lambda x: x, (torch.randn(5),), 0),
-    ]
+def identity(x):
+    return x
 
 
-def probe_bytes(fn_name: str, fn: Callable, cases: list[tuple[str, Any, tuple]]) -> list[Any]:
-    """The learner's byte-counting function (traffic_bytes, estimate_peak_bytes) on each case's traced graph;
-    an error message instead of a number where it raised."""
-    from helpers.models import chain_ops
+def bias_relu_scale(x, b):
+    return (x + b).relu() * b
 
+
+def square_sigmoid(x):
+    return (x * x).sigmoid()
+
+
+def linear_relu() -> nn.Module:
+    return nn.Sequential(nn.Linear(16, 8), nn.ReLU())
+
+
+def small_mlp() -> nn.Module:
+    return nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 8))
+
+
+def relu_only(x):
+    return x.relu()
+
+
+def two_outputs(x):
+    return x.relu() + 1, x.sigmoid()
+
+
+def view_then_sigmoid(x):
+    return x.relu().view(-1).sigmoid()
+
+
+def inplace_relu(x):
+    return torch.relu_(x.sigmoid()) * 2
+
+
+def two_input_chain(x, y):
+    return (x * y + 1).sigmoid() - y
+
+
+def square_tanh(x):
+    return (x * x).tanh()
+
+
+def gelu_bias(x, b):
+    return F.gelu(x + b) * 0.5
+
+
+def number_on_left(x):
+    return (2.0 - x).abs()
+
+
+def add_alpha(x):
+    return torch.add(x, x, alpha=2).relu()
+
+
+def clamp_exp(x):
+    return x.clamp(0, 1).exp()
+
+
+def mutate_between(x, y):
+    a = y.exp()
+    b = a - 1
+    y.mul_(2)
+    return (b + y).sigmoid() * x
+
+
+# ---------------------------------------------------------------- 1 and 6: bytes by the notebook's rules
+@dataclass(frozen=True)
+class BytesCase:
+    """A function or module to trace, its inputs, and the bytes the rule gives (worked out by hand or by the grader)."""
+
+    about: str
+    fn: Callable
+    inputs: tuple
+    want: int
+
+
+def probe_bytes(learner: Learner, fn_name: str, graphs: list[tuple[Callable, tuple]]) -> list:
+    """The learner's byte count (traffic_bytes, estimate_peak_bytes) on each traced graph; what it raised otherwise."""
     out = []
-    for _, make, inputs in cases:
-        gm = fx.symbolic_trace(chain_ops if make == "chain" else make)
+    for fn, inputs in graphs:
+        gm = fx.symbolic_trace(fn)
         try:
             with torch.no_grad():
-                out.append(learner(fn_name, fn, gm, *inputs))
-        except NotImplementedYet:
+                out.append(as_number(learner.call(fn_name, gm, *inputs)))
+        except CheckFailed:
             raise
         except Exception as err:
-            out.append(f"raised {type(err).__name__}: {err}")
+            out.append(f"raised {failure(err)}")
     return out
 
 
@@ -193,6 +316,13 @@ BYTES_HINTS = {  # fn_name → (got, want) → what the difference suggests
         "is read)" if g < w else " (too high: free each value after its last reader; views and in-place ops allocate "
         "nothing)"),
 }
+
+
+def as_number(value: Any) -> Any:
+    """A number of any kind (numpy's too) as a Python int or float, so it travels as one; anything else as it is."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return int(value) if isinstance(value, numbers.Integral) else float(value)
+    return value
 
 
 def bytes_problems(fn_name: str, got: list, want: list[int], about: list[str], reveal: bool = True) -> list[str]:
@@ -210,143 +340,198 @@ def bytes_problems(fn_name: str, got: list, want: list[int], about: list[str], r
     return problems
 
 
-@register("03.traffic", points=2, exercise="1", title="traffic_bytes counts the bytes every call node moves")
-def traffic(ctx: Context) -> str:
-    cases = traffic_cases()
-    got = probe_bytes("traffic_bytes", ctx.get("traffic_bytes"), [(a, m, i) for a, m, i, _ in cases])
-    fail_if(bytes_problems("traffic_bytes", got, [w for *_, w in cases], [a for a, *_ in cases]))
-    return f"right on {len(cases)} graphs: a chain, a broadcast bias, a value read twice, modules with weights, the empty graph"
+def bytes_check(ctx: Context, fn_name: str, cases: list[BytesCase]) -> None:
+    """Run the learner's byte count on every case (the inputs travel, the expected numbers stay here) and judge it."""
+    got = ctx.probe(probe_bytes, fn_name, [(c.fn, c.inputs) for c in cases])
+    fail_if(bytes_problems(fn_name, got, [c.want for c in cases], [c.about for c in cases], ctx.reveal))
+
+
+def traffic_cases() -> list[BytesCase]:
+    """Graphs whose traffic was worked out by hand from the notebook's rule."""
+    f32, f16, n = 4, 2, 100 * 37
+    return [
+        BytesCase("chain_ops on a 100×37 fp32 tensor", chain_ops, tensors(1, (100, 37)), 5 * 2 * n * f32),
+        BytesCase("(x + b).relu() * b with a broadcast bias b of 32 elements", bias_relu_scale, tensors(2, (64, 32), (32,)),
+                  f32 * ((2048 + 32 + 2048) + (2048 + 2048) + (2048 + 32 + 2048))),
+        BytesCase("(x * x).sigmoid() in fp16 (x is read once by x * x)", square_sigmoid,
+                  tensors(3, (10, 10), dtype=torch.float16), f16 * (100 + 100 + 100 + 100)),
+        BytesCase("Linear(16, 8) then ReLU as modules (the Linear reads its weight and bias)", seeded(linear_relu, 4),
+                  tensors(4, (4, 16)), f32 * (64 + 32 + 8 * 16 + 8) + f32 * (32 + 32)),
+        BytesCase("the empty graph", identity, tensors(5, (5,)), 0),
+    ]
+
+
+@register("03.traffic", points=2, exercise="1", title="traffic_bytes counts the bytes every call node moves",
+          cases=traffic_cases)
+def _traffic(ctx: Context, cases: list[BytesCase]) -> str:
+    bytes_check(ctx, "traffic_bytes", cases)
+    return f"right on all {len(cases)} graphs"
 
 
 # ---------------------------------------------------------------- 2a: chains
-def probe_chains(find: Callable, make: Callable) -> Any:
-    """The learner's chains on a fresh trace, as lists of node names (or an error message)."""
+@dataclass(frozen=True)
+class ChainCase:
+    """A maker of a graph, and its facts by the lab's rules (None: by the notebook's own vocabulary cell)."""
+
+    about: str
+    make: Callable
+    facts: dict | None = None
+
+
+def graph_facts(gm: fx.GraphModule, elementwise_op: Callable, mutates: Callable) -> dict:
+    """The graph as the chain rules see it: node order, inputs, readers, elementwise nodes, in-place nodes."""
+    nodes = list(gm.graph.nodes)
+    return {"nodes": [n.name for n in nodes],
+            "what": {n.name: f"{n.op} {getattr(n.target, '__name__', n.target)}" for n in nodes},
+            "inputs": {n.name: [i.name for i in n.all_input_nodes] for n in nodes},
+            "users": {n.name: [u.name for u in n.users] for n in nodes},
+            "fusible": [n.name for n in nodes if elementwise_op(gm, n) is not None],
+            "mutating": [n.name for n in nodes if mutates(gm, n)]}
+
+
+def probe_chains(learner: Learner, make: Callable, with_facts: bool) -> dict:
+    """The learner's chains on a fresh trace, as lists of node names (or what went wrong); the graph's facts by the
+    notebook's vocabulary when asked."""
     gm = trace(make)
+    info: dict = {"facts": graph_facts(gm, learner.fn("elementwise_op"), learner.fn("mutates")) if with_facts else None}
     try:
-        chains = learner("find_fusible_chains", find, gm)
-    except NotImplementedYet:
+        chains = learner.call("find_fusible_chains", gm)
+    except CheckFailed:
         raise
     except Exception as err:
-        return f"raised {type(err).__name__}: {str(err)[:500]}"
+        info["found"] = f"raised {failure(err, 500)}"
+        return info
     if not isinstance(chains, (list, tuple)) or not all(isinstance(c, (list, tuple)) for c in chains):
-        return f"returned a {type(chains).__name__}, not a list of lists of nodes"
-    names = []
-    for chain in chains:
-        if not all(isinstance(n, fx.Node) for n in chain):
-            return "a chain holds something that is not an fx.Node"
-        names.append([n.name for n in chain])
-    return names
+        info["found"] = f"returned a {type(chains).__name__}, not a list of lists of nodes"
+    elif not all(isinstance(n, fx.Node) for chain in chains for n in chain):
+        info["found"] = "returned a chain that holds something that is not an fx.Node"
+    else:
+        info["found"] = [[n.name for n in chain] for chain in chains]
+    return info
 
 
-def chain_problems(gm: fx.GraphModule, found: Any, elementwise_op: Callable, mutates: Callable, about: str) -> list[str]:
-    """What is wrong with `found` (lists of node names) as the fusible chains of gm, by the four rules."""
+def chain_problems(facts: dict, found: Any, about: str) -> list[str]:
+    """What is wrong with `found` (lists of node names) as the fusible chains of the graph `facts` describe."""
     if isinstance(found, str):
         return [f"find_fusible_chains {found} on {about}."]
-    nodes = {n.name: n for n in gm.graph.nodes}
-    order = {n: i for i, n in enumerate(gm.graph.nodes)}
-    writes_at = [order[n] for n in gm.graph.nodes if mutates(gm, n)]
-    fusible = {n for n in gm.graph.nodes if elementwise_op(gm, n) is not None}
+    order = {name: i for i, name in enumerate(facts["nodes"])}
+    writes_at = [order[n] for n in facts["mutating"]]
+    fusible, users, inputs = set(facts["fusible"]), facts["users"], facts["inputs"]
 
-    def crosses(a: fx.Node, b: fx.Node) -> bool:
+    def crosses(a: str, b: str) -> bool:
         return any(order[a] < m < order[b] for m in writes_at)
 
-    def can_link(a: fx.Node, b: fx.Node) -> bool:
-        return a in fusible and b in fusible and list(a.users) == [b] and not crosses(a, b)
+    def can_link(a: str, b: str) -> bool:
+        return a in fusible and b in fusible and users[a] == [b] and not crosses(a, b)
 
     problems, owner = [], {}
     for names in found:
         where = f"on {about}, the chain {' → '.join(names)}"
-        unknown = [n for n in names if n not in nodes]
+        unknown = [n for n in names if n not in order]
         if unknown:
             return [f"{where} names nodes that are not in the graph ({', '.join(unknown)}): return the graph's own nodes."]
-        chain = [nodes[n] for n in names]
-        if len(chain) < 2:
+        if len(names) < 2:
             problems.append(f"{where} has one node: a chain has two or more (a single op has nothing to fuse with).")
-        for n in chain:
+        for n in names:
             if n in owner:
-                problems.append(f"on {about}, node {n.name} is in two chains: chains must not share nodes.")
+                problems.append(f"on {about}, node {n} is in two chains: chains must not share nodes.")
             owner[n] = names
             if n not in fusible:
-                problems.append(f"{where} contains {n.name} ({n.op} {getattr(n.target, '__name__', n.target)}), "
-                                f"which is not elementwise (elementwise_op returns None).")
-        for a, b in zip(chain, chain[1:]):
-            if a not in b.all_input_nodes:
-                problems.append(f"{where}: {b.name} does not read {a.name}; each node must read the one before it.")
-            elif len(a.users) != 1:
-                problems.append(f"{where}: {a.name} has {len(a.users)} readers, so it must be written to memory and "
-                                f"ends its chain.")
+                problems.append(f"{where} contains {n} ({facts['what'][n]}), which is not elementwise "
+                                "(elementwise_op returns None).")
+        for a, b in zip(names, names[1:]):
+            if a not in inputs[b]:
+                problems.append(f"{where}: {b} does not read {a}; each node must read the one before it.")
+            elif len(users[a]) != 1:
+                problems.append(f"{where}: {a} has {len(users[a])} readers, so it must be written to memory and ends its chain.")
             elif crosses(a, b):
-                problems.append(f"{where} reaches across an in-place op between {a.name} and {b.name} (rule 3).")
+                problems.append(f"{where} reaches across an in-place op between {a} and {b} (rule 3).")
     if problems:
         return problems
-    first = {tuple(c)[0]: c for c in found}
+    first = {names[0]: names for names in found}
     for names in found:
-        last = nodes[names[-1]]
-        if len(last.users) == 1:
-            nxt = next(iter(last.users))
-            if can_link(last, nxt) and (nxt not in owner or nxt.name in first):
-                problems.append(f"on {about}, the chain ending at {last.name} could go on into {nxt.name}: chains must "
-                                f"be maximal.")
-        head = nodes[names[0]]
-        for prev in head.all_input_nodes:
-            if can_link(prev, head) and (prev not in owner or owner[prev][-1] == prev.name):
-                problems.append(f"on {about}, the chain starting at {head.name} could start earlier, at {prev.name}.")
-    for a in fusible - set(owner):
-        for b in a.users:
+        last, head = names[-1], names[0]
+        if len(users[last]) == 1:
+            nxt = users[last][0]
+            if can_link(last, nxt) and (nxt not in owner or nxt in first):
+                problems.append(f"on {about}, the chain ending at {last} could go on into {nxt}: chains must be maximal.")
+        for prev in inputs[head]:
+            if can_link(prev, head) and (prev not in owner or owner[prev][-1] == prev):
+                problems.append(f"on {about}, the chain starting at {head} could start earlier, at {prev}.")
+    for a in sorted(fusible - set(owner), key=order.get):
+        for b in users[a]:
             if b not in owner and can_link(a, b):
-                problems.append(f"on {about}, {a.name} → {b.name} is a chain that was not found.")
+                problems.append(f"on {about}, {a} → {b} is a chain that was not found.")
     return problems
 
 
-@register("03.chains", points=3, exercise="2a", title="find_fusible_chains finds maximal chains, every spelling")
-def chains(ctx: Context) -> str:
-    elementwise_op, mutates = ctx.get("elementwise_op"), ctx.get("mutates")
+CHAIN_CASES = [
+    ChainCase("a model with every spelling (call_function, call_method, call_module), a two-input op and a value with "
+              "two readers", Spellings),
+    ChainCase("a fan-out and a join (one value read by two paths that meet again)", Branches),
+    ChainCase("an in-place op between two elementwise ops", MutatesBetween),
+    ChainCase("activation modules inside an nn.Sequential", Modules),
+    ChainCase("a graph with a single op", Single),
+    ChainCase("the empty graph", Empty),
+    ChainCase("a graph that is already fused (two call_module nodes of fused chains)", already_fused),
+]
+
+
+@register("03.chains", points=3, exercise="2a", title="find_fusible_chains finds maximal chains, every spelling",
+          cases=CHAIN_CASES)
+def _chains(ctx: Context, cases: list[ChainCase]) -> str:
     problems = []
-    for about, make in (*CHAIN_CASES, ("a graph that is already fused (two call_module nodes of fused chains)",
-                                       already_fused)):
-        found = probe_chains(ctx.get("find_fusible_chains"), make)
-        problems += chain_problems(trace(make), found, elementwise_op, mutates, about)
+    for case in cases:
+        info = ctx.probe(probe_chains, case.make, case.facts is None)
+        problems += chain_problems(info["facts"] if case.facts is None else case.facts, info["found"], case.about)
     fail_if(problems)
-    return "maximal chains on every spelling, a fan-out, a join, an in-place op, a single op and the empty graph"
+    return f"maximal chains on all {len(cases)} graphs"
 
 
 # ---------------------------------------------------------------- 2b: fuse
-FUSE_CASES = (
-    ("a model with every spelling and a two-input op", Spellings, [["relu", "sigmoid", "act", "add", "silu"],
-                                                                   ["exp", "add_1"]]),
-    ("a fan-out and a join", Branches, [["sigmoid", "mul", "sub"], ["tanh", "add", "mul_1"]]),
-    ("activation modules in a Sequential, and a value read twice", Modules, [["seq_1", "seq_2"], ["seq_4", "seq_5", "mul"]]),
-)
+@dataclass(frozen=True)
+class FuseCase:
+    """A model, the chains (node names of its trace) to fuse in order, and its inputs."""
+
+    about: str
+    model: nn.Module
+    chains: tuple
+    inputs: tuple
+
+    def want(self) -> Any:
+        """The model's own output, computed where the check is judged."""
+        with torch.no_grad():
+            return self.model(*[t.clone() for t in self.inputs])
 
 
-def probe_fuse(fuse: Callable, make: Callable, chain_names: list[list[str]], inputs: tuple) -> dict:
+def probe_fuse(learner: Learner, model: nn.Module, chains: list[list[str]], inputs: tuple) -> dict:
     """Fuse the named chains with the learner's fuse_chain; report what the graph became and what it computes."""
-    gm = trace(make)
-    before = sum(n.op.startswith("call") for n in gm.graph.nodes)
+    gm = fx.symbolic_trace(model)
     nodes = {n.name: n for n in gm.graph.nodes}
-    report = {"before": before, "returned": [], "error": None}
+    report: dict = {"before": calls(gm), "returned": [], "error": None}
     try:
-        for names in chain_names:
-            new = learner("fuse_chain", fuse, gm, [nodes[n] for n in names])
+        for names in chains:
+            new = learner.call("fuse_chain", gm, [nodes[n] for n in names])
             sub = gm.get_submodule(new.target) if isinstance(new, fx.Node) and new.op == "call_module" else None
             report["returned"].append({
                 "node": isinstance(new, fx.Node), "op": getattr(new, "op", type(new).__name__),
                 "graph_module": isinstance(sub, fx.GraphModule),
-                "sub_calls": sum(n.op.startswith("call") for n in sub.graph.nodes) if isinstance(sub, fx.GraphModule) else 0})
+                "sub_calls": calls(sub) if isinstance(sub, fx.GraphModule) else 0})
         gm.graph.lint()
         gm.recompile()
         with torch.no_grad():
             report["output"] = gm(*[t.clone() for t in inputs])
-    except NotImplementedYet:
+    except CheckFailed:
         raise
     except Exception as err:
-        report["error"] = f"{type(err).__name__}: {err}"
+        report["error"] = failure(err)
         return report
-    report["after"] = sum(n.op.startswith("call") for n in gm.graph.nodes)
+    report["after"] = calls(gm)
     return report
 
 
-def fuse_problems(report: dict, chain_lengths: list[int], want: torch.Tensor, about: str) -> list[str]:
+def fuse_problems(report: dict, chain_lengths: list[int], want: Any, about: str, reveal: bool = True) -> list[str]:
+    """Why the fused graph is not one call_module node per chain computing what the model computes."""
     if report["error"]:
         return [f"on {about}, fusing raised {report['error']}."]
     problems = []
@@ -362,78 +547,80 @@ def fuse_problems(report: dict, chain_lengths: list[int], want: torch.Tensor, ab
     if report["after"] != report["before"] - saved:
         problems.append(f"on {about}, the graph went from {report['before']} to {report['after']} call nodes; fusing "
                         f"chains of {chain_lengths} nodes should leave {report['before'] - saved} (erase the chain's nodes).")
-    diff = close(report["output"], want, atol=1e-5, rtol=1e-5)
+    diff = close_all(report["output"], want, atol=1e-5, rtol=1e-5, reveal=reveal)
     if diff:
         problems.append(f"on {about}, the fused graph's output {diff}: pass every outside input to the fused node, "
                         f"in the order of its placeholders.")
     return problems
 
 
-@register("03.fuse", points=2, exercise="2b", title="fuse_chain replaces a chain by one node that computes the same")
-def fuse(ctx: Context) -> str:
-    problems = []
-    for i, (about, make, names) in enumerate(FUSE_CASES):
-        torch.manual_seed(300 + i)
-        model = make()
-        inputs = (torch.randn(3, 6), torch.randn(3, 6))
-        with torch.no_grad():
-            want = model(*[t.clone() for t in inputs])
-        torch.manual_seed(300 + i)
-        report = probe_fuse(ctx.get("fuse_chain"), make, names, inputs)
-        problems += fuse_problems(report, [len(n) for n in names], want, about)
-    fail_if(problems)
-    return "outputs equal and one node per chain, with outside inputs passed on"
-
-
-# ---------------------------------------------------------------- 3: the hand-written kernel
-def reference_chain(x: torch.Tensor) -> torch.Tensor:
-    """chain_ops in fp32, rounded once to x's dtype."""
-    from helpers.models import chain_ops
-
-    return chain_ops(x.float()).to(x.dtype)
-
-
-TOLERANCE = {torch.float32: 1e-6, torch.float16: 1e-3, torch.bfloat16: 8e-3, torch.float64: 1e-6}
-
-
-def kernel_cases(device: str) -> list[tuple[str, torch.Tensor, int]]:
-    torch.manual_seed(3)
+def fuse_cases() -> list[FuseCase]:
     return [
-        ("a 1823×781 fp32 tensor (not a multiple of the block)", torch.randn(1823, 781, device=device), 1024),
-        ("a single element", torch.randn(1, device=device), 1024),
-        ("an empty tensor", torch.randn(0, 5, device=device), 1024),
-        ("a transposed (non-contiguous) 300×37 fp16 tensor", torch.randn(37, 300, device=device).half().t(), 1024),
-        ("1000 bf16 elements with block=128", (torch.randn(1000, device=device) * 4).bfloat16(), 128),
-        ("4097 fp32 elements with block=4096 (one element in the last block)", torch.randn(4097, device=device), 4096),
+        FuseCase("a model with every spelling and a two-input op", seeded(Spellings, 300),
+                 (("relu", "sigmoid", "act", "add", "silu"), ("exp", "add_1")), tensors(300, (3, 6), (3, 6))),
+        FuseCase("a fan-out and a join", seeded(Branches, 301), (("sigmoid", "mul", "sub"), ("tanh", "add", "mul_1")),
+                 tensors(301, (3, 6), (3, 6))),
+        FuseCase("activation modules in a Sequential, and a value read twice", seeded(Modules, 302),
+                 (("seq_1", "seq_2"), ("seq_4", "seq_5", "mul")), tensors(302, (3, 6), (3, 6))),
     ]
 
 
-def probe_kernel(fn: Callable, cases: list[tuple[str, torch.Tensor, int]], bad_block: int) -> dict:
-    """Run the learner's chain_triton on each case, recording ATen compute ops; then try a bad block size."""
+@register("03.fuse", points=2, exercise="2b", title="fuse_chain replaces a chain by one node that computes the same",
+          cases=fuse_cases)
+def _fuse(ctx: Context, cases: list[FuseCase]) -> str:
+    problems = []
+    for case in cases:
+        report = ctx.probe(probe_fuse, case.model, [list(c) for c in case.chains], case.inputs)
+        problems += fuse_problems(report, [len(c) for c in case.chains], case.want(), case.about, ctx.reveal)
+    fail_if(problems)
+    return f"outputs equal and one node per chain on {len(cases)} models, with outside inputs passed on"
+
+
+# ---------------------------------------------------------------- 3: the hand-written kernel
+@dataclass(frozen=True)
+class KernelCase:
+    """An input of chain_triton (on the CPU; the probe moves it to the run's device) and the block size to use."""
+
+    about: str
+    x: torch.Tensor
+    block: int
+
+
+def reference_chain(x: torch.Tensor) -> torch.Tensor:
+    """chain_ops in fp32, rounded once to x's dtype."""
+    return chain_ops(x.float()).to(x.dtype)
+
+
+def probe_kernel(learner: Learner, inputs: list[tuple[torch.Tensor, int]], bad_block: int) -> dict:
+    """Run the learner's chain_triton on each input, recording ATen compute ops; then try a bad block size."""
+    device = device_of(learner)
     outs = []
-    for _, x, block in cases:
+    for x, block in inputs:
+        x = x.to(device)
         rec = OpRecorder()
         try:
             with rec:
-                y = learner("chain_triton", fn, x, block=block)
+                y = learner.call("chain_triton", x, block=block)
             outs.append({"out": y, "aten": rec.computed()})
-        except NotImplementedYet:
+        except CheckFailed:
             raise
         except Exception as err:
-            outs.append({"error": f"{type(err).__name__}: {err}"})
+            outs.append({"error": failure(err)})
     try:
-        fn(cases[0][1][:10], block=bad_block)
+        learner.function("chain_triton")(inputs[0][0][:10].to(device), block=bad_block)
         bad = "returned normally"
     except ValueError:
         bad = None
     except Exception as err:
         bad = f"raised {type(err).__name__}, not ValueError"
-    return {"outs": outs, "bad_block": bad}
+    return {"outs": outs, "bad_block": bad, "device": str(device)}
 
 
-def kernel_problems(report: dict, cases: list[tuple[str, torch.Tensor, int]], bad_block: int) -> list[str]:
+def kernel_problems(report: dict, cases: list[KernelCase], bad_block: int, reveal: bool = True) -> list[str]:
+    """Wrong results, PyTorch ops run instead of the kernel, fp16 not computed in fp32, a bad block size accepted."""
     problems = []
-    for (about, x, _), r in zip(cases, report["outs"]):
+    for case, r in zip(cases, report["outs"]):
+        about, x = case.about, case.x
         if "error" in r:
             problems.append(f"on {about}, chain_triton raised {r['error']}.")
             continue
@@ -441,9 +628,9 @@ def kernel_problems(report: dict, cases: list[tuple[str, torch.Tensor, int]], ba
             problems.append(f"on {about}, PyTorch ops ran ({', '.join(r['aten'])}): compute inside the Triton kernel, "
                             f"not with torch.")
         want = reference_chain(x)
-        diff = close(r["out"], want, atol=TOLERANCE[x.dtype])
+        diff = close(r["out"], want, atol=TOLERANCE[x.dtype], reveal=reveal)
         if not diff and x.dtype == torch.float16 and x.numel():   # (Triton's interpreter truncates to bf16)
-            same = (r["out"].cpu() == want.cpu()).float().mean().item()
+            same = (r["out"].cpu() == want).float().mean().item()
             if same < 0.99:
                 problems.append(f"on {about}, only {same:.1%} of the results equal 'compute in fp32, round once': "
                                 f"convert the loaded values to fp32 (.to(tl.float32)) and round once, when storing.")
@@ -455,50 +642,64 @@ def kernel_problems(report: dict, cases: list[tuple[str, torch.Tensor, int]], ba
     return problems
 
 
-@register("03.triton_kernel", points=3, exercise="3", title="the hand-written Triton kernel is right on awkward sizes")
-def triton_kernel(ctx: Context) -> str:
-    device = notebook_device(ctx)
-    cases = kernel_cases(device)
-    fail_if(kernel_problems(probe_kernel(ctx.get("chain_triton"), cases, 1000), cases, 1000))
-    return f"right on {len(cases)} awkward inputs ({device}), and a bad block size is refused"
+def kernel_cases() -> tuple[list[KernelCase], int]:
+    """Awkward inputs, and a block size that is not a power of two."""
+    big, one, empty, wide, short, odd = tensors(3, (1823, 781), (1,), (0, 5), (37, 300), (1000,), (4097,))
+    return ([KernelCase("a 1823×781 fp32 tensor (not a multiple of the block)", big, 1024),
+             KernelCase("a single element", one, 1024),
+             KernelCase("an empty tensor", empty, 1024),
+             KernelCase("a transposed (non-contiguous) 300×37 fp16 tensor", wide.half().t(), 1024),
+             KernelCase("1000 bf16 elements with block=128", (short * 4).bfloat16(), 128),
+             KernelCase("4097 fp32 elements with block=4096 (one element in the last block)", odd, 4096)], 1000)
+
+
+@register("03.triton_kernel", points=3, exercise="3", title="the hand-written Triton kernel is right on awkward sizes",
+          cases=kernel_cases)
+def _triton_kernel(ctx: Context, cases: tuple[list[KernelCase], int]) -> str:
+    kernels, bad_block = cases
+    report = ctx.probe(probe_kernel, [(c.x, c.block) for c in kernels], bad_block, timeout=240)
+    fail_if(kernel_problems(report, kernels, bad_block, ctx.reveal))
+    return f"right on {len(kernels)} awkward inputs ({report['device']}), and a bad block size is refused"
 
 
 # ---------------------------------------------------------------- 4: generated kernels
-def codegen_cases() -> list[tuple[str, Callable, list[tuple[int, ...]], torch.dtype]]:
-    return [
-        ("chain_ops", "chain", [(1823, 781)], torch.float32),
-        ("a two-input chain (x * y + 1).sigmoid() - y", lambda x, y: (x * y + 1).sigmoid() - y, [(33, 17), (33, 17)],
-         torch.float32),
-        ("(x * x).tanh(): one input read twice", lambda x: (x * x).tanh(), [(1000,)], torch.float32),
-        ("F.gelu(x + b) * 0.5 with a broadcast bias b", lambda x, b: F.gelu(x + b) * 0.5, [(64, 40), (40,)],
-         torch.float32),
-        ("(2.0 - x).abs() in fp16: a number on the left", lambda x: (2.0 - x).abs(), [(513,)], torch.float16),
-        ("torch.add(x, x, alpha=2).relu(): a keyword codegen may decline", lambda x: torch.add(x, x, alpha=2).relu(),
-         [(100,)], torch.float32),
-        ("x.clamp(0, 1).exp(): an op missing from TRITON_EXPR", lambda x: x.clamp(0, 1).exp(), [(100,)], torch.float32),
-    ]
+@dataclass(frozen=True)
+class CodegenCase:
+    """A chain (a function to trace), its inputs, and whether every op is in TRITON_EXPR (a kernel must be generated)."""
+
+    about: str
+    fn: Callable
+    inputs: tuple
+    supported: bool
+
+    def want(self) -> torch.Tensor:
+        """The chain in float64, rounded to the input's dtype."""
+        return self.fn(*[t.double() for t in self.inputs]).to(self.inputs[0].dtype)
 
 
-def probe_codegen(runner_cls: Callable, make: Any, inputs: list[torch.Tensor]) -> dict:
-    """Build a TritonChain of the traced chain and run it, recording ATen compute ops and kernel launches."""
-    from helpers.models import chain_ops
-
-    gm = fx.symbolic_trace(chain_ops if make == "chain" else make)
+def probe_codegen(learner: Learner, fn: Callable, inputs: tuple) -> dict:
+    """Build a TritonChain of the traced chain and run it on the run's device, recording ATen compute ops and launches."""
+    device = device_of(learner)
+    inputs = [t.to(device) for t in inputs]
+    gm = fx.symbolic_trace(fn)
+    runner_cls = learner.value("TritonChain")
     try:
-        runner = learner("emit_triton", runner_cls, gm)
+        with learner.running("emit_triton"):
+            runner = runner_cls(gm)
         before = sum(runner_cls.launches.values())
         rec = OpRecorder()
         with rec:
             out = runner(*inputs)
         return {"source": runner.source, "name": runner.name, "out": out, "aten": rec.computed(),
                 "launched": sum(runner_cls.launches.values()) - before}
-    except NotImplementedYet:
+    except CheckFailed:
         raise
     except Exception as err:
-        return {"error": f"{type(err).__name__}: {str(err)[:300]}"}
+        return {"error": failure(err)}
 
 
-def codegen_problems(r: dict, want: torch.Tensor, about: str, supported: bool) -> list[str]:
+def codegen_problems(r: dict, want: torch.Tensor, about: str, supported: bool, reveal: bool = True) -> list[str]:
+    """A generated kernel that is missing, not launched, helped by PyTorch ops, or wrong; a fallback that is wrong."""
     if "error" in r:
         return [f"on {about}, building or running the kernel raised {r['error']}."]
     problems = []
@@ -511,247 +712,281 @@ def codegen_problems(r: dict, want: torch.Tensor, about: str, supported: bool) -
             problems.append(f"on {about}, the generated kernel was not launched.")
     elif supported:
         problems.append(f"on {about}, emit_triton returned None, but every op is in TRITON_EXPR: generate the kernel.")
-    diff = close(r["out"], want, atol=TOLERANCE[want.dtype], rtol=1e-5)
+    diff = close(r["out"], want, atol=TOLERANCE[want.dtype], rtol=1e-5, reveal=reveal)
     if diff:
         problems.append(f"on {about}, the {'generated kernel' if r['source'] else 'fallback'}'s result {diff}.")
     return problems
 
 
-def codegen_want(make: Any, inputs: list[torch.Tensor]) -> torch.Tensor:
-    from helpers.models import chain_ops
+def codegen_cases() -> list[CodegenCase]:
+    """Five chains codegen must generate, two it may decline."""
+    return [
+        CodegenCase("chain_ops", chain_ops, tensors(40, (1823, 781)), True),
+        CodegenCase("a two-input chain (x * y + 1).sigmoid() - y", two_input_chain, tensors(41, (33, 17), (33, 17)), True),
+        CodegenCase("(x * x).tanh(): one input read twice", square_tanh, tensors(42, (1000,)), True),
+        CodegenCase("F.gelu(x + b) * 0.5 with a broadcast bias b", gelu_bias, tensors(43, (64, 40), (40,)), True),
+        CodegenCase("(2.0 - x).abs() in fp16: a number on the left", number_on_left,
+                    tensors(44, (513,), dtype=torch.float16), True),
+        CodegenCase("torch.add(x, x, alpha=2).relu(): a keyword codegen may decline", add_alpha, tensors(45, (100,)), False),
+        CodegenCase("x.clamp(0, 1).exp(): an op missing from TRITON_EXPR", clamp_exp, tensors(46, (100,)), False),
+    ]
 
-    fn = chain_ops if make == "chain" else make
-    return fn(*[t.double() for t in inputs]).to(inputs[0].dtype)
 
-
-@register("03.codegen", points=3, exercise="4", title="emit_triton generates a working kernel for any supported chain")
-def codegen(ctx: Context) -> str:
+@register("03.codegen", points=3, exercise="4", title="emit_triton generates a working kernel for any supported chain",
+          cases=codegen_cases)
+def _codegen(ctx: Context, cases: list[CodegenCase]) -> str:
     problems = []
-    for i, (about, make, shapes, dtype) in enumerate(codegen_cases()):
-        torch.manual_seed(40 + i)
-        inputs = [torch.randn(s).to(dtype).to(notebook_device(ctx)) for s in shapes]
-        r = probe_codegen(ctx.get("TritonChain"), make, inputs)
-        problems += codegen_problems(r, codegen_want(make, inputs), about, supported=i < 5)
+    for case in cases:
+        report = ctx.probe(probe_codegen, case.fn, case.inputs, timeout=240)
+        problems += codegen_problems(report, case.want(), case.about, case.supported, ctx.reveal)
     fail_if(problems)
-    return "generated kernels match eager on 5 chains, and the 2 it may decline run correctly in eager"
+    made = sum(c.supported for c in cases)
+    return f"generated kernels match eager on {made} chains, and the {len(cases) - made} it may decline run correctly"
 
 
 # ---------------------------------------------------------------- 5: the backend
-class GatedMLP(nn.Module):
-    def __init__(self, d: int = 16):
-        super().__init__()
-        self.gate, self.up, self.down = nn.Linear(d, 2 * d), nn.Linear(d, 2 * d), nn.Linear(2 * d, d)
-        self.scale = nn.Parameter(torch.rand(d))
+@dataclass(frozen=True)
+class BackendCase:
+    """A function or model to compile with backend="memfuse", its inputs, and how many chains it holds."""
 
-    def forward(self, x):
-        return x + self.down(torch.sigmoid(self.gate(x)) * self.up(x)) * self.scale
+    about: str
+    fn: Callable
+    inputs: tuple
+    chains: int
+
+    def want(self) -> torch.Tensor:
+        with torch.no_grad():
+            return self.fn(*self.inputs)
 
 
-def probe_backend(runner_cls: Any, cases: list[tuple[str, Callable, tuple]]) -> dict:
-    """torch.compile(fn, backend="memfuse") on each case, under no_grad: outputs and kernel launches."""
-    report = {"registered": "memfuse" in torch._dynamo.list_backends(exclude_tags=()), "cases": []}
+def probe_backend(learner: Learner, fn: Callable, inputs: tuple) -> dict:
+    """torch.compile(fn, backend="memfuse") on the run's device, under no_grad: the output and the kernels launched."""
+    device = device_of(learner)
+    report = {"registered": "memfuse" in torch._dynamo.list_backends(exclude_tags=())}
     if not report["registered"]:
         return report
-    for _, fn, inputs in cases:
-        torch._dynamo.reset()
-        before = sum(runner_cls.launches.values())
-        try:
-            with torch.no_grad():
-                out = torch.compile(fn, backend="memfuse", dynamic=False)(*inputs)
-            report["cases"].append({"out": out, "launched": sum(runner_cls.launches.values()) - before})
-        except Exception as err:
-            if isinstance(getattr(err, "inner_exception", None), NotImplementedError) or "NotImplementedError" in str(err):
-                raise NotImplementedYet("memfuse: not written yet; replace the `raise NotImplementedError` in its cell.") from None
-            report["cases"].append({"error": f"{type(err).__name__}: {str(err)[:300]}"})
+    runner_cls = learner.value("TritonChain")
+    fn = fn.to(device) if isinstance(fn, nn.Module) else fn
+    inputs = [t.to(device) for t in inputs]
     torch._dynamo.reset()
+    before = sum(runner_cls.launches.values())
+    try:
+        with torch.no_grad():
+            report["out"] = torch.compile(fn, backend="memfuse", dynamic=False)(*inputs)
+        report["launched"] = sum(runner_cls.launches.values()) - before
+    except Exception as err:
+        if not_written(err):
+            raise NotImplementedYet(MEMFUSE_NOT_WRITTEN) from None
+        report["error"] = failure(err)
+    finally:
+        torch._dynamo.reset()
     return report
 
 
-def backend_problems(report: dict, abouts: list[str], wants: list[torch.Tensor], min_launches: list[int]) -> list[str]:
+def backend_problems(report: dict, about: str, want: torch.Tensor, chains: int, reveal: bool = True) -> list[str]:
+    """No backend registered, an error, a wrong output, or fewer generated kernels than chains."""
     if not report["registered"]:
         return ["no backend called 'memfuse' is registered: run the cell that calls register_backend."]
+    if "error" in report:
+        return [f"torch.compile(..., backend='memfuse') on {about} raised {report['error']}."]
     problems = []
-    for about, want, n, r in zip(abouts, wants, min_launches, report["cases"]):
-        if "error" in r:
-            problems.append(f"torch.compile(..., backend='memfuse') on {about} raised {r['error']}.")
-            continue
-        diff = close(r["out"], want, atol=1e-5, rtol=1e-5)
-        if diff:
-            problems.append(f"on {about}, the compiled output {diff}.")
-        if r["launched"] < n:
-            problems.append(f"on {about}, {r['launched']} generated kernels ran; its {n} fusible chain(s) should each "
-                            f"run as a TritonChain (replace each fused submodule).")
+    diff = close(report["out"], want, atol=1e-5, rtol=1e-5, reveal=reveal)
+    if diff:
+        problems.append(f"on {about}, the compiled output {diff}.")
+    if report["launched"] < chains:
+        problems.append(f"on {about}, {report['launched']} generated kernels ran; its {chains} fusible chain(s) should "
+                        f"each run as a TritonChain (replace each fused submodule).")
     return problems
 
 
-@register("03.backend", points=3, exercise="5", title="backend='memfuse' fuses the chains and runs generated kernels")
-def backend(ctx: Context) -> str:
-    from helpers.models import chain_ops
+def backend_cases() -> list[BackendCase]:
+    return [BackendCase("chain_ops", chain_ops, tensors(5, (2000,)), 1),
+            BackendCase("a gated MLP block with a residual", seeded(GatedMLP, 5), tensors(6, (8, 16)), 2)]
 
-    dev = notebook_device(ctx)
-    torch.manual_seed(5)
-    mlp = GatedMLP().eval().to(dev)
-    cases = [("chain_ops", chain_ops, (torch.randn(2000, device=dev),)),
-             ("a gated MLP block with a residual", mlp, (torch.randn(8, 16, device=dev),))]
-    with torch.no_grad():
-        wants = [fn(*inputs) for _, fn, inputs in cases]
-    report = probe_backend(ctx.get("TritonChain"), cases)
-    fail_if(backend_problems(report, [c[0] for c in cases], wants, [1, 2]))
+
+@register("03.backend", points=3, exercise="5", title="backend='memfuse' fuses the chains and runs generated kernels",
+          cases=backend_cases)
+def _backend(ctx: Context, cases: list[BackendCase]) -> str:
+    problems = []
+    for case in cases:
+        report = ctx.probe(probe_backend, case.fn, case.inputs, timeout=240)
+        problems += backend_problems(report, case.about, case.want(), case.chains, ctx.reveal)
+    fail_if(problems)
     return "memfuse runs a generated kernel per chain and the rest in eager, with outputs equal"
 
 
 # ---------------------------------------------------------------- 6: peak memory
-def peak_cases() -> list[tuple[str, Any, tuple, int]]:
-    """(what, function or model, inputs, expected peak bytes by the notebook's rule), worked out by hand."""
+def peak_cases() -> list[BytesCase]:
+    """Graphs whose peak was worked out by hand from the notebook's rule."""
     n = 4 * 1000
-    mlp = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 8))
     return [
-        ("chain_ops on 1000 fp32 elements (two values alive at once)", "chain", (torch.randn(1000),), 2 * n),
-        ("x.relu(): one output", lambda x: x.relu(), (torch.randn(1000),), n),
-        ("two outputs, (x.relu() + 1, x.sigmoid()): outputs are never freed", lambda x: (x.relu() + 1, x.sigmoid()),
-         (torch.randn(1000),), 2 * n),
-        ("x.relu().view(-1).sigmoid(): the view keeps relu's memory alive", lambda x: x.relu().view(-1).sigmoid(),
-         (torch.randn(10, 100),), 2 * n),
-        ("torch.relu_(x.sigmoid()) * 2: the in-place op allocates nothing", lambda x: torch.relu_(x.sigmoid()) * 2,
-         (torch.randn(1000),), 2 * n),
-        ("Linear(16, 32) → ReLU → Linear(32, 8) on a 4×16 input", mlp, (torch.randn(4, 16),), 4 * 4 * 32 * 2),
-        ("the empty graph", lambda x: x, (torch.randn(1000),), 0),
+        BytesCase("chain_ops on 1000 fp32 elements (two values alive at once)", chain_ops, tensors(60, (1000,)), 2 * n),
+        BytesCase("x.relu(): one output", relu_only, tensors(61, (1000,)), n),
+        BytesCase("two outputs, (x.relu() + 1, x.sigmoid()): outputs are never freed", two_outputs,
+                  tensors(62, (1000,)), 2 * n),
+        BytesCase("x.relu().view(-1).sigmoid(): the view keeps relu's memory alive", view_then_sigmoid,
+                  tensors(63, (10, 100)), 2 * n),
+        BytesCase("torch.relu_(x.sigmoid()) * 2: the in-place op allocates nothing", inplace_relu,
+                  tensors(64, (1000,)), 2 * n),
+        BytesCase("Linear(16, 32) → ReLU → Linear(32, 8) on a 4×16 input", seeded(small_mlp, 65), tensors(65, (4, 16)),
+                  4 * 4 * 32 * 2),
+        BytesCase("the empty graph", identity, tensors(66, (1000,)), 0),
     ]
 
 
-@register("03.peak_memory", points=2, exercise="6", title="estimate_peak_bytes follows liveness, views and outputs")
-def peak_memory(ctx: Context) -> str:
-    cases = peak_cases()
-    got = probe_bytes("estimate_peak_bytes", ctx.get("estimate_peak_bytes"), [(a, m, i) for a, m, i, _ in cases])
-    fail_if(bytes_problems("estimate_peak_bytes", got, [w for *_, w in cases], [a for a, *_ in cases]))
-    return f"right on {len(cases)} graphs: chains, outputs, views, in-place ops, modules"
+@register("03.peak_memory", points=2, exercise="6", title="estimate_peak_bytes follows liveness, views and outputs",
+          cases=peak_cases)
+def _peak_memory(ctx: Context, cases: list[BytesCase]) -> str:
+    bytes_check(ctx, "estimate_peak_bytes", cases)
+    return f"right on all {len(cases)} graphs"
 
 
 # ---------------------------------------------------------------- 7: the pitfalls
-def probe_pitfalls(runner_cls: Any, model: nn.Module, x: torch.Tensor, mutate_fn: Callable, mutate_inputs: tuple,
-                   x16: torch.Tensor, sizes: tuple[int, ...]) -> dict:
-    """Run memfuse on a model that needs gradients, on an in-place op, on fp16 and under dynamic shapes."""
-    import copy
+@dataclass(frozen=True)
+class PitfallCase:
+    """A model that needs gradients and its input, a function with an in-place op and its inputs, an fp16 input, and
+    the sizes of one dynamic-shape compile."""
 
+    model: nn.Module
+    x: torch.Tensor
+    mutate: Callable
+    mutate_inputs: tuple
+    x16: torch.Tensor
+    sizes: tuple
+
+
+def dynamic_input(n: int, device: torch.device | str = "cpu") -> torch.Tensor:
+    """The input of the dynamic-shape run at size n."""
+    return torch.arange(n, dtype=torch.float32, device=device) / n - 0.5
+
+
+def probe_pitfalls(learner: Learner, case: PitfallCase) -> dict:
+    """Run memfuse on a model that needs gradients, on an in-place op, on fp16 and under dynamic shapes."""
     from torch._dynamo.testing import CompileCounterWithBackend
 
-    from helpers.models import chain_ops
-
+    device = device_of(learner)
+    runner_cls = learner.value("TritonChain")
+    run_chain = chain_ops
     report: dict = {}
 
-    def attempt(key: str, body: Callable) -> None:
-        torch._dynamo.reset()
-        try:
-            report[key] = body()
-        except Exception as err:
-            if "NotImplementedError" in f"{type(err).__name__}: {err}" or isinstance(getattr(err, "inner_exception", None), NotImplementedError):
-                raise NotImplementedYet("memfuse: not written yet; replace the `raise NotImplementedError` in its cell.") from None
-            report[key] = {"error": f"{type(err).__name__}: {str(err)[:300]}"}
-
     def grads():
-        ours = copy.deepcopy(model)
-        out = torch.compile(ours, backend="memfuse")(x)
+        ours = copy.deepcopy(case.model).to(device)
+        out = torch.compile(ours, backend="memfuse")(case.x.to(device))
         if out.grad_fn is None:
             return {"no_grad_fn": True}
         out.square().mean().backward()
         return {"grads": [p.grad for p in ours.parameters()]}
 
     def aliasing():
-        ins = tuple(t.clone() for t in mutate_inputs)
+        ins = tuple(t.clone().to(device) for t in case.mutate_inputs)
         with torch.no_grad():
-            out = torch.compile(mutate_fn, backend="memfuse")(*ins)
+            out = torch.compile(case.mutate, backend="memfuse")(*ins)
         return {"out": out, "mutated": ins}
 
     def fp16():
         before = sum(runner_cls.launches.values())
         with torch.no_grad():
-            out = torch.compile(chain_ops, backend="memfuse")(x16)
+            out = torch.compile(run_chain, backend="memfuse")(case.x16.to(device))
         return {"out": out, "launched": sum(runner_cls.launches.values()) - before}
 
     def dynamic():
         counter = CompileCounterWithBackend("memfuse")
-        run = torch.compile(chain_ops, backend=counter, dynamic=True)
+        run = torch.compile(run_chain, backend=counter, dynamic=True)
         with torch.no_grad():
-            outs = [run(torch.arange(n, dtype=torch.float32, device=x.device) / n - 0.5) for n in sizes]
+            outs = [run(dynamic_input(n, device)) for n in case.sizes]
         return {"outs": outs, "frames": counter.frame_count}
 
     for key, body in (("grads", grads), ("aliasing", aliasing), ("fp16", fp16), ("dynamic", dynamic)):
-        attempt(key, body)
+        torch._dynamo.reset()
+        try:
+            report[key] = body()
+        except Exception as err:
+            if not_written(err):
+                raise NotImplementedYet(MEMFUSE_NOT_WRITTEN) from None
+            report[key] = {"error": failure(err)}
     torch._dynamo.reset()
     return report
 
 
-def pitfall_problems(report: dict, model: nn.Module, x: torch.Tensor, mutate_fn: Callable, mutate_inputs: tuple,
-                     x16: torch.Tensor, sizes: tuple[int, ...]) -> list[str]:
-    import copy
-
-    from helpers.models import chain_ops
-
-    problems = []
-    g = report["grads"]
+def grad_problems(g: dict, case: PitfallCase) -> list[str]:
+    """A model that needs gradients must run in eager through memfuse: a grad_fn, and eager's gradients."""
     if "error" in g:
-        problems.append(f"memfuse on a model that needs gradients raised {g['error']}: when gradients are needed, "
-                        f"return gm.forward (eager) instead of fusing.")
-    elif g.get("no_grad_fn"):
-        problems.append("memfuse on a model that needs gradients returned an output with no grad_fn: training would "
-                        "silently stop; fall back to eager when gradients are needed.")
-    else:
-        ref = copy.deepcopy(model)
-        ref(x).square().mean().backward()
-        if any(close(a, p.grad, atol=1e-5, rtol=1e-4) for a, p in zip(g["grads"], ref.parameters())):
-            problems.append("memfuse on a model that needs gradients gave gradients that differ from eager's.")
-    a = report["aliasing"]
+        return [f"memfuse on a model that needs gradients raised {g['error']}: when gradients are needed, return "
+                "gm.forward (eager) instead of fusing."]
+    if g.get("no_grad_fn"):
+        return ["memfuse on a model that needs gradients returned an output with no grad_fn: training would silently "
+                "stop; fall back to eager when gradients are needed."]
+    ref = copy.deepcopy(case.model)
+    ref(case.x).square().mean().backward()
+    if len(g["grads"]) != len(list(ref.parameters())) or \
+            any(close(a, p.grad, atol=1e-5, rtol=1e-4) for a, p in zip(g["grads"], ref.parameters())):
+        return ["memfuse on a model that needs gradients gave gradients that differ from eager's."]
+    return []
+
+
+def aliasing_problems(a: dict, case: PitfallCase) -> list[str]:
+    """An in-place op between chains: eager's output, and the inputs mutated as eager mutates them."""
     if "error" in a:
-        problems.append(f"memfuse on a function with an in-place op raised {a['error']}.")
-    else:
-        ins = tuple(t.clone() for t in mutate_inputs)
-        want = mutate_fn(*ins)
-        if close(a["out"], want, atol=1e-6) or any(close(p, q, atol=1e-6) for p, q in zip(a["mutated"], ins)):
-            problems.append("memfuse on a function with an in-place op between two elementwise ops computed a different "
-                            "result from eager: a chain must not reach across an in-place op (rule 3 of exercise 2a).")
-    h = report["fp16"]
+        return [f"memfuse on a function with an in-place op raised {a['error']}."]
+    ins = tuple(t.clone() for t in case.mutate_inputs)
+    want = case.mutate(*ins)
+    if close(a["out"], want, atol=1e-6) or len(a["mutated"]) != len(ins) or \
+            any(close(p, q, atol=1e-6) for p, q in zip(a["mutated"], ins)):
+        return ["memfuse on a function with an in-place op between two elementwise ops computed a different result "
+                "from eager: a chain must not reach across an in-place op (rule 3 of exercise 2a)."]
+    return []
+
+
+def fp16_problems(h: dict, case: PitfallCase) -> list[str]:
+    """fp16 through a generated kernel: launched, fp16 out, computed in fp32 and rounded once."""
     if "error" in h:
-        problems.append(f"memfuse on fp16 input raised {h['error']}.")
-    elif not h["launched"]:
-        problems.append("memfuse on fp16 input ran no generated kernel.")
-    elif isinstance(h["out"], torch.Tensor) and h["out"].shape == x16.shape:
-        same = (h["out"].cpu() == chain_ops(x16.float()).half().cpu()).float().mean().item()
-        if h["out"].dtype != torch.float16:
-            problems.append(f"memfuse on fp16 input returned {h['out'].dtype}; store in the output's dtype.")
-        elif same < 0.99:
-            problems.append(f"memfuse on fp16 input matches 'compute in fp32, round once' on only {same:.1%} of the "
-                            f"elements: load as fp32 (.to(tl.float32)) and convert once when storing.")
-    else:
-        problems.append("memfuse on fp16 input returned the wrong shape.")
-    d = report["dynamic"]
+        return [f"memfuse on fp16 input raised {h['error']}."]
+    if not h["launched"]:
+        return ["memfuse on fp16 input ran no generated kernel."]
+    out = h["out"]
+    if not isinstance(out, torch.Tensor) or out.shape != case.x16.shape:
+        return ["memfuse on fp16 input returned the wrong shape."]
+    if out.dtype != torch.float16:
+        return [f"memfuse on fp16 input returned {out.dtype}; store in the output's dtype."]
+    same = (out == chain_ops(case.x16.float()).half()).float().mean().item()
+    if same < 0.99:
+        return [f"memfuse on fp16 input matches 'compute in fp32, round once' on only {same:.1%} of the elements: load "
+                f"as fp32 (.to(tl.float32)) and convert once when storing."]
+    return []
+
+
+def dynamic_problems(d: dict, case: PitfallCase, reveal: bool) -> list[str]:
+    """dynamic=True: one compile for every size, each output right."""
     if "error" in d:
-        problems.append(f"memfuse under dynamic=True raised {d['error']} (example_inputs can hold SymInts, which have "
-                        f"no requires_grad).")
-    else:
-        if d["frames"] != 1:
-            problems.append(f"under dynamic=True, {len(sizes)} sizes compiled {d['frames']} times instead of once.")
-        for n, out in zip(sizes, d["outs"]):
-            diff = close(out, chain_ops(torch.arange(n, dtype=torch.float32) / n - 0.5), atol=1e-6)
-            if diff:
-                problems.append(f"under dynamic=True, the output for {n} elements {diff}.")
-                break
+        return [f"memfuse under dynamic=True raised {d['error']} (example_inputs can hold SymInts, which have no "
+                f"requires_grad)."]
+    problems = []
+    if d["frames"] != 1:
+        problems.append(f"under dynamic=True, {len(case.sizes)} sizes compiled {d['frames']} times instead of once.")
+    for n, out in zip(case.sizes, d["outs"]):
+        diff = close(out, chain_ops(dynamic_input(n)), atol=1e-6, reveal=reveal)
+        if diff:
+            problems.append(f"under dynamic=True, the output for {n} elements {diff}.")
+            break
     return problems
 
 
-def mutate_between(x, y):
-    a = y.exp()
-    b = a - 1
-    y.mul_(2)
-    return (b + y).sigmoid() * x
+def pitfall_problems(report: dict, case: PitfallCase, reveal: bool = True) -> list[str]:
+    """Gradients lost or wrong, in-place order broken, fp16 rounded twice, one compile per size."""
+    return (grad_problems(report["grads"], case) + aliasing_problems(report["aliasing"], case)
+            + fp16_problems(report["fp16"], case) + dynamic_problems(report["dynamic"], case, reveal))
 
 
-@register("03.pitfalls", points=2, exercise="5", title="memfuse is right with gradients, in-place ops, fp16 and dynamic shapes")
-def pitfalls(ctx: Context) -> str:
-    dev = notebook_device(ctx)
-    torch.manual_seed(7)
-    model, x = GatedMLP().to(dev), torch.randn(4, 16, device=dev)
-    args = (model, x, mutate_between, (torch.randn(6, device=dev), torch.randn(6, device=dev)),
-            torch.randn(5000, device=dev).half(), (300, 700, 1100))
-    report = probe_pitfalls(ctx.get("TritonChain"), *args)
-    fail_if(pitfall_problems(report, *args))
+def pitfall_cases() -> list[PitfallCase]:
+    x, y0, y1, x16 = tensors(7, (4, 16), (6,), (6,), (5000,))
+    return [PitfallCase(seeded(GatedMLP, 7, train=True), x, mutate_between, (y0, y1), x16.half(), (300, 700, 1100))]
+
+
+@register("03.pitfalls", points=2, exercise="5", title="memfuse is right with gradients, in-place ops, fp16 and dynamic shapes",
+          cases=pitfall_cases)
+def _pitfalls(ctx: Context, cases: list[PitfallCase]) -> str:
+    problems = []
+    for case in cases:
+        problems += pitfall_problems(ctx.probe(probe_pitfalls, case, timeout=300), case, ctx.reveal)
+    fail_if(problems)
     return "falls back for gradients, keeps in-place order, rounds fp16 once, one compile for every size"
