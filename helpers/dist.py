@@ -16,7 +16,8 @@ imports and constants it needs, and a `__main__` that runs it under `torchrun`::
     run.results                                     # ['hi from rank 0: sum 1', 'hi from rank 1: sum 1']
 
 Every rank calls ``fn(rank, world_size, device, **kwargs)`` with the process group already initialized;
-whatever it returns (tensors are moved to the CPU) comes back in ``run.results``, indexed by global rank.
+whatever it returns (tensors are moved to the CPU) comes back in ``run.results``, indexed by global rank, and
+what each rank's fixed-cost layers did, step by step (`helpers.models.busy_log`), in ``run.busy``.
 If any rank raises, `launch` raises one `DistributedError` whose message holds that rank's traceback
 (`RankNotImplemented` when every failing rank raised NotImplementedError). A rank that hangs (a collective
 that not every rank calls) is stopped after `timeout` seconds.
@@ -29,8 +30,8 @@ gathered on the machine of global rank 0; the others get ``run.results == None``
 --master-port 29500 --nproc-per-node 8 path/to/script.py`` on each machine.
 
 Also here: `CommCounter`, which counts the collectives a process issues and their bytes (torch's own
-`CommDebugMode` counts calls but not bytes), and the small model the lab spreads over processes
-(`ToyStack`, built by `toy_model(cfg)`, with its data from `toy_batch(cfg)`).
+`CommDebugMode` counts calls but not bytes). The small model the lab spreads over processes is in
+`helpers.models` (`ToyStack`, built by `toy_model(cfg)`, with its data from `toy_batch(cfg)`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import warnings
 import traceback
 import types
 from dataclasses import dataclass, field
@@ -89,6 +91,7 @@ class Run:
     backend: str  # "gloo" or "nccl"
     world_size: int
     command: list[str] = field(default_factory=list)
+    busy: list | None = None  # per global rank, its fixed-cost layers' calls step by step (helpers.models.busy_log())
 
 
 # ---------------------------------------------------------------------------------------------------- backend
@@ -96,7 +99,8 @@ def backend_for(device: str | torch.device = "auto", nproc: int = 2) -> tuple[st
     """(backend, device type) for `nproc` ranks per machine: NCCL with one GPU per rank, else gloo on the CPU.
 
     device "auto" picks NCCL when this machine has at least `nproc` GPUs and CUDA works, else gloo;
-    "cpu" always gloo; "cuda" NCCL, or a clear error when there are fewer GPUs than ranks.
+    "cpu" always gloo; "cuda" NCCL, or gloo on the CPU with a warning that says why when there are fewer GPUs than
+    ranks (one GPU cannot hold two NCCL ranks): a grader's `--device cuda` on a one-GPU machine runs the lab there.
     """
     import torch.distributed as dist
 
@@ -107,9 +111,10 @@ def backend_for(device: str | torch.device = "auto", nproc: int = 2) -> tuple[st
         return "gloo", "cpu"
     if pref.startswith("cuda"):
         if gpus < nproc or not nccl:
-            raise RuntimeError(f"device={device!r} asks for NCCL with one GPU per rank, but this machine has {gpus} GPU(s) "
-                               f"for {nproc} ranks{'' if nccl else ' and this torch has no NCCL'}; use device='cpu' "
-                               "(gloo) or 'auto'.")
+            warnings.warn(f"device={device!r} asks for NCCL with one GPU per rank, but this machine has {gpus} GPU(s) for "
+                          f"{nproc} ranks{'' if nccl else ' and this torch has no NCCL'}: the ranks run on the CPU with gloo "
+                          "instead (set DEVICE='cpu' or 'auto' to choose that yourself).", stacklevel=2)
+            return "gloo", "cpu"
         return "nccl", "cuda"
     if pref != "auto":
         raise ValueError(f"device must be 'auto', 'cpu' or 'cuda'; got {device!r}")
@@ -380,6 +385,12 @@ def to_cpu(value: Any) -> Any:
     return value
 
 
+def _busy_log() -> list | None:
+    """This rank's helpers.models.busy_log() (its fixed-cost layers' calls, step by step), if it used that module."""
+    models = sys.modules.get("helpers.models")
+    return models.busy_log() if models is not None else None
+
+
 def rank_main(fn: Callable, run_dir: str) -> None:
     """The script's entry point in each rank: init, call fn, gather results on rank 0, record a failure."""
     import torch.distributed as dist
@@ -402,7 +413,7 @@ def rank_main(fn: Callable, run_dir: str) -> None:
         (run_dir / f"error_rank{rank}.txt").write_text(f"{kind}\n{err}\n{traceback.format_exc()}")
         raise
     gathered = [None] * world if rank == 0 else None
-    dist.gather_object(result, gathered, dst=0)
+    dist.gather_object((result, _busy_log()), gathered, dst=0)
     if rank == 0:
         torch.save(gathered, run_dir / RESULTS_FILE)
     dist.barrier()
@@ -482,10 +493,11 @@ def launch(fn: Callable | str, *, nproc: int = 2, device: str = "auto", needs: I
     world = nproc * nnodes
     if proc.returncode != 0:
         raise _failure(name, run_dir, world, output, proc.returncode)
-    results = torch.load(run_dir / RESULTS_FILE, weights_only=False) if (run_dir / RESULTS_FILE).is_file() else None
-    if results is None and node_rank == 0:
+    gathered = torch.load(run_dir / RESULTS_FILE, weights_only=False) if (run_dir / RESULTS_FILE).is_file() else None
+    if gathered is None and node_rank == 0:
         raise DistributedError(f"`{name}` finished but rank 0 wrote no results.\n" + _tail(output), output=output)
-    return Run(results, output, elapsed, script, backend, world, cmd)
+    results, busy = ([r for r, _ in gathered], [b for _, b in gathered]) if gathered is not None else (None, None)
+    return Run(results, output, elapsed, script, backend, world, cmd, busy)
 
 
 PORT_TAKEN = ("Address already in use", "EADDRINUSE", "failed to listen", "DistNetworkError")

@@ -138,7 +138,9 @@ class SmallResNet(nn.Module):
 
 
 # ---------------------------------------------------------------- Lab 05: the model the parallel patterns distribute
-_BUSY = [0.0]  # seconds this process spent inside FixedCost (forward and backward)
+_BUSY = [0.0]  # seconds this process spent inside FixedCost (forward and backward) since the last reset_busy()
+_STEPS: list[list[dict]] = []  # what FixedCost did after each reset_busy(): one list per step, the latest MAX_STEPS
+MAX_STEPS = 1000
 
 
 def busy_seconds() -> float:
@@ -147,33 +149,47 @@ def busy_seconds() -> float:
 
 
 def reset_busy() -> None:
+    """Start counting busy time afresh, and start a new step in busy_log()."""
     _BUSY[0] = 0.0
+    _STEPS.append([])
+    del _STEPS[:-MAX_STEPS]
 
 
-def _spend(ms: float, waits_for: torch.Tensor) -> None:
+def busy_log() -> list[list[dict]]:
+    """Every FixedCost call since each reset_busy(), in order: one list per step of {"pass", "rows", "seconds"}.
+
+    The order and count of a pipeline stage's calls are its schedule (which micro-batch sizes ran forward and
+    backward, in which order), whatever the load on the machine: Lab 05's checks judge a pipeline by them."""
+    return [list(step) for step in _STEPS]
+
+
+def _spend(ms: float, waits_for: torch.Tensor, kind: str) -> None:
     if waits_for.is_cuda:   # a real GPU layer waits for its input (a received activation); a host sleep would not
         torch.cuda.current_stream(waits_for.device).synchronize()
     start = time.perf_counter()
     time.sleep(ms / 1000)
-    _BUSY[0] += time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    _BUSY[0] += seconds
+    if _STEPS:
+        _STEPS[-1].append({"pass": kind, "rows": int(waits_for.shape[0]) if waits_for.dim() else 1, "seconds": seconds})
 
 
 class FixedCost(torch.autograd.Function):
     """Identity that takes `ms` of wall time forward and 2·ms backward: a stand-in for a big layer's compute.
 
     It makes every micro-batch cost the same on any machine, so a pipeline's idle time (its bubble) shows the
-    schedule and not the noise of a shared CPU.
+    schedule and not the noise of a shared CPU. Each call adds to busy_seconds() and is logged in busy_log().
     """
 
     @staticmethod
     def forward(ctx, x, ms: float):
         ctx.ms = ms
-        _spend(ms, x)
+        _spend(ms, x, "forward")
         return x.view_as(x)
 
     @staticmethod
     def backward(ctx, grad):
-        _spend(2 * ctx.ms, grad)
+        _spend(2 * ctx.ms, grad, "backward")
         return grad, None
 
 

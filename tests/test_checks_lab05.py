@@ -2,43 +2,53 @@
 message that says what to fix. The survey checks run on the fixtures in tests/fixtures/lab05/ (a good survey,
 one whose DDP and pipeline sections swap their collectives, one too short, one naming the removed Pipe API).
 
-Hidden checks run in this process, with answers round-tripped through torch.save / torch.load(weights_only=True)
-as the grader's worker does; test_grading_labs.py runs them in the real sandbox. The distributed checks start
-torchrun (a few seconds each on 2 cores): those tests are marked slow.
+Every check runs in this process (tests/in_process_grader.py): the public cases as the notebook runs them, the
+hidden ones as the grader does (reveal=False), with the probes' answers round-tripped as plain data;
+test_grading_labs.py runs them through real grading jobs. The pipeline's schedule judge is also tested on made-up
+logs, and the pipeline check on a machine whose two cores are kept busy and on stages that lose 100 ms per
+micro-batch outside their fixed-cost blocks (what load does): an honest pipeline passes both. The distributed
+checks start torchrun (a few seconds each on 2 cores): those tests are marked slow.
 """
 
 from __future__ import annotations
 
+import contextlib
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import torch
 
-from helpers import checks, notebooks
+from helpers import checks, models, notebooks
 from helpers.checks import lab05
 from helpers.grading import hidden
-from tests.in_process_grader import run_hidden, worker_namespace
+from tests.in_process_grader import notebook_namespace, run_hidden, run_public
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "05_distributed.ipynb"
 LAB = ROOT / "labs" / "05_distributed.ipynb"
 FIXTURES = ROOT / "tests" / "fixtures" / "lab05"
-HIDDEN, _, WORKER_CELLS = hidden.load_hidden("05")
+HIDDEN = hidden.load_hidden("05").cases
 NAMES = [s.name for s in checks.load_lab("05")]
 SURVEY = [n for n in NAMES if n.startswith("05.survey")]
 LAUNCHED = ["05.collectives", "05.ddp", "05.fsdp", "05.tp", "05.pp"]
+# The cells a check needs: the set-up and every exercise's definitions (not the cells that launch them).
+CELLS = ["parameters", "setup", "ex-1", "ex-2", "ex-3", "ex-4", "ex-5a", "ex-5b", "ex-6"]
 
 
 def namespace(tmp_path: Path, path: Path = SOLUTION, overrides: dict[str, str] | None = None) -> dict:
-    """The worker's namespace (the cells the grader loads), OUT_DIR in tmp_path, some cells replaced."""
-    return worker_namespace(path, WORKER_CELLS, tmp_path, overrides)
+    """The notebook's set-up and exercise cells run here, OUT_DIR in tmp_path, some cells replaced."""
+    return notebook_namespace(path, tmp_path, CELLS, overrides)
 
 
-def public(name: str, ns: dict) -> checks.Result:
-    return checks.run_check(name, ns)
+def public(name: str, ns: dict, out_dir: Path) -> checks.Result:
+    return run_public(name, ns, out_dir)
 
 
 def secret(name: str, ns: dict, out_dir: Path) -> checks.Result:
-    return run_hidden(name, HIDDEN[name], ns, out_dir)
+    return run_hidden(name, ns, out_dir)
 
 
 def cell_source(path: Path, cell_id: str) -> str:
@@ -50,11 +60,21 @@ def test_hidden_checks_mirror_the_public_ones():
     assert sum(s.points for s in checks.load_lab("05")) == 21
 
 
+def test_hidden_cases_keep_the_graders_configurations():
+    h = hidden.load_hidden("05")
+    cases = {name: h.cases_for(name, {}) for name in NAMES}
+    assert cases["05.collectives"][0].nproc == 3
+    assert cases["05.fsdp"][0].cfg["d_out"] % 2 == 1                       # FSDP must pad it
+    pp = cases["05.pp"]
+    assert [(s.blocks, s.stages) for s in pp.splits] == [(5, 3), (4, 4), (7, 2), (3, 1)] and pp.per_stage == (3, 3)
+    assert len(cases["05.calculator"].plans) == 4 and not cases["05.calculator"].measured
+    assert cases["05.survey"] == lab05.SURVEY_FILE
+
+
 # ---------------------------------------------------------------- the survey
 def survey_results(text: str, tmp_path: Path) -> dict[str, tuple[checks.Result, checks.Result]]:
     (tmp_path / lab05.SURVEY_FILE).write_text(text, encoding="utf-8")
-    ns = {"OUT_DIR": str(tmp_path)}
-    return {n: (public(n, ns), secret(n, {}, tmp_path)) for n in SURVEY}
+    return {n: (public(n, {}, tmp_path), secret(n, {}, tmp_path)) for n in SURVEY}
 
 
 def test_good_survey_passes_every_survey_check(tmp_path):
@@ -98,6 +118,11 @@ def test_naming_every_collective_everywhere_fails(tmp_path):
         assert not results[f"05.survey_{key}"][0].passed, key
 
 
+def test_a_missing_survey_says_which_cell_writes_it(tmp_path):
+    pub, hid = public("05.survey", {}, tmp_path), secret("05.survey_ddp", {}, tmp_path)
+    assert not pub.passed and not hid.passed and "run the cell that writes it" in pub.message + hid.message
+
+
 def test_a_contrast_with_another_pattern_is_allowed():
     text = (FIXTURES / "good.md").read_text().replace(
         "so most of it hides behind computation.", "so most of it hides behind computation; unlike FSDP, no all-gather.")
@@ -133,7 +158,7 @@ CFG = {"d_in": 32, "d": 64, "blocks": 4, "d_out": 8, "batch": 16, "seed": 0}
 def test_solution_calculator_passes_public_and_hidden(tmp_path):
     ns = namespace(tmp_path)
     ns["measured"] = exact_measured(CFG)
-    assert public("05.calculator", ns).passed, public("05.calculator", ns).message
+    assert public("05.calculator", ns, tmp_path).passed, public("05.calculator", ns, tmp_path).message
     result = secret("05.calculator", ns, tmp_path)
     assert result.passed, result.message
 
@@ -142,7 +167,7 @@ def test_calculator_without_the_ring_factor_fails_with_the_formula(tmp_path):
     wrong = cell_source(SOLUTION, "ex-6").replace('"DDP": (1, 1, 1, 2 * ring * P * grad_bytes,', '"DDP": (1, 1, 1, 2 * P * grad_bytes,')
     ns = namespace(tmp_path, overrides={"ex-6": wrong})
     ns["measured"] = exact_measured(CFG)
-    pub = public("05.calculator", ns)
+    pub = public("05.calculator", ns, tmp_path)
     assert not pub.passed and "DDP's comm_GB_per_step" in pub.message and "2(N-1)/N" in pub.message
     hid = secret("05.calculator", ns, tmp_path)
     assert not hid.passed and "which is off" in hid.message and "13" not in hid.message
@@ -151,19 +176,139 @@ def test_calculator_without_the_ring_factor_fails_with_the_formula(tmp_path):
 def test_calculator_against_measurements_says_what_differs(tmp_path):
     ns = namespace(tmp_path)
     ns["measured"] = {**exact_measured(CFG), "pp": {"send": 2 * CFG["batch"] * CFG["d"] * 4}}
-    result = public("05.calculator", ns)
+    result = public("05.calculator", ns, tmp_path)
     assert not result.passed and "PP's comm_GB_per_step" in result.message and "the pipeline's sends" in result.message
     ns["measured"] = {"world": 2}
-    assert "run parts 2–5" in public("05.calculator", ns).message
+    assert "run parts 2–5" in public("05.calculator", ns, tmp_path).message
 
 
 def test_untouched_lab_fails_the_quick_checks(tmp_path):
     ns = namespace(tmp_path, path=LAB)
-    scope = {**ns, "Path": Path}
-    exec(cell_source(LAB, "ex-7") + "\n" + cell_source(LAB, "write-7").replace("out_dir", "Path(OUT_DIR)"), scope)
+    exec(cell_source(LAB, "ex-7") + "\n" + cell_source(LAB, "write-7"), {**ns})   # the template's survey, written out
+    assert (tmp_path / lab05.SURVEY_FILE).is_file()
     for name in ["05.calculator", *SURVEY]:
-        pub, hid = public(name, ns), secret(name, ns, tmp_path)
+        pub, hid = public(name, ns, tmp_path), secret(name, ns, tmp_path)
         assert not pub.passed and not hid.passed and pub.message and hid.message, name
+
+
+# ---------------------------------------------------------------- the pipeline's schedule, judged on made-up logs
+def gpipe_log(m: int, per_stage: tuple, batch: int, cost: float = 0.015) -> list[list[dict]]:
+    """What each stage's fixed-cost blocks log in one GPipe step (busy_log()'s step list for each rank)."""
+    sizes = [len(c) for c in torch.arange(batch).tensor_split(m)]
+    return [[{"pass": "forward", "rows": s, "seconds": cost} for s in sizes for _ in range(n)]
+            + [{"pass": "backward", "rows": s, "seconds": 2 * cost} for s in sizes for _ in range(n)] for n in per_stage]
+
+
+def made_up_run(case: lab05.PipelineCase, logs: dict[int, list[list[dict]]], stretch: float) -> tuple[list, list]:
+    """(busy, results) of a pp_worker run whose timed steps logged `logs` (by m) and lasted `stretch` × the critical
+    path (a busy machine stretches everything the blocks do not): each rank's bubble is 1 - busy / wall, as measured."""
+    cfg = case.run.cfg
+    busy = [[] for _ in case.per_stage]
+    results = [[] for _ in case.per_stage]
+    for m in cfg["microbatches"]:
+        for rank, calls in enumerate(logs[m]):
+            busy[rank] += [calls] * (cfg["steps"] + 1)
+        ran = [lab05.stage_ops(calls, n, measured=True) for calls, n in zip(logs[m], case.per_stage)]
+        gpipe = [lab05.stage_ops(calls, n, measured=True) for calls, n in zip(gpipe_log(m, case.per_stage, cfg["batch"]),
+                                                                               case.per_stage)]
+        wall = stretch * max(lab05.finish_times(ran) or lab05.finish_times(gpipe))   # an order that cannot run: GPipe's
+        for rank, calls in enumerate(logs[m]):
+            results[rank].append({"m": m, "bubble": 1 - busy_of(calls) / wall, "wall_ms": wall * 1e3})
+    return busy, results
+
+
+def busy_of(calls: list[dict]) -> float:
+    return sum(c["seconds"] for c in calls)
+
+
+def shorten(row: dict, calls: list[dict], by: float) -> None:
+    """The row of a step timed `by` × too short (without its closing barrier), its bubble consistent with that wall."""
+    row["wall_ms"] *= by
+    row["bubble"] = 1 - busy_of(calls) / (row["wall_ms"] / 1e3)
+
+
+PP_CASE = checks.spec("05.pp").public_cases()
+
+
+def honest_logs(case: lab05.PipelineCase = PP_CASE) -> dict:
+    cfg = case.run.cfg
+    return {m: gpipe_log(m, case.per_stage, cfg["batch"]) for m in cfg["microbatches"]}
+
+
+def judged(logs: dict, stretch: float = 1.1) -> list[str]:
+    busy, results = made_up_run(PP_CASE, logs, stretch)
+    return lab05.schedule_problems(busy, results, PP_CASE, reveal=True)
+
+
+def test_a_gpipe_schedule_passes_however_busy_the_machine():
+    for stretch in (1.0, 1.1, 2.0, 5.0):      # load stretches the step: the measured bubble only grows
+        assert judged(honest_logs(), stretch) == [], stretch
+
+
+def test_gpipe_bubble_in_block_costs_is_the_formula():
+    for p, m in ((2, 1), (2, 3), (3, 4), (4, 8)):
+        bubbles = lab05.implied_bubbles(lab05.gpipe_ops(m, (2,) * p))
+        assert all(abs(b - (p - 1) / (m + p - 1)) < 1e-12 for b in bubbles), (p, m, bubbles)
+
+
+def test_one_micro_batch_at_a_time_is_caught_by_its_order():
+    logs = honest_logs()
+    m = PP_CASE.run.cfg["microbatches"][-1]
+    for rank, calls in enumerate(logs[m]):    # forward then backward of each micro-batch before the next one starts
+        n = PP_CASE.per_stage[rank]
+        fwd, bwd = [c for c in calls if c["pass"] == "forward"], [c for c in calls if c["pass"] == "backward"]
+        logs[m][rank] = [c for k in range(m) for c in fwd[k * n:(k + 1) * n] + bwd[k * n:(k + 1) * n]]
+    problems = judged(logs)
+    assert problems and "GPipe's" in problems[0] and "F0 B0 F1 B1" in problems[0], problems
+
+
+def test_an_order_no_pipeline_can_run_is_caught():
+    logs = honest_logs()
+    m = PP_CASE.run.cfg["microbatches"][-1]
+    logs[m][1] = logs[m][1][::-1]             # the last stage's backwards before its forwards
+    assert "can never run" in judged(logs)[0]
+
+
+def test_whole_batch_blocks_and_a_wrong_split_are_caught():
+    cfg = PP_CASE.run.cfg
+    m = cfg["microbatches"][-1]
+    logs = honest_logs()
+    logs[m] = gpipe_log(m, PP_CASE.per_stage, cfg["batch"] * m)          # every micro-batch as big as the batch
+    assert "the whole batch" in judged(logs)[0]
+    logs = honest_logs()
+    logs[m] = gpipe_log(m, (3, 1), cfg["batch"])
+    assert "stage 0 holds 3 block(s); it should hold 2" in judged(logs)[0]
+
+
+def test_a_bubble_below_the_critical_path_or_not_from_busy_time_fails():
+    logs = honest_logs()
+    m = PP_CASE.run.cfg["microbatches"][0]
+    busy, results = made_up_run(PP_CASE, logs, 1.0)
+    shorten(results[1][0], logs[m][1], 0.6)
+    assert "idle at least" in lab05.schedule_problems(busy, results, PP_CASE, reveal=True)[0]
+    busy, results = made_up_run(PP_CASE, logs, 1.5)
+    results[0][0]["bubble"] = 1 - results[0][0]["bubble"]          # the busy fraction reported as the bubble
+    assert "not 1 - busy / wall" in lab05.schedule_problems(busy, results, PP_CASE, reveal=True)[0]
+
+
+def test_hidden_messages_leave_the_micro_batch_count_out():
+    case = hidden.load_hidden("05").cases_for("05.pp", {})
+    logs = honest_logs(case)
+    m = case.run.cfg["microbatches"][0]
+    busy, results = made_up_run(case, logs, 1.0)
+    assert lab05.schedule_problems(busy, results, case, reveal=False) == []
+    shorten(results[1][0], logs[m][1], 0.8)
+    message = lab05.schedule_problems(busy, results, case, reveal=False)[0]
+    assert "grader's number of micro-batches" in message and f"m={m}" not in message
+
+
+def test_fixed_cost_blocks_log_each_step():
+    models.reset_busy()
+    x = torch.ones(3, 2, requires_grad=True)
+    models.FixedCost.apply(x, 1.0).sum().backward()
+    step = models.busy_log()[-1]
+    assert [(c["pass"], c["rows"]) for c in step] == [("forward", 3), ("backward", 3)]
+    assert abs(sum(c["seconds"] for c in step) - models.busy_seconds()) < 1e-12
 
 
 # ---------------------------------------------------------------- the distributed exercises (torchrun)
@@ -171,9 +316,59 @@ def test_untouched_lab_fails_the_quick_checks(tmp_path):
 @pytest.mark.parametrize("name", LAUNCHED)
 def test_solution_passes_public_and_hidden(name, tmp_path):
     ns = namespace(tmp_path)
-    pub = public(name, ns)
+    pub = public(name, ns, tmp_path)
     assert pub.passed, pub.message
     hid = secret(name, ns, tmp_path)
+    assert hid.passed, hid.message
+
+
+@contextlib.contextmanager
+def busy_cores(n: int = 2):
+    """`n` processes that each keep a core busy, for a while; stopped (by their own handles) afterwards."""
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+    try:
+        yield
+    finally:
+        for p in burners:
+            p.kill()
+            p.wait()
+
+
+@pytest.mark.slow
+def test_pipeline_check_passes_on_a_busy_machine(tmp_path):
+    ns = namespace(tmp_path)
+    with busy_cores(2):
+        pub = public("05.pp", ns, tmp_path)
+        hid = secret("05.pp", ns, tmp_path)
+    print("under load:", pub.message)
+    assert pub.passed, pub.message
+    assert hid.passed, hid.message
+
+
+PP_STAGE = "    stage_module = split_stages(toy_model(cfg), world_size)[rank].to(device)\n"
+UNEVEN = ("    whole = toy_model(cfg)\n"
+          "    stage_module = (nn.Sequential(whole.inp, *whole.blocks[:-1]) if rank == 0 else\n"
+          "                    nn.Sequential(whole.blocks[-1], whole.head)).to(device)\n")
+END_BARRIER = "                dist.barrier()                        # ... and ends it together: wall is the whole step\n"
+SLOW_OUTSIDE_THE_BLOCKS = '''
+class Overhead(nn.Module):
+    """100 ms of wall time per micro-batch outside the fixed-cost blocks: what a busy machine does to the rest."""
+
+    def forward(self, x):
+        time.sleep(0.1)
+        return x
+'''
+
+
+@pytest.mark.slow
+def test_pipeline_check_ignores_time_outside_the_blocks(tmp_path):
+    source = cell_source(SOLUTION, "ex-5b").replace(
+        PP_STAGE, "    stage_module = nn.Sequential(*split_stages(toy_model(cfg), world_size)[rank], Overhead()).to(device)\n")
+    ns = namespace(tmp_path, overrides={"ex-5b": SLOW_OUTSIDE_THE_BLOCKS + source})
+    pub, hid = public("05.pp", ns, tmp_path), secret("05.pp", ns, tmp_path)
+    print("with 100 ms outside the blocks:", pub.message)
+    assert pub.passed, pub.message
+    assert float(re.search(r"m=1: ([0-9.]+)", pub.message).group(1)) > 0.7, pub.message   # the formula says 0.50
     assert hid.passed, hid.message
 
 
@@ -181,7 +376,7 @@ def test_solution_passes_public_and_hidden(name, tmp_path):
 def test_untouched_lab_is_not_written_yet(tmp_path):
     ns = namespace(tmp_path, path=LAB)
     for name in LAUNCHED:
-        result = public(name, ns)
+        result = public(name, ns, tmp_path)
         assert not result.passed and "not written yet" in result.message, (name, result.message)
 
 
@@ -193,6 +388,11 @@ WRONG = [
     ("05.tp", "ex-4", 'ColwiseParallel()\n        plan[f"blocks.{i}.fc2"] = RowwiseParallel()',
      'ColwiseParallel(output_layouts=torch.distributed.tensor.Replicate())', False, "should be"),
     ("05.pp", "ex-5a", "return (p - 1) / (m + p - 1)", "return (p - 1) / (m + p)", False, "bubble_fraction(2, 1)"),
+    ("05.pp", "ex-5b", PP_STAGE, UNEVEN, False, "holds 3 block(s)"),                           # a wrong stage split
+    ("05.pp", "ex-5b", "n_microbatches=m", "n_microbatches=1", False, "per-micro-batch losses"),   # no micro-batching
+    ("05.pp", "ex-5b", "bubbles.append(1 - busy_seconds() / wall)", "bubbles.append(busy_seconds() / wall)", False,
+     "not 1 - busy / wall"),                                                                    # busy counted wrong
+    ("05.pp", "ex-5b", END_BARRIER, "", False, "idle at least"),                                # idle time not counted
 ]
 
 
@@ -202,7 +402,7 @@ def test_wrong_solutions_fail_with_a_useful_message(name, cell, old, new, public
     source = cell_source(SOLUTION, cell)
     assert old in source
     ns = namespace(tmp_path, overrides={cell: source.replace(old, new)})
-    pub = public(name, ns)
+    pub = public(name, ns, tmp_path)
     assert pub.passed == public_passes, pub.message
     hid = secret(name, ns, tmp_path)
     assert not hid.passed

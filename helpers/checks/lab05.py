@@ -1,66 +1,91 @@
 """Lab 05 — Distributed: the acceptance checks.
 
-The distributed exercises are functions that run on every rank (``fn(rank, world_size, device, ...)``). A check
-launches the learner's function with `helpers.dist.launch` on a configuration of its own, brings back what every
-rank returned as plain data (`probe_launch`), and compares it with what a single process computes on the same
-model and batch (`reference_*`). The grader's hidden checks run the same probes in its sandboxed worker, on
-configurations the notebook never saw, and the same `*_problems` functions (with ``reveal=False``, so the
-messages leave the hidden sizes out). The survey is a file: `survey_problems` and `pattern_problems` read it.
+The distributed exercises are functions that run on every rank (``fn(rank, world_size, device, ...)``). A probe
+(`probe_launch`) launches the learner's function with `helpers.dist.launch` on a case's configuration, on the
+run's device (``learner.settings.device`` through `helpers.dist.backend_for`: gloo on the CPU unless there is a
+GPU for every rank), and brings back, as plain data, what every rank returned and what the fixed-cost layers of
+`helpers.models` did on each rank. The judges (`*_problems`) compare that with what one process computes on the
+same model and batch (`reference_*`). The notebook runs the checks on the cases given here; the grader runs the
+same checks on its hidden cases (three ranks, other widths, depths, batch sizes, bucket caps and micro-batch
+counts, an output size FSDP must pad) with ``reveal=False``, so messages leave the hidden sizes out.
+
+No check judges how long something took on a machine others may share. The pipeline is judged by its schedule:
+the order and count of each stage's fixed-cost calls (`helpers.models.busy_log`) and the bubble that order
+implies in units of the layer's cost, which must be GPipe's; the bubble the learner measured must agree with the
+busy time those layers logged and cannot be smaller than the step's critical path allows (load only makes it
+larger). DDP's bucket timings are judged by their order only. The survey, DISTRIBUTED.md, is read from the
+output folder (`probe_files`).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 
-from helpers.checks import CheckFailed, Context, fail_if, learner, register
+from helpers.checks import CheckFailed, Context, Learner, fail_if, probe_files, register
 
 LAB = "05"
 SURVEY_FILE = "DISTRIBUTED.md"
 PLAN_NAMES = ("DDP", "ZeRO-1", "ZeRO-2", "FSDP / ZeRO-3", "TP", "PP")
 PLAN_KEYS = ("memory_GB", "params_GB", "grads_GB", "optimizer_GB", "activations_GB", "comm_GB_per_step")
+LAUNCH_TIMEOUT = 60    # seconds a launch's ranks may wait in a collective before they are stopped
+PROBE_TIMEOUT = 240    # seconds the grader waits for a probe that launches (torchrun starts slowly on a busy machine)
 
 
+# ---------------------------------------------------------------- launching the learner's rank functions
+@dataclass(frozen=True)
+class RunCase:
+    """One launch of an exercise: what messages call it, the number of ranks, the rank function's keyword arguments."""
+
+    about: str
+    nproc: int
+    kwargs: dict
+
+    @property
+    def cfg(self) -> dict:
+        return self.kwargs["cfg"]
 
 
-def plain(value, depth: int = 0):
-    """What a rank returned, reduced to tensors, numbers, strings, lists and str-keyed dicts (safe to send back)."""
-    if isinstance(value, torch.Tensor):
-        return value.detach().cpu()
-    if isinstance(value, (bool, int, float, str)) or value is None:
-        return value
-    if depth > 6:
-        return repr(value)[:200]
-    if isinstance(value, dict):
-        return {str(k): plain(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple, torch.Size)):
-        return [plain(v, depth + 1) for v in value]
-    return repr(value)[:200]
+def launch_device(device: str, nproc: int) -> str:
+    """The device type a launch of `nproc` ranks uses for the run's device setting (backend_for's choice, quietly)."""
+    import warnings
+
+    from helpers.dist import backend_for
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return backend_for(device, nproc=nproc)[1]
 
 
-def probe_launch(fn, nproc: int, device: str, timeout: float = 40, **kwargs) -> dict:
-    """Launch the learner's `fn` on `nproc` ranks; {"results": [per rank]} or {"error": the failing rank's last line}."""
-    from helpers.dist import DistributedError, launch
+def probe_launch(learner: Learner, name: str, case: RunCase) -> dict:
+    """Launch the learner's `name` on the case's ranks: {"results", "busy", "backend"}, or {"error": the first failure}."""
+    import tempfile
 
-    try:
-        run = launch(fn, nproc=nproc, device=device, timeout=timeout, **kwargs)
-    except NotImplementedError:
-        raise
-    except DistributedError as err:
-        first = str(err).split("\n\n")[0]
-        return {"error": first[:400]}
-    return {"results": plain(run.results), "backend": run.backend}
+    from helpers.dist import DistributedError, ScriptError, launch
+
+    fn = learner.function(name)
+    device = launch_device(learner.settings.device, case.nproc)
+    with tempfile.TemporaryDirectory(prefix=f"check-{name}-") as scripts, learner.running(name):
+        try:
+            run = launch(fn, nproc=case.nproc, device=device, timeout=LAUNCH_TIMEOUT, script_dir=scripts, **case.kwargs)
+        except NotImplementedError:   # every failing rank raised it: not written yet
+            raise
+        except (DistributedError, ScriptError) as err:
+            return {"error": str(err).split("\n\n")[0][:400]}
+    return {"results": run.results, "busy": run.busy, "backend": run.backend}
 
 
-def _results(probe: dict, fn_name: str, world: int, about: str) -> list:
+def rank_results(probe: dict, name: str, case: RunCase) -> list:
+    """What each rank returned; CheckFailed, saying what went wrong, when the launch failed or gave back too little."""
     if "error" in probe:
-        raise CheckFailed(f"{fn_name} failed on {about}: {probe['error']}")
-    res = probe["results"]
-    if not isinstance(res, list) or len(res) != world:
-        raise CheckFailed(f"{fn_name} should return one result per rank; launch gave back {res!r:.100}.")
+        raise CheckFailed(f"{name} failed on {case.about}: {probe['error']}")
+    res = probe.get("results")
+    if not isinstance(res, list) or len(res) != case.nproc:
+        raise CheckFailed(f"{name} should return one result per rank; launch gave back {res!r:.100}.")
     return res
 
 
@@ -77,8 +102,18 @@ def near(a, b, rel: float = 1e-4, abs_: float = 1e-5) -> bool:
     return diff(a, b) <= abs_ + rel * scale
 
 
+def number(x) -> bool:
+    """A real, finite int or float (not a bool)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
 def _shape(t) -> str:
+    """A tensor's shape as 2×3, or the type of what is not a tensor (for messages that hide values)."""
     return "×".join(map(str, t.shape)) if isinstance(t, torch.Tensor) else type(t).__name__
+
+
+CHECK_CFG = {"d_in": 24, "d": 48, "blocks": 3, "d_out": 6, "batch": 12, "seed": 7}
+ABOUT = "the check's model (3 blocks of width 48, 2 ranks)"
 
 
 # ---------------------------------------------------------------- 1: collectives
@@ -100,8 +135,10 @@ COLLECTIVE_HINTS = {
 }
 
 
-def collectives_problems(probe: dict, world: int, n: int, about: str, reveal: bool = True) -> list[str]:
-    res = _results(probe, "collectives", world, about)
+def collectives_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
+    """Each rank's four tensors against what the collectives leave there."""
+    res = rank_results(probe, "collectives", case)
+    world, n = case.nproc, case.kwargs["n"]
     for rank, got in enumerate(res):
         if not isinstance(got, dict):
             return [f"collectives should return a dict; rank {rank} returned {got!r:.80}."]
@@ -114,15 +151,16 @@ def collectives_problems(probe: dict, world: int, n: int, about: str, reveal: bo
             if not isinstance(g, torch.Tensor) or g.shape != w.shape or not torch.allclose(g.float(), w, atol=1e-4):
                 said = (f" expected {w.tolist()}, got {g.tolist() if isinstance(g, torch.Tensor) else g!r}" if reveal
                         else f" (a tensor of {_shape(g)})")
-                return [f"on {about}, rank {rank}'s {key} is wrong:{said}. {COLLECTIVE_HINTS[key]}."]
+                return [f"on {case.about}, rank {rank}'s {key} is wrong:{said}. {COLLECTIVE_HINTS[key]}."]
     return []
 
 
-@register("05.collectives", points=2, exercise="1", title="all-reduce, all-gather, reduce-scatter and a send/recv ring")
-def _collectives(ctx: Context) -> str:
-    fn = ctx.get("collectives")
-    probe = learner("collectives", probe_launch, fn, 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), n=5)
-    fail_if(collectives_problems(probe, 2, 5, "2 ranks with n=5"), most=2)
+@register("05.collectives", points=2, exercise="1", title="all-reduce, all-gather, reduce-scatter and a send/recv ring",
+          cases=[RunCase("2 ranks with n=5", 2, {"n": 5})])
+def _collectives(ctx: Context, cases: list[RunCase]) -> str:
+    for case in cases:
+        fail_if(collectives_problems(ctx.probe(probe_launch, "collectives", case, timeout=PROBE_TIMEOUT), case, ctx.reveal),
+                most=2)
     return "every rank holds the right result of each collective"
 
 
@@ -168,8 +206,17 @@ def reference_output(cfg: dict, chunks: int = 1) -> tuple[torch.Tensor, list[flo
 
 
 # ---------------------------------------------------------------- 2: DDP
-def ddp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = True) -> list[str]:
-    res = _results(probe, "ddp_worker", world, about)
+def max_param_bytes(cfg: dict) -> int:
+    """Bytes of the model's largest parameter (a bucket may exceed its cap by at most one gradient)."""
+    from helpers.models import toy_model
+
+    return max(p.numel() * p.element_size() for p in toy_model(cfg).parameters())
+
+
+def ddp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
+    """Gradients (equal on every rank and to one process's), bytes all-reduced, buckets, and the order of their timings."""
+    res = rank_results(probe, "ddp_worker", case)
+    cfg, about = case.cfg, case.about
     grads, _, nbytes = reference_grads(cfg)
     for rank, got in enumerate(res):
         missing = [k for k in ("grads", "loss", "allreduce_bytes", "steps") if not isinstance(got, dict) or k not in got]
@@ -204,34 +251,35 @@ def ddp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = 
                     "all-reduced once per step. Clear the list of buckets before each step."]
         cap = cfg["bucket_cap_mb"] * 2 ** 20
         if len(steps[1]["bucket_bytes"]) < 2 or any(b > cap + max_param_bytes(cfg) for b in steps[1]["bucket_bytes"]):
-            return [f"on {about} (bucket_cap_mb={cfg['bucket_cap_mb']}), the second step all-reduced "
-                    f"{len(steps[1]['bucket_bytes'])} bucket(s): pass bucket_cap_mb=cfg['bucket_cap_mb'] to "
-                    "DistributedDataParallel (DDP rebuilds its buckets, at that size, after the first step)."]
-        for s in steps[:2]:
-            times = s.get("allreduce_ms")
-            if not isinstance(times, list) or len(times) != len(s["bucket_bytes"]) or \
-                    not all(isinstance(t, (int, float)) and t >= 0 for t in times) or times != sorted(times):
-                return ["each step needs allreduce_ms: for every bucket, in order, when its all-reduce started (ms after "
-                        "backward started; time.perf_counter() in the hook)."]
-            if not isinstance(s.get("backward_ms"), (int, float)) or not s["backward_ms"] >= times[-1]:
-                return ["each step needs backward_ms: how long loss.backward() took (it returns after the last all-reduce)."]
+            where = f"on {about} (bucket_cap_mb={cfg['bucket_cap_mb']})" if reveal else f"on {about}"
+            return [f"{where}, the second step all-reduced {len(steps[1]['bucket_bytes'])} bucket(s): pass "
+                    "bucket_cap_mb=cfg['bucket_cap_mb'] to DistributedDataParallel (DDP rebuilds its buckets, at that "
+                    "size, after the first step)."]
+        problems = timing_order_problems(steps[:2])
+        if problems:
+            return problems
     return []
 
 
-def max_param_bytes(cfg: dict) -> int:
-    from helpers.models import toy_model
+def timing_order_problems(steps: list[dict]) -> list[str]:
+    """DDP's timings judged by their order only (what load cannot change): each bucket's all-reduce starts after
+    the one before it and after backward started, and backward ends after the last one started."""
+    for s in steps:
+        times = s.get("allreduce_ms")
+        if not isinstance(times, list) or len(times) != len(s["bucket_bytes"]) or \
+                not all(number(t) and t >= 0 for t in times) or times != sorted(times):
+            return ["each step needs allreduce_ms: for every bucket, in order, when its all-reduce started (ms after "
+                    "backward started; time.perf_counter() in the hook)."]
+        if not number(s.get("backward_ms")) or not s["backward_ms"] >= times[-1]:
+            return ["each step needs backward_ms: how long loss.backward() took (it returns after the last all-reduce)."]
+    return []
 
-    return max(p.numel() * p.element_size() for p in toy_model(cfg).parameters())
 
-
-CHECK_CFG = {"d_in": 24, "d": 48, "blocks": 3, "d_out": 6, "batch": 12, "seed": 7}
-
-
-@register("05.ddp", points=3, exercise="2", title="DDP: equal gradients on every rank, bytes all-reduced per step")
-def _ddp(ctx: Context) -> str:
-    cfg = {**CHECK_CFG, "bucket_cap_mb": 0.03}
-    probe = learner("ddp_worker", probe_launch, ctx.get("ddp_worker"), 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), cfg=cfg)
-    fail_if(ddp_problems(probe, cfg, 2, "the check's model (3 blocks of width 48, 2 ranks)"), most=2)
+@register("05.ddp", points=3, exercise="2", title="DDP: equal gradients on every rank, bytes all-reduced per step",
+          cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, "bucket_cap_mb": 0.03}})])
+def _ddp(ctx: Context, cases: list[RunCase]) -> str:
+    for case in cases:
+        fail_if(ddp_problems(ctx.probe(probe_launch, "ddp_worker", case, timeout=PROBE_TIMEOUT), case, ctx.reveal), most=2)
     return "gradients equal on both ranks and to one process's; all-reduced bytes = parameter bytes; buckets of the cap"
 
 
@@ -252,8 +300,10 @@ def fsdp_expected(cfg: dict, world: int) -> dict:
     return {"all_gather": root + 2 * blocks, "reduce_scatter": root + blocks, "total_numel": elements, "max_local": shard}
 
 
-def fsdp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = True) -> list[str]:
-    res = _results(probe, "fsdp_worker", world, about)
+def fsdp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
+    """Shard sizes, losses against one process's SGD, and the all-gather and reduce-scatter volumes of a step."""
+    res = rank_results(probe, "fsdp_worker", case)
+    cfg, world, about = case.cfg, case.nproc, case.about
     want = fsdp_expected(cfg, world)
     ref = reference_losses(cfg)
     for rank, got in enumerate(res):
@@ -269,8 +319,9 @@ def fsdp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool =
                     f"hold about 1/{world} of {want['total_numel'] if reveal else 'them'}. Shard with fully_shard and "
                     "count p.to_local().numel()."]
         losses = got["losses"]
-        if not isinstance(losses, list) or len(losses) != len(ref):
-            return [f"losses should hold one float per step ({cfg['steps']} steps)."]
+        if not isinstance(losses, list) or len(losses) != len(ref) or not all(number(v) for v in losses):
+            steps = f"{cfg['steps']} steps" if reveal else "cfg['steps'] steps"
+            return [f"losses should hold one float per step ({steps})."]
         worst = max(abs(a - b) / max(1.0, abs(b)) for a, b in zip(losses, ref))
         if not worst <= 1e-4:
             return [f"on {about}, the losses differ from one process's SGD on the whole batch (relative difference "
@@ -289,17 +340,19 @@ def fsdp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool =
     return []
 
 
-@register("05.fsdp", points=3, exercise="3", title="FSDP: 1/N of the parameters per rank, gather/scatter volumes, same loss")
-def _fsdp(ctx: Context) -> str:
-    cfg = {**CHECK_CFG, "lr": 0.05, "steps": 2}
-    probe = learner("fsdp_worker", probe_launch, ctx.get("fsdp_worker"), 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), cfg=cfg)
-    fail_if(fsdp_problems(probe, cfg, 2, "the check's model (3 blocks of width 48, 2 ranks)"), most=2)
+@register("05.fsdp", points=3, exercise="3", title="FSDP: 1/N of the parameters per rank, gather/scatter volumes, same loss",
+          cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, "lr": 0.05, "steps": 2}})])
+def _fsdp(ctx: Context, cases: list[RunCase]) -> str:
+    for case in cases:
+        fail_if(fsdp_problems(ctx.probe(probe_launch, "fsdp_worker", case, timeout=PROBE_TIMEOUT), case, ctx.reveal), most=2)
     return "each rank holds half the parameters; all-gather and reduce-scatter volumes as FSDP2's; losses as one process's"
 
 
 # ---------------------------------------------------------------- 4: tensor parallel
-def tp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = True) -> list[str]:
-    res = _results(probe, "tp_worker", world, about)
+def tp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
+    """Output against one process's, each block's shard shapes, and one all-reduce per block forward and backward."""
+    res = rank_results(probe, "tp_worker", case)
+    cfg, world, about = case.cfg, case.nproc, case.about
     out, _ = reference_output(cfg)
     d, hidden, blocks = cfg["d"], 4 * cfg["d"], cfg["blocks"]
     shapes = {}
@@ -338,36 +391,242 @@ def tp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = T
     return []
 
 
-@register("05.tp", points=2, exercise="4", title="tensor parallel: same output, weight shards, one all-reduce per layer")
-def _tp(ctx: Context) -> str:
-    cfg = dict(CHECK_CFG)
-    probe = learner("tp_worker", probe_launch, ctx.get("tp_worker"), 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), cfg=cfg)
-    fail_if(tp_problems(probe, cfg, 2, "the check's model (3 blocks of width 48, 2 ranks)"), most=2)
+@register("05.tp", points=2, exercise="4", title="tensor parallel: same output, weight shards, one all-reduce per layer",
+          cases=[RunCase(ABOUT, 2, {"cfg": dict(CHECK_CFG)})])
+def _tp(ctx: Context, cases: list[RunCase]) -> str:
+    for case in cases:
+        fail_if(tp_problems(ctx.probe(probe_launch, "tp_worker", case, timeout=PROBE_TIMEOUT), case, ctx.reveal), most=2)
     return "output equal to one process's; fc1 split by rows, fc2 by columns; 2 all-reduces per block per step"
 
 
 # ---------------------------------------------------------------- 5: pipeline parallel
-def bubble_problems(values: dict, reveal: bool = True) -> list[str]:
-    """values: {(p, m): the learner's bubble_fraction(p, m)}."""
-    for (p, m), got in values.items():
+FORWARD, BACKWARD = "forward", "backward"
+UNIT = {FORWARD: 1.0, BACKWARD: 2.0}   # a fixed-cost block's forward and backward, in units of its cost_ms
+SLACK = 0.05   # how far below its critical path a measured bubble may fall: ranks leave the first barrier at different times
+
+
+@dataclass(frozen=True)
+class SplitCase:
+    """split_stages on a ToyStack of `blocks` blocks cut into `stages` stages, and the modules each stage should hold."""
+
+    blocks: int
+    stages: int
+    want: tuple   # per stage, the names of its modules in the model ("inp", "blocks.0", ..., "head")
+
+
+@dataclass(frozen=True)
+class PipelineCase:
+    """What the pipeline check runs: bubble_fraction on (p, m) pairs, split_stages on split cases, and pp_worker
+    launched on `run`, whose stages should hold `per_stage` blocks each."""
+
+    bubbles: tuple
+    splits: tuple
+    run: RunCase
+    per_stage: tuple
+
+
+def probe_pipeline_parts(learner: Learner, pairs: list, splits: list) -> dict:
+    """bubble_fraction(p, m) for each pair; for each (blocks, stages), the module names split_stages puts in each stage."""
+    from helpers.models import toy_model
+
+    bubbles = [learner.call("bubble_fraction", p, m) for p, m in pairs]
+    stages = []
+    for blocks, n in splits:
+        model = toy_model({"d_in": 4, "d": 8, "blocks": blocks, "d_out": 2, "seed": 0})
+        names = {id(module): name for name, module in model.named_modules()}
+        with learner.running("split_stages"):
+            parts = learner.function("split_stages")(model, n)
+            stages.append([[names.get(id(module), type(module).__name__) for module in part] for part in parts])
+    return {"bubbles": bubbles, "splits": stages}
+
+
+def bubble_problems(pairs: tuple, values: list, reveal: bool = True) -> list[str]:
+    """The learner's bubble_fraction(p, m) for each pair against GPipe's (p - 1) / (m + p - 1)."""
+    for (p, m), got in zip(pairs, values):
         want = (p - 1) / (m + p - 1)
-        if not isinstance(got, (int, float)) or abs(got - want) > 1e-9:
+        if not number(got) or abs(got - want) > 1e-9:
             said = f"bubble_fraction({p}, {m}) is {got!r}, expected {want:.4f}" if reveal else "bubble_fraction is wrong for some (p, m)"
             return [f"{said}: a GPipe step lasts m + p - 1 slots and each stage is busy in m of them, so it idles (p - 1) "
                     "of them."]
     return []
 
 
-def pp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = True) -> list[str]:
-    res = _results(probe, "pp_worker", world, about)
+def split_problems(cases: tuple, got: list, reveal: bool = True) -> list[str]:
+    """The module names split_stages put in each stage against each case's."""
+    for case, stages in zip(cases, got):
+        want = [list(stage) for stage in case.want]
+        if stages != want:
+            said = (f"split_stages of a model with {case.blocks} blocks into {case.stages} stages gave {stages}; expected "
+                    f"{want}" if reveal else "split_stages is wrong for some number of blocks and stages")
+            return [f"{said}: it should give n_stages nn.Sequential stages holding inp, every block in order (earlier "
+                    "stages get the extra block when they do not divide evenly) and head, each module once (the model's "
+                    "own modules)."]
+    return []
+
+
+def timed_steps(log, counts: int, steps: int) -> list | None:
+    """One rank's timed step for each micro-batch count, from its busy_log(): the harness runs steps + 1 steps per
+    count, each after a reset_busy(), and the last is timed; None when the log holds fewer steps than that."""
+    per = steps + 1
+    if not isinstance(log, list) or len(log) < counts * per or not all(isinstance(step, list) for step in log):
+        return None
+    log = log[-counts * per:]
+    return [log[(i + 1) * per - 1] for i in range(counts)]
+
+
+def stage_ops(calls: list[dict], blocks: int, measured: bool) -> list[tuple[str, int, float]]:
+    """A stage's fixed-cost calls as micro-batch ops, in the order they ran: (pass, micro-batch, cost). An op is
+    `blocks` calls of one pass, each pass takes the micro-batches in order, and the cost is in units of cost_ms
+    (or, measured, the seconds the calls took)."""
+    ops, seen = [], {FORWARD: 0, BACKWARD: 0}
+    for call in calls:
+        kind = call["pass"]
+        k = seen[kind] // blocks
+        seen[kind] += 1
+        cost = call["seconds"] if measured else UNIT[kind]
+        if ops and ops[-1][:2] == (kind, k):
+            ops[-1] = (kind, k, ops[-1][2] + cost)
+        else:
+            ops.append((kind, k, cost))
+    return ops
+
+
+def gpipe_ops(m: int, per_stage: tuple) -> list[list[tuple[str, int, float]]]:
+    """GPipe's order on every stage (all m forwards, then all m backwards), in units of cost_ms."""
+    return [[(FORWARD, k, n * UNIT[FORWARD]) for k in range(m)] + [(BACKWARD, k, n * UNIT[BACKWARD]) for k in range(m)]
+            for n in per_stage]
+
+
+def finish_times(stages: list[list[tuple[str, int, float]]]) -> list[float] | None:
+    """When each stage finishes if every op starts as soon as its stage is free and its input is there: a forward
+    needs the previous stage's forward of its micro-batch, a backward the next stage's backward of it (the last
+    stage: its own forward). None when the order can never run (an op waits for one that comes after it)."""
+    last = len(stages) - 1
+    done: dict[tuple[str, int, int], float] = {}
+    free, nxt = [0.0] * len(stages), [0] * len(stages)
+    moved = True
+    while moved:
+        moved = False
+        for s, ops in enumerate(stages):
+            while nxt[s] < len(ops):
+                kind, k, cost = ops[nxt[s]]
+                if kind == FORWARD:
+                    need = (FORWARD, s - 1, k) if s > 0 else None
+                else:
+                    need = (BACKWARD, s + 1, k) if s < last else (FORWARD, s, k)
+                if need is not None and need not in done:
+                    break
+                free[s] = done[(kind, s, k)] = max(free[s], done.get(need, 0.0)) + cost
+                nxt[s] += 1
+                moved = True
+    return free if all(i == len(ops) for i, ops in zip(nxt, stages)) else None
+
+
+def implied_bubbles(stages: list[list[tuple[str, int, float]]]) -> list[float] | None:
+    """Each stage's idle fraction of the step when the ops run in this order, each as soon as it can."""
+    ends = finish_times(stages)
+    if ends is None or max(ends) <= 0:
+        return None
+    return [1 - sum(op[2] for op in ops) / max(ends) for ops in stages]
+
+
+def _order(ops: list[tuple[str, int, float]]) -> str:
+    """A stage's ops as F0 F1 B0 B1 (pass and micro-batch), for messages."""
+    return " ".join(f"{kind[0].upper()}{k}" for kind, k, _ in ops)
+
+
+def stage_call_problems(calls: list, m: int, case: PipelineCase, reveal: bool) -> list[str]:
+    """Whether each stage ran each of its blocks once per micro-batch, forward and backward, on micro-batches of the
+    right size (what its fixed-cost layers logged)."""
+    cfg, about = case.run.cfg, case.run.about
+    sizes = [len(c) for c in torch.arange(cfg["batch"]).tensor_split(m)]
+    with_m = f"with m={m}" if reveal else "with the grader's number of micro-batches"
+    for rank, (got, n) in enumerate(zip(calls, case.per_stage)):
+        for kind in (FORWARD, BACKWARD):
+            rows = sorted(c["rows"] for c in got if c["pass"] == kind)
+            everywhere = sum(c["pass"] == kind for stage in calls for c in stage)
+            if len(rows) != m * n and everywhere == m * sum(case.per_stage) and len(rows) % m == 0:
+                said = f"holds {len(rows) // m} block(s); it should hold {n}" if reveal else "holds another number of blocks than it should"
+                return [f"on {about}, stage {rank} {said}: build rank r's stage from split_stages(toy_model(cfg), "
+                        "world_size)[r], the blocks divided evenly, earlier stages taking the extra one."]
+            if len(rows) != m * n:
+                return [f"on {about} {with_m}, rank {rank}'s blocks ran {len(rows)} {kind} pass(es) in one step; each "
+                        "block of the stage runs once per micro-batch: one ScheduleGPipe with n_microbatches=m, and one "
+                        "schedule.step(...) per step."]
+            if rows != sorted(sizes * n):
+                said = "the whole batch" if set(rows) == {cfg["batch"]} else f"micro-batches of {sorted(set(rows))} rows"
+                return [f"on {about} {with_m}, rank {rank}'s blocks ran on {said}: pass the whole batch to "
+                        "schedule.step and let ScheduleGPipe(stage, n_microbatches=m) split it into m micro-batches."]
+    return []
+
+
+def measured_bubble_problems(row: dict, calls: list, floor: float, rank: int, about: str, steps: int,
+                             with_m: str) -> list[str]:
+    """The bubble the learner measured: 1 - busy / wall with the busy time the fixed-cost layers logged, and no
+    smaller than the step's critical path allows (a busy machine only makes it larger)."""
+    bubble, wall = row.get("bubble"), row.get("wall_ms")
+    if not (number(bubble) and 0 <= bubble < 1 and number(wall) and wall > 0):
+        return [f"each row needs bubble, the idle fraction the step measured (between 0 and 1), and wall_ms; rank {rank} "
+                f"has {bubble!r} and {wall!r}: count busy time from a reset_busy() at the start of each step."]
+    logged = 1 - sum(c["seconds"] for c in calls) / (wall / 1e3)
+    if steps == 1 and abs(bubble - logged) > 0.01:
+        return [f"on {about}, rank {rank}'s bubble ({bubble:.2f}) is not 1 - busy / wall of its step ({logged:.2f} with "
+                "the time its fixed-cost blocks logged): reset_busy() when the step starts, and divide busy_seconds() "
+                "by the step's wall time, as the harness does."]
+    if bubble < floor - SLACK:
+        return [f"on {about}, rank {rank} measured a bubble of {bubble:.2f} {with_m}, but the order its stages ran in "
+                f"leaves it idle at least {floor:.2f} of the step on any machine: time the whole step between two "
+                "barriers and count as busy only the time the stage's layers run (busy_seconds())."]
+    return []
+
+
+def schedule_problems(busy, res: list, case: PipelineCase, reveal: bool) -> list[str]:
+    """Each timed step judged by what the stages' fixed-cost layers logged: the blocks each stage ran, on which
+    micro-batches, in an order whose bubble (in units of the layer's cost) is GPipe's; then the measured bubble."""
+    cfg, about = case.run.cfg, case.run.about
+    ms, steps = cfg["microbatches"], cfg["steps"]
+    if not isinstance(busy, list) or len(busy) != case.run.nproc or any(b is None for b in busy):
+        return ["the ranks ran no fixed-cost blocks: build each rank's stage from split_stages(toy_model(cfg), world_size)."]
+    timed = [timed_steps(log, len(ms), steps) for log in busy]
+    if any(t is None for t in timed):
+        return [f"pp_worker should run cfg['steps'] + 1 steps for each micro-batch count, each after a reset_busy() "
+                "(keep the given harness): the check reads every step's fixed-cost blocks from it."]
+    for i, m in enumerate(ms):
+        calls = [t[i] for t in timed]
+        with_m = f"with m={m}" if reveal else "with the grader's number of micro-batches"
+        if not any(calls):
+            return ["no block ran between a step's reset_busy() and its end: call reset_busy() at the start of each step, "
+                    "before the schedule runs (as the harness does)."]
+        problems = stage_call_problems(calls, m, case, reveal)
+        if problems:
+            return problems
+        ran = [stage_ops(c, n, measured=False) for c, n in zip(calls, case.per_stage)]
+        implied, want = implied_bubbles(ran), implied_bubbles(gpipe_ops(m, case.per_stage))
+        if implied is None or any(abs(a - b) > 1e-9 for a, b in zip(implied, want)):
+            order = f" ({' | '.join(_order(ops) for ops in ran)}, stage by stage)" if reveal else ""
+            said = "can never run" if implied is None else f"idles the stages {', '.join(f'{b:.2f}' for b in implied)} of a step"
+            return [f"on {about} {with_m}, the order the stages ran their micro-batches in{order} {said}, against GPipe's "
+                    f"{want[0]:.2f} = (p - 1) / (m + p - 1): run all m micro-batches through one ScheduleGPipe step, so "
+                    "that stage 0 starts micro-batch 2 while stage 1 works on micro-batch 1."]
+        floors = implied_bubbles([stage_ops(c, n, measured=True) for c, n in zip(calls, case.per_stage)])
+        for rank, rows in enumerate(res):
+            problems = measured_bubble_problems(rows[i], calls[rank], floors[rank], rank, about, steps, with_m)
+            if problems:
+                return problems
+    return []
+
+
+def pp_problems(probe: dict, case: PipelineCase, reveal: bool = True) -> list[str]:
+    """pp_worker's rows: the last stage's outputs and losses against one process's, the bytes sent, then the schedule."""
+    res = rank_results(probe, "pp_worker", case.run)
+    cfg, about = case.run.cfg, case.run.about
     ms = cfg["microbatches"]
     payload = cfg["batch"] * cfg["d"] * 4
     for rank, rows in enumerate(res):
         if not isinstance(rows, list) or [r.get("m") if isinstance(r, dict) else None for r in rows] != list(ms):
             return [f"pp_worker should return one dict per micro-batch count, in the order of cfg['microbatches']; "
                     f"rank {rank} returned {rows!r:.100}."]
-    last = res[-1]
-    for row in last:
+    for row in res[-1]:
         m = row["m"]
         out, losses = reference_output(cfg, m)
         if not near(row.get("out"), out):
@@ -375,8 +634,9 @@ def pp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = T
                     f"from the whole model's on one process (by {diff(row.get('out'), out):.2e}): the stages together "
                     "must hold inp, every block in order, and head, once each."]
         got = row.get("losses")
-        if not isinstance(got, list) or len(got) != m or any(abs(a - b) > 1e-5 * max(1, abs(b)) for a, b in zip(got, losses)):
-            return [f"on {about}, the last stage's losses should be the {m if reveal else ''} per-micro-batch losses "
+        if not isinstance(got, list) or len(got) != m or not all(number(a) for a in got) or \
+                any(abs(a - b) > 1e-5 * max(1, abs(b)) for a, b in zip(got, losses)):
+            return [f"on {about}, the last stage's losses should be the {f'{m} ' if reveal else ''}per-micro-batch losses "
                     "(schedule.step(target=y, losses=losses) fills them); they differ from one process's."]
     for rank, rows in enumerate(res):
         for row in rows:
@@ -385,36 +645,82 @@ def pp_problems(probe: dict, cfg: dict, world: int, about: str, reveal: bool = T
                 said = f"{sent!r}, expected {payload}" if reveal else f"{sent!r}, not the bytes of one batch of activations"
                 return [f"on {about}, rank {rank} sent {said} per step (m={row['m'] if reveal else '…'}): the first stage "
                         "sends activations forward, the last sends their gradients back, one micro-batch at a time."]
-    for rank, rows in enumerate(res):
-        bubbles = [row.get("bubble") for row in rows]
-        if not all(isinstance(b, (int, float)) and 0 <= b < 1 for b in bubbles):
-            return [f"bubble should be the measured idle fraction of a step, between 0 and 1; rank {rank} has {bubbles}."]
-        for row in rows:
-            theory = (world - 1) / (row["m"] + world - 1)
-            if not theory - 0.06 <= row["bubble"] <= theory + 0.2:
-                return [f"on {about}, rank {rank} measured a bubble of {row['bubble']:.2f} with m={row['m']}, against "
-                        f"{theory:.2f} from (p - 1) / (m + p - 1): time the whole step between two barriers and count "
-                        "as busy only the time the stage's layers run (busy_seconds())."]
-        if any(b2 >= b1 for b1, b2 in zip(bubbles, bubbles[1:])):
-            return [f"rank {rank}'s measured bubble should shrink as micro-batches grow; it went {['%.2f' % b for b in bubbles]}."]
-    return []
+    return schedule_problems(probe.get("busy"), res, case, reveal)
+
+
+def bubble_note(probe: dict, case: PipelineCase) -> str:
+    """The bubble each micro-batch count measured (mean over the ranks), next to the formula's."""
+    ms, world = case.run.cfg["microbatches"], case.run.nproc
+    mean = [sum(rows[i]["bubble"] for rows in probe["results"]) / world for i in range(len(ms))]
+    return ", ".join(f"m={m}: {b:.2f} (formula {(world - 1) / (m + world - 1):.2f})" for m, b in zip(ms, mean))
 
 
 PP_CHECK = {**CHECK_CFG, "blocks": 4, "batch": 12, "cost_ms": 15.0, "microbatches": [1, 3], "steps": 1}
+PP_ABOUT = "the check's model (4 blocks, 2 stages)"
 
 
-@register("05.pp", points=3, exercise="5", title="pipeline parallel: same outputs and losses, bubble as (p-1)/(m+p-1)")
-def _pp(ctx: Context) -> str:
-    values = learner("bubble_fraction", lambda: {(p, m): ctx.call("bubble_fraction", p, m) for p, m in ((2, 1), (2, 4), (4, 4), (8, 32))})
-    fail_if(bubble_problems(values), most=2)
-    cfg = dict(PP_CHECK)
-    probe = learner("pp_worker", probe_launch, ctx.get("pp_worker"), 2, ctx.ns.get("LAUNCH_DEVICE", "cpu"), cfg=cfg)
-    fail_if(pp_problems(probe, cfg, 2, "the check's model (4 blocks, 2 stages)"), most=2)
-    return "outputs and per-micro-batch losses as one process's; activations sent once; the bubble follows the formula"
+@register("05.pp", points=3, exercise="5", title="pipeline parallel: same outputs and losses, bubble as (p-1)/(m+p-1)",
+          cases=PipelineCase(bubbles=((2, 1), (2, 4), (4, 4), (8, 32)),
+                             splits=(SplitCase(4, 2, (("inp", "blocks.0", "blocks.1"), ("blocks.2", "blocks.3", "head"))),
+                                     SplitCase(5, 3, (("inp", "blocks.0", "blocks.1"), ("blocks.2", "blocks.3"),
+                                                      ("blocks.4", "head")))),
+                             run=RunCase(PP_ABOUT, 2, {"cfg": PP_CHECK}), per_stage=(2, 2)))
+def _pp(ctx: Context, case: PipelineCase) -> str:
+    parts = ctx.probe(probe_pipeline_parts, list(case.bubbles), [(s.blocks, s.stages) for s in case.splits])
+    fail_if(bubble_problems(case.bubbles, parts["bubbles"], ctx.reveal), most=2)
+    fail_if(split_problems(case.splits, parts["splits"], ctx.reveal), most=2)
+    probe = ctx.probe(probe_launch, "pp_worker", case.run, timeout=PROBE_TIMEOUT)
+    fail_if(pp_problems(probe, case, ctx.reveal), most=2)
+    done = "outputs and per-micro-batch losses as one process's; activations sent once; GPipe's schedule and bubble"
+    return f"{done}; measured bubble {bubble_note(probe, case)}" if ctx.reveal else done
 
 
 # ---------------------------------------------------------------- 6: the calculator
+@dataclass(frozen=True)
+class PlanCase:
+    """parallelism_plan(*args, **kwargs), what messages call it, and numbers it should give ({name: {key: GB}})."""
+
+    about: str
+    args: tuple
+    kwargs: dict
+    want: dict
+
+
+def plan_case(args: tuple, kwargs: dict, want: dict) -> PlanCase:
+    """A PlanCase whose messages show the call itself."""
+    return PlanCase(f"parallelism_plan({args[0]:g}, {args[1]}{''.join(f', {k}={v}' for k, v in kwargs.items())})",
+                    args, kwargs, want)
+
+
+@dataclass(frozen=True)
+class CalculatorCase:
+    """The plans to judge, and whether to judge the plan of the notebook's small model against what it measured."""
+
+    plans: tuple
+    measured: bool = False
+
+
+def probe_plans(learner: Learner, calls: list) -> list:
+    """parallelism_plan(*args, **kwargs) for each (args, kwargs)."""
+    return [learner.call("parallelism_plan", *args, **kwargs) for args, kwargs in calls]
+
+
+MEASURED_KEYS = ("ddp", "fsdp", "tp", "pp", "model")
+
+
+def probe_measured(learner: Learner) -> dict:
+    """The notebook's `measured`, and (when parts 2–5 filled it) the learner's plan for the small model they ran."""
+    measured = learner.value("measured")
+    if not isinstance(measured, dict) or any(k not in measured for k in (*MEASURED_KEYS, "world")):
+        return {"measured": measured, "plan": None}
+    m = measured["model"]
+    plan = learner.call("parallelism_plan", m["params"] / 1e9, measured["world"], layers=m["blocks"] / 2, hidden=m["d"],
+                        tokens=m["batch"], param_bytes=4, grad_bytes=4, optim_bytes=0, act_bytes=0)
+    return {"measured": measured, "plan": plan}
+
+
 def plan_shape_problems(plan) -> list[str]:
+    """Whether the plan has every pattern, each with every number."""
     if not isinstance(plan, dict):
         return [f"parallelism_plan should return a dict; it returned a {type(plan).__name__}."]
     missing = [n for n in PLAN_NAMES if n not in plan]
@@ -422,7 +728,7 @@ def plan_shape_problems(plan) -> list[str]:
         return [f"the plan needs an entry for each of {', '.join(PLAN_NAMES)}; it lacks {', '.join(missing)}."]
     for name in PLAN_NAMES:
         row = plan[name]
-        gone = [k for k in PLAN_KEYS if not isinstance(row, dict) or not isinstance(row.get(k), (int, float))]
+        gone = [k for k in PLAN_KEYS if not isinstance(row, dict) or not number(row.get(k))]
         if gone:
             return [f"plan[{name!r}] needs the numbers {', '.join(PLAN_KEYS)}; it lacks {', '.join(gone)}."]
     return []
@@ -467,8 +773,8 @@ PLAN_HINTS = {
 }
 
 # The plan for two configurations, worked out once from the formulas in the notebook (GB = 1e9 bytes, per device).
-PLAN_CASES = [
-    ((7.0, 8), {}, {
+PLAN_CASES = (
+    plan_case((7.0, 8), {}, {
         "DDP": {"memory_GB": 130.25, "params_GB": 14.0, "grads_GB": 14.0, "optimizer_GB": 84.0, "activations_GB": 18.254,
                 "comm_GB_per_step": 24.5},
         "ZeRO-1": {"memory_GB": 56.754, "grads_GB": 14.0, "optimizer_GB": 10.5, "comm_GB_per_step": 24.5},
@@ -477,8 +783,8 @@ PLAN_CASES = [
         "TP": {"memory_GB": 32.254, "comm_GB_per_step": 60.130},
         "PP": {"memory_GB": 32.254, "comm_GB_per_step": 0.46976},
     }),
-    ((1.5, 4), {"layers": 24, "hidden": 2048, "tokens": 16384, "param_bytes": 4, "grad_bytes": 4, "optim_bytes": 8,
-                "act_bytes": 20}, {
+    plan_case((1.5, 4), {"layers": 24, "hidden": 2048, "tokens": 16384, "param_bytes": 4, "grad_bytes": 4, "optim_bytes": 8,
+                         "act_bytes": 20}, {
         "DDP": {"memory_GB": 28.027, "activations_GB": 4.0265, "comm_GB_per_step": 9.0},
         "ZeRO-1": {"memory_GB": 19.027, "optimizer_GB": 3.0},
         "ZeRO-2": {"memory_GB": 14.527, "comm_GB_per_step": 9.0},
@@ -486,21 +792,19 @@ PLAN_CASES = [
         "TP": {"comm_GB_per_step": 19.327},
         "PP": {"comm_GB_per_step": 0.20133},
     }),
-]
+)
 
 
-def measured_problems(plan_fn, measured: dict, reveal: bool = True) -> list[str]:
-    """The learner's predictions for the small model against what the notebook measured on it."""
-    need = [k for k in ("ddp", "fsdp", "tp", "pp", "model") if k not in measured]
+def measured_problems(info: dict) -> list[str]:
+    """The learner's predictions for the small model against what the notebook measured on it (probe_measured's facts)."""
+    measured, plan = info.get("measured"), info.get("plan")
+    need = [k for k in MEASURED_KEYS if not isinstance(measured, dict) or k not in measured]
     if need:
         return [f"`measured` lacks {', '.join(need)}: run parts 2–5 (and the cells that record what they measured) first."]
-    m = measured["model"]
-    n = measured["world"]
-    plan = plan_fn(m["params"] / 1e9, n, layers=m["blocks"] / 2, hidden=m["d"], tokens=m["batch"],
-                   param_bytes=4, grad_bytes=4, optim_bytes=0, act_bytes=0)
     problems = plan_shape_problems(plan)
     if problems:
         return problems
+    m, n = measured["model"], measured["world"]
     ring = (n - 1) / n
     pairs = [("DDP", "comm_GB_per_step", 2 * ring * measured["ddp"]["allreduce_bytes"], 0.01, "DDP's all-reduce"),
              ("FSDP / ZeRO-3", "comm_GB_per_step", ring * (measured["fsdp"]["all_gather"] + measured["fsdp"]["reduce_scatter"]),
@@ -517,16 +821,16 @@ def measured_problems(plan_fn, measured: dict, reveal: bool = True) -> list[str]
     return []
 
 
-@register("05.calculator", points=3, exercise="6", title="the parallelism calculator, and its predictions against the measurements")
-def _calculator(ctx: Context) -> str:
-    for args, kwargs, want in PLAN_CASES:
-        plan = learner("parallelism_plan", ctx.call, "parallelism_plan", *args, **kwargs)
-        about = f"parallelism_plan({args[0]:g}, {args[1]}{''.join(f', {k}={v}' for k, v in kwargs.items())})"
-        fail_if(plan_problems(plan, want, about), most=2)
-    fn = ctx.get("parallelism_plan")
-    fail_if(measured_problems(fn, ctx.get("measured")), most=2)
-    return "memory and traffic per device right for two models, and within a few % of what parts 2–5 measured"
-
+@register("05.calculator", points=3, exercise="6", title="the parallelism calculator, and its predictions against the measurements",
+          cases=CalculatorCase(PLAN_CASES, measured=True))
+def _calculator(ctx: Context, case: CalculatorCase) -> str:
+    plans = ctx.probe(probe_plans, [(c.args, c.kwargs) for c in case.plans])
+    for c, plan in zip(case.plans, plans):
+        fail_if(plan_problems(plan, c.want, c.about, ctx.reveal), most=2)
+    if case.measured:
+        fail_if(measured_problems(ctx.probe(probe_measured)), most=2)
+        return "memory and traffic per device right for two models, and within a few % of what parts 2–5 measured"
+    return f"memory and traffic per device right for {len(case.plans)} models"
 
 # ---------------------------------------------------------------- 7: the survey
 COLLECTIVES = {
@@ -567,6 +871,7 @@ MIN_WORDS, MAX_WORDS, SECTION_MIN_WORDS = 350, 1300, 60
 
 
 def _aspect_key(label: str) -> str:
+    """The ASPECTS key of a section's label line (pattern, api, use, comm, avoid)."""
     label = " ".join(label.lower().split())
     if label.startswith("when not"):
         return "avoid"
@@ -578,6 +883,7 @@ def _aspect_key(label: str) -> str:
 
 
 def words(text: str) -> int:
+    """How many words a text has (code and numbers count)."""
     return len(re.findall(r"[A-Za-z0-9][\w'’/().-]*", text))
 
 
@@ -621,6 +927,7 @@ def parse_survey(text: str) -> dict:
 
 
 def _mentions(text: str) -> set[str]:
+    """The collectives a text names."""
     return {k for k, (rx, _) in COLLECTIVES.items() if rx.search(text)}
 
 
@@ -666,6 +973,7 @@ def pattern_problems(text: str, key: str) -> list[str]:
 
 
 def _sentence_set(text: str) -> set[str]:
+    """A text's sentences of six words or more, normalised, to find sentences two sections share."""
     return {" ".join(s.lower().split()) for s in sentences(text) if words(s) >= 6}
 
 
@@ -703,24 +1011,39 @@ def survey_problems(text: str) -> list[str]:
     return []
 
 
-def _survey_text(ctx: Context) -> str:
-    return ctx.file(SURVEY_FILE).read_text(encoding="utf-8", errors="replace")
 
 
-@register("05.survey", points=1, exercise="7", title="DISTRIBUTED.md: four sections, a MiniGPT paragraph, about a page")
-def _survey(ctx: Context) -> str:
-    fail_if(survey_problems(_survey_text(ctx)), most=2)
+@dataclass(frozen=True)
+class SectionCase:
+    """The survey's file and the pattern (ddp, fsdp, tp, pp) whose section a check reads."""
+
+    file: str
+    key: str
+
+
+def survey_text(ctx: Context, name: str) -> str:
+    """The survey the notebook wrote to its output folder, read through a probe."""
+    found = ctx.probe(probe_files, [name])[name]
+    if not found.get("exists"):
+        raise CheckFailed(f"{name} does not exist in the output folder: run the cell that writes it.")
+    if "text" not in found:
+        raise CheckFailed(f"{name} is not UTF-8 text of at most 4 MB: write the survey as plain Markdown.")
+    return found["text"]
+
+
+@register("05.survey", points=1, exercise="7", title="DISTRIBUTED.md: four sections, a MiniGPT paragraph, about a page",
+          cases=SURVEY_FILE)
+def _survey(ctx: Context, name: str) -> str:
+    fail_if(survey_problems(survey_text(ctx, name)), most=2)
     return "four sections, a MiniGPT paragraph, about a page"
 
 
-def _pattern_check(key: str):
-    def check(ctx: Context) -> str:
-        fail_if(pattern_problems(_survey_text(ctx), key), most=2)
-        return f"the {PATTERNS[key]['name']} section: pattern, API, when (not) to use, and the right collectives"
-
-    return check
+def _survey_section(ctx: Context, case: SectionCase) -> str:
+    fail_if(pattern_problems(survey_text(ctx, case.file), case.key), most=2)
+    return f"the {PATTERNS[case.key]['name']} section: pattern, API, when (not) to use, and the right collectives"
 
 
 for _key in PATTERNS:
     register(f"05.survey_{_key}", points=1, exercise="7",
-             title=f"DISTRIBUTED.md: the {PATTERNS[_key]['name']} section and its collectives")(_pattern_check(_key))
+             title=f"DISTRIBUTED.md: the {PATTERNS[_key]['name']} section and its collectives",
+             cases=SectionCase(SURVEY_FILE, _key))(_survey_section)
