@@ -471,6 +471,8 @@ def launch(fn: Callable | str, *, nproc: int = 2, device: str = "auto", needs: I
            "PYTHONUNBUFFERED": "1", "LOGLEVEL": "ERROR"}
     env.pop("TORCHELASTIC_ERROR_FILE", None)
     env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // nproc)))
+    if backend == "gloo":
+        env["CUDA_VISIBLE_DEVICES"] = ""     # CPU ranks: FSDP and DTensor would otherwise put their state on a visible GPU
     for attempt in range(3 if nnodes == 1 else 1):
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,

@@ -166,12 +166,12 @@ def busy_log() -> list[list[dict]]:
 def _spend(ms: float, waits_for: torch.Tensor, kind: str) -> None:
     if waits_for.is_cuda:   # a real GPU layer waits for its input (a received activation); a host sleep would not
         torch.cuda.current_stream(waits_for.device).synchronize()
-    start = time.perf_counter()
+    began = time.perf_counter()
     time.sleep(ms / 1000)
-    seconds = time.perf_counter() - start
-    _BUSY[0] += seconds
+    slept = time.perf_counter() - began
+    _BUSY[0] += slept
     if _STEPS:
-        _STEPS[-1].append({"pass": kind, "rows": int(waits_for.shape[0]) if waits_for.dim() else 1, "seconds": seconds})
+        _STEPS[-1].append({"pass": kind, "rows": int(waits_for.shape[0]) if waits_for.dim() else 1, "seconds": slept})
 
 
 class FixedCost(torch.autograd.Function):

@@ -71,9 +71,9 @@ def make_release(root: Path, out: Path) -> Path:
 
 
 def leaks_in(bundle: Path, root: Path) -> list[str]:
-    """Files in the bundle that hold a solution region, a hidden check, or a line of hidden-check code."""
-    hidden = [p.read_text() for p in (root / "solutions" / "hidden").glob("*.py")]
-    hidden_defs = {line.strip() for src in hidden for line in src.splitlines() if line.startswith("def ")}
+    """Files in the bundle that hold a solution region, or a function or class of the hidden cases and inputs."""
+    hidden = [p.read_text() for p in (root / "solutions" / "hidden").rglob("*.py") if "dumps" not in p.parts]
+    hidden_defs = {line.strip() for src in hidden for line in src.splitlines() if line.startswith(("def ", "class "))}
     found = []
     for path in sorted(bundle.rglob("*")):
         if not path.is_file():

@@ -165,7 +165,7 @@ HARNESS_PASSES = (
 )
 
 
-def harness_gallery() -> list[dict]:
+def grader_gallery() -> list[dict]:
     """Another gallery: two inputs everywhere, tanh for sin, a subtraction, a Conv1d with a bias."""
     conv = public.built(120, inputs.GModule)
     xy = randn(21, (1, 2, 7), (1, 2, 7))
@@ -174,7 +174,7 @@ def harness_gallery() -> list[dict]:
 
 
 def harness_cases() -> list[public.HarnessCase]:
-    return [public.HarnessCase(harness_gallery(), tuple(public.HarnessPass(*p) for p in HARNESS_PASSES))]
+    return [public.HarnessCase(grader_gallery(), tuple(public.HarnessPass(*p) for p in HARNESS_PASSES))]
 
 
 CASES = {
