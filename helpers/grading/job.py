@@ -115,17 +115,20 @@ class NotebookJob:
         return ["--cell-timeout", str(self.cell_timeout), "--budget", str(self.budget)]
 
     def run(self) -> dict:
-        """Run the notebook; {"status", "message", "dead_cell"} of the graded run (a sandbox limit's status if one hit)."""
+        """Run the notebook; the job's report {"status", "message", "dead_cell", "serving"}, or status "gone" (with the
+        sandbox's outcome) when it ended without one."""
         self.process = Process([str(self.notebook), str(self.executed), *self._timing()], self.cwd, self.limits, self.env, self.uid)
         try:
-            self.ran = self.process.read(self.budget + 180)
+            report = self.process.read(self.budget + 180)
         except (JobGone, TimeoutError):
-            self.outcome = self.process.stop()
-            self.process = None
-            self.ran = {"status": "gone", "message": self.outcome.message, "serving": False}
-        if not (isinstance(self.ran, dict) and self.ran.get("event") == "ran"):
-            self.ran = self.ran if self.ran.get("status") == "gone" else {"status": "error", "message": "the job's report was malformed"}
-        if not self.ran.get("serving") and self.process is not None:
+            report = None
+        if isinstance(report, dict) and report.get("event") == "ran":
+            self.ran = report
+        elif report is None:
+            self.ran = {"status": "gone", "serving": False}
+        else:
+            self.ran = {"status": "error", "message": "the job's report was malformed", "serving": False}
+        if not self.ran.get("serving"):
             self.outcome = self.process.stop()
             self.process = None
         return self.ran
