@@ -22,6 +22,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"
 	$(BIN)/python -m pip install --quiet -e ".[lab,test]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (workbook)" >/dev/null
+	@command -v bwrap >/dev/null || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null; } || \
+		echo "note: bubblewrap could not be installed: the grader will run jobs without its jail (workbook doctor says more)"; \
+	else echo "note: bubblewrap (bwrap) is not installed; the grader jails every job with it: sudo apt-get install bubblewrap"; fi; }
 	touch $(STAMP)
 
 lab: $(STAMP)

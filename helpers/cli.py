@@ -72,7 +72,7 @@ def cmd_grade(args) -> int:
     settings = batch.Settings(lab=args.lab, out=Path(args.out), jobs=args.jobs, cell_timeout=args.cell_timeout,
                               notebook_timeout=args.timeout, call_timeout=args.call_timeout, memory_mb=args.memory_mb,
                               device=args.device, quick=not args.full, seed=args.seed, threads=args.threads,
-                              warm=not args.no_warm)
+                              bwrap=not args.no_bwrap, warm=not args.no_warm)
     paths = [Path(p) for p in args.submissions]
     if not paths:
         print("name at least one submission file or folder", file=sys.stderr)
@@ -130,6 +130,7 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--full", action="store_true", help="run the notebooks at full size (default: QUICK, as CI runs them)")
     g.add_argument("--seed", type=int, default=0, help="the seed every job gets (WORKBOOK_SEED, default 0)")
     g.add_argument("--threads", type=int, help="CPU threads per job (default: the cores shared out between --jobs)")
+    g.add_argument("--no-bwrap", action="store_true", help="run jobs without the bubblewrap jail (debugging only)")
     g.add_argument("--no-warm", action="store_true", help="do not warm the compile cache with the reference solution")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     g.set_defaults(fn=cmd_grade)

@@ -376,6 +376,23 @@ def _check_jupyter() -> Finding:
     return Finding("jupyter", "ok", ", ".join(wanted) + " importable")
 
 
+def _check_sandbox() -> Finding | None:
+    """For instructors: can the grader jail each job with bubblewrap here (as a job uid when we are root)?"""
+    try:
+        from helpers.grading import sandbox
+    except ImportError:      # the learner bundle has no grader
+        return None
+    uid = sandbox.UID_BASE if os.geteuid() == 0 else None
+    how, why = sandbox.isolation(uid)
+    if not why:
+        return Finding("grading sandbox", "ok", f"{how}: each graded notebook sees only its own folder, no network, "
+                       "no other job, no solutions or gradebook")
+    return Finding("grading sandbox", "warn", f"{how}: {why}",
+                   "Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; `make test` does it as root), and "
+                   "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) if it still fails; "
+                   "until then `workbook grade` falls back to limits and clean-up only and records that per submission.")
+
+
 def doctor(subprocess_checks: bool = True, timeout: float = 240.0) -> list[Finding]:
     """Check that this machine can run the labs; each problem comes with a fix. Subprocesses never hang it."""
     device = pick_device("auto")
@@ -385,7 +402,8 @@ def doctor(subprocess_checks: bool = True, timeout: float = 240.0) -> list[Findi
         findings.append(_check_compile(device.type, timeout))
         findings.append(_check_triton_runs(device.type == "cuda", timeout))
     findings += [_check_cache_dir(cache), _check_disk(cache), _check_jupyter()]
-    return findings
+    sandbox = _check_sandbox()
+    return findings + ([sandbox] if sandbox else [])
 
 
 def format_findings(findings: list[Finding]) -> str:

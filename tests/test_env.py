@@ -10,7 +10,7 @@ no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU-o
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
 TOPICS = {"python", "torch", "triton", "device", "c++ compiler", "inductor compile", "triton kernel",
-          "inductor cache", "disk space", "jupyter"}
+          "inductor cache", "disk space", "jupyter", "grading sandbox"}
 
 
 @no_cuda

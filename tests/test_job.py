@@ -37,12 +37,14 @@ def notebook(path: Path, *cells: str, device: str = "cuda") -> Path:
 
 
 def start(tmp_path: Path, nb: Path, cell_timeout: float = 60) -> NotebookJob:
+    """The notebook's job, in a jail of its own (bubblewrap where it starts), with the grader's settings."""
     scratch = tmp_path / "scratch"
-    for sub in ("home", "tmp", "cache"):
-        (scratch / sub).mkdir(parents=True, exist_ok=True)
     settings = batch.Settings(lab="04", out=tmp_path / "grades", device="cpu", quick=True, seed=7)
-    env = batch.job_env(scratch, settings, scratch / "out")
-    job = NotebookJob(nb, scratch / "executed.ipynb", scratch, env, None, sandbox.Limits(wall_s=600, memory_mb=4096),
+    jail = sandbox.Jail(scratch, None, settings.lab_settings(scratch / "out").to_env(), settings.out, 1, gpu=False)
+    jail.prepare(None)
+    src = scratch / nb.name
+    src.write_bytes(nb.read_bytes())
+    job = NotebookJob(jail, src, scratch / "executed.ipynb", sandbox.Limits(wall_s=600, memory_mb=4096),
                       cell_timeout=cell_timeout, budget=300)
     job.run()
     return job
@@ -112,10 +114,10 @@ def test_a_kernel_killed_by_a_probe_or_a_cell_is_replayed(tmp_path):
 def test_a_job_uid_without_a_passwd_entry_still_has_a_user_name(tmp_path):
     """torch asks getpass.getuser() for cache folders; a job uid has no passwd entry, so the job says who it is."""
     uid = sandbox.UID_BASE + 999
-    env = batch.job_env(tmp_path, batch.Settings(lab="04", out=tmp_path), tmp_path)
+    env = sandbox.job_environment(tmp_path, {}, tmp_path, 1)
     code = "import getpass; print(getpass.getuser())"
     done = subprocess.run([sys.executable, "-c", code], env=env, user=uid, group=uid, capture_output=True, text=True)
-    assert done.returncode == 0 and done.stdout.strip() == batch.JOB_USER, done.stderr
+    assert done.returncode == 0 and done.stdout.strip() == sandbox.JOB_USER, done.stderr
     bare = {k: v for k, v in env.items() if k not in ("USER", "LOGNAME")}
     failed = subprocess.run([sys.executable, "-c", code], env=bare, user=uid, group=uid, capture_output=True, text=True)
     assert failed.returncode != 0 and "uid not found" in failed.stderr      # what the job would meet without them

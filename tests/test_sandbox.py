@@ -14,7 +14,7 @@ import psutil
 import pytest
 
 from helpers.grading.sandbox import (
-    Limits, Outcome, job_uid, kill_job, kill_user, prepare_scratch, run_limited, spawn,
+    UID_BASE, Limits, Outcome, kill_job, kill_user, prepare_scratch, run_limited, spawn,
 )
 
 ROOT = os.geteuid() == 0
@@ -81,11 +81,11 @@ def uid_python():
     if not ROOT:
         pytest.skip("job uids need root")
     path = make_base()
-    prepare_scratch(path / "probe", job_uid(99))
+    prepare_scratch(path / "probe", (UID_BASE + 99 if ROOT else None))
     found = None
     for candidate in (sys.executable, shutil.which("python3"), "/usr/bin/python3", "/usr/local/bin/python3"):
         try:
-            if candidate and py("pass", path / "probe", python=candidate, uid=job_uid(99)).status == "ok":
+            if candidate and py("pass", path / "probe", python=candidate, uid=(UID_BASE + 99 if ROOT else None)).status == "ok":
                 found = candidate
                 break
         except OSError:
@@ -103,7 +103,7 @@ def py(code: str, cwd: Path, limits: Limits | None = None, python: str = sys.exe
 
 def as_job(base: Path, slot: int, uid_python: str) -> tuple[Path, dict]:
     """A scratch folder for a uid job, and the keyword arguments of py() to run as that uid."""
-    uid = job_uid(slot)
+    uid = UID_BASE + slot if ROOT else None
     prepare_scratch(base / f"job{slot}", uid)
     return base / f"job{slot}", {"uid": uid, "python": uid_python}
 
@@ -257,8 +257,15 @@ def test_spawned_worker_that_crashes_is_seen_by_poll(base):
 # uids and scratch folders
 
 
-def test_job_uid():
-    assert job_uid(3) == (61003 if ROOT else None)
+def test_leased_uids_are_this_batchs_own():
+    from helpers.grading import sandbox
+
+    if not ROOT:
+        assert sandbox.leased_uid(0) is None
+        return
+    sandbox.lease_uids(2)
+    uids = {sandbox._LEASED[0], sandbox._LEASED[1]}
+    assert len(uids) == 2 and all(u >= UID_BASE for u in uids)
 
 
 @needs_root

@@ -56,6 +56,7 @@ class Settings:
     quick: bool = True
     seed: int = 0
     threads: int | None = None   # CPU threads per job; default: the cores shared out between the jobs
+    bwrap: bool = True           # jail each job with bubblewrap where it can start
     warm: bool = True
 
     def lab_settings(self, out_dir: Path) -> LabSettings:
@@ -112,10 +113,10 @@ def check_cells(lab_nb) -> dict[str, str]:
     return found
 
 
-def cell_fates(executed: Path) -> tuple[dict[str, bool], str | None]:
+def cell_fates(executed: bytes | None) -> tuple[dict[str, bool], str | None]:
     """Which cells started running ({id: True}), and a description of the last one that did."""
     try:
-        nb = nbformat.read(str(executed), as_version=4)
+        nb = nbformat.reads(executed.decode("utf-8"), as_version=4)
     except Exception:
         return {}, None
     started = {c.get("id"): bool(c.get("metadata", {}).get("papermill", {}).get("start_time")) for c in nb.cells}
@@ -124,46 +125,6 @@ def cell_fates(executed: Path) -> tuple[dict[str, bool], str | None]:
         return started, None
     first_line = next((line.strip() for line in last.source.splitlines() if line.strip()), "")[:60]
     return started, f"cell '{last.get('id')}'" + (f" ({first_line})" if first_line else "")
-
-
-def job_env(scratch: Path, settings: Settings, out_dir: Path) -> dict[str, str]:
-    """A clean environment for a sandboxed job: its own home, name, caches and temp folder, and the run's settings."""
-    home = scratch / "home"
-    threads = str(settings.threads_per_job())
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(home),
-        "USER": JOB_USER, "LOGNAME": JOB_USER,   # job uids have no passwd entry: getpass.getuser() must not need one
-        "PYTHONPATH": os.pathsep.join(p for p in [str(ROOT), hidden.hidden_path(), os.environ.get("PYTHONPATH", "")] if p),
-        "MPLBACKEND": "Agg", "TMPDIR": str(scratch / "tmp"),
-        "TORCHINDUCTOR_CACHE_DIR": str(scratch / "cache" / "inductor"), "TRITON_CACHE_DIR": str(scratch / "cache" / "triton"),
-        "TORCHINDUCTOR_COMPILE_THREADS": "1", "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
-        "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_DATA_DIR": str(home / "data"), "IPYTHONDIR": str(home / "ipython"),
-        "XDG_CACHE_HOME": str(home / "cache"), "PYTHONDONTWRITEBYTECODE": "1", "WORKBOOK_GRADING": "1",
-        GRADEBOOK_VAR: str(settings.out.resolve()),
-        **settings.lab_settings(out_dir).to_env(),
-    }
-    for key in ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CC", "CXX", "VIRTUAL_ENV", "TRITON_INTERPRET"):
-        if key in os.environ:
-            env[key] = os.environ[key]
-    return env
-
-
-JOB_USER = "workbook-job"
-
-
-def prepare(scratch: Path, uid: int | None, warm: Path | None) -> None:
-    """A fresh scratch folder owned by the job's uid, its caches seeded from the warm cache."""
-    if scratch.exists():
-        shutil.rmtree(scratch, ignore_errors=True)
-    sandbox.prepare_scratch(scratch, uid)
-    for sub in ("home", "tmp", "cache"):
-        (scratch / sub).mkdir(parents=True, exist_ok=True)
-    if warm is not None and warm.is_dir():
-        shutil.copytree(warm, scratch / "cache", dirs_exist_ok=True, symlinks=True)
-    if uid is not None:
-        for dirpath, dirnames, filenames in os.walk(scratch):
-            for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
-                os.lchown(name, uid, uid)
 
 
 @dataclass
@@ -195,23 +156,24 @@ def grade_one(path: Path, settings: Settings, kit: LabKit, slot: int, warm: Path
         return SubmissionResult(status="invalid", message=str(err), checks=not_run("not run", str(err)), seconds=0.0, **base)
     repaired = restore.restore(sub, lab_nb)
 
-    uid = job_uid(slot)
-    scratch = scratch_root(settings.out) / key
-    prepare(scratch, uid, warm)
+    uid = sandbox.leased_uid(slot)
+    scratch = sandbox.scratch_root(settings.out) / key
+    out_dir = scratch / "experiments" / notebooks_out_dir(lab_nb)
+    jail = sandbox.Jail(scratch, uid, settings.lab_settings(out_dir).to_env(), settings.out, settings.threads_per_job(),
+                        gpu=settings.device != "cpu", use_bwrap=settings.bwrap)
+    jail.prepare(warm)
     src, executed = scratch / "submission.ipynb", scratch / "executed.ipynb"
     notebooks.write(repaired.nb, src)
-    out_dir = scratch / "experiments" / notebooks_out_dir(lab_nb)
     limits = sandbox.Limits(wall_s=3 * settings.notebook_timeout + 30 * settings.call_timeout + 600,
                             memory_mb=settings.memory_mb, nproc=settings.nproc, use_cuda=settings.device != "cpu")
-    job = NotebookJob(src, executed, scratch, job_env(scratch, settings, out_dir), uid, limits,
-                      settings.cell_timeout, settings.notebook_timeout)
+    job = NotebookJob(jail, src, executed, limits, settings.cell_timeout, settings.notebook_timeout)
     results, seen = [], {}
     try:
         ran = job.run()
         status, message = notebook_status(ran, job.outcome)
         if status != "ok":
             log(settings.out, f"{key}: {status}: {message}")
-        started, last_cell = cell_fates(executed)
+        started, last_cell = cell_fates(jail.read(executed.name, MAX_EXECUTED_BYTES))
         where = check_cells(lab_nb)
         ctx = hidden.GraderContext(job, settings.call_timeout)
         try:
@@ -227,86 +189,13 @@ def grade_one(path: Path, settings: Settings, kit: LabKit, slot: int, warm: Path
             results.append(checks.run(spec, ctx, kit.hidden.cases_for(spec.name, kit.references)))
     finally:
         job.stop()
-        if uid is not None:
-            sandbox.kill_user(uid)
+        keep_executed(settings.out, key, jail.read(executed.name, MAX_EXECUTED_BYTES))
+        jail.close(keep_cache)
     if job.replays:
         repaired.notes.append(f"Your notebook's kernel was gone after it ran (it died or hung), so the grader re-ran the "
                               f"cells that had finished {job.replays} time(s) to finish grading.")
-    keep_executed(settings.out, key, executed)
-    if keep_cache is not None:
-        shutil.copytree(scratch / "cache", keep_cache, dirs_exist_ok=True, symlinks=True)
-    shutil.rmtree(scratch, ignore_errors=True)
     return SubmissionResult(status=status, message=message, checks=results, notes=repaired.notes, settings=seen,
-                            seconds=round(time.monotonic() - start, 1), **base)
-
-
-GRADEBOOK_VAR = "WORKBOOK_GRADEBOOK"  # every job of a batch carries it: a killed batch's leftovers are found by it
-
-
-def scratch_root(out: Path) -> Path:
-    """Where a batch's submissions run: a folder under the system temp dir that job uids can reach."""
-    import tempfile
-
-    root = Path(tempfile.gettempdir()) / f"workbook-grading-{hashlib.sha256(str(out.resolve()).encode()).hexdigest()[:12]}"
-    root.mkdir(mode=0o711, exist_ok=True)
-    root.chmod(0o711)
-    return root
-
-
-def others_can_read(path: Path) -> bool:
-    """True when a user with no rights of ours can reach and read `path` (every folder above it searchable)."""
-    path = path.resolve()
-    try:
-        if not path.stat().st_mode & 0o004:
-            return False
-        return all(parent.stat().st_mode & 0o001 for parent in path.parents)
-    except OSError:
-        return False
-
-
-_CLAIMED: dict[int, int] = {}     # job slot → uid this process holds a lock on
-_LOCKS: list = []
-
-
-def claim_uids(slots: int) -> None:
-    """Take `slots` job uids no other grading batch on this machine holds (a lock file per uid, kept till exit)."""
-    import fcntl
-    import tempfile
-
-    if os.geteuid() != 0 or len(_CLAIMED) >= slots:
-        return
-    folder = Path(tempfile.gettempdir()) / "workbook-grading-uids"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    for offset in range(2000):
-        if len(_CLAIMED) >= slots:
-            return
-        uid = sandbox.job_uid(0) + offset
-        handle = open(folder / f"{uid}.lock", "w")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
-            continue
-        _LOCKS.append(handle)
-        _CLAIMED[len(_CLAIMED)] = uid
-    raise RuntimeError("no free job uid: 2000 grading jobs already hold one on this machine")
-
-
-def job_uid(slot: int) -> int | None:
-    """This batch's own unprivileged uid for a job slot, when we are root and that uid can run our Python; else None."""
-    if os.geteuid() != 0:
-        return None
-    claim_uids(slot + 1)
-    uid = _CLAIMED[slot]
-    needed = [Path(sys.executable), Path(sys.base_prefix) / "lib", ROOT / "helpers" / "__init__.py", Path(sys.prefix) / "pyvenv.cfg"]
-    if not all(others_can_read(p) for p in needed):
-        if not getattr(job_uid, "warned", False):
-            job_uid.warned = True
-            print("note: running jobs as our own user: Python or the repository is not readable by other users "
-                  f"({', '.join(str(p.resolve()) for p in needed if not others_can_read(p))}); limits and clean-up still "
-                  "apply, file isolation between submissions is weaker.", file=sys.stderr)
-        return None
-    return uid
+                            isolation=jail.isolation, seconds=round(time.monotonic() - start, 1), **base)
 
 
 def notebooks_out_dir(lab_nb) -> str:
@@ -336,12 +225,13 @@ def notebook_status(ran: dict, outcome: "sandbox.Outcome | None") -> tuple[str, 
 MAX_OUTPUT_CHARS = 20_000
 
 
-def keep_executed(out: Path, key: str, executed: Path) -> None:
+MAX_EXECUTED_BYTES = 512 * 2**20
+
+
+def keep_executed(out: Path, key: str, executed: bytes | None) -> None:
     """Keep the executed notebook in the gradebook folder, each output cut to MAX_OUTPUT_CHARS."""
-    if not executed.is_file() or executed.stat().st_size > 512 * 2**20:
-        return
     try:
-        nb = nbformat.read(str(executed), as_version=4)
+        nb = nbformat.reads(executed.decode("utf-8"), as_version=4)
     except Exception:
         return
     for cell in nb.cells:
@@ -364,11 +254,11 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
 
     out = settings.out
     out.mkdir(parents=True, exist_ok=True)
-    os.chmod(out, 0o755)
-    stale = sandbox.kill_env(GRADEBOOK_VAR, str(out.resolve()))
+    os.chmod(out, 0o700)                      # no job, jailed or not, may read the gradebook
+    stale = sandbox.kill_env(sandbox.GRADEBOOK_VAR, str(out.resolve()))
     if stale and progress:
         print(f"stopped {stale} processes left by an earlier, interrupted run of this batch", file=sys.stderr)
-    shutil.rmtree(scratch_root(out), ignore_errors=True)
+    shutil.rmtree(sandbox.scratch_root(out), ignore_errors=True)
     lab_nb = notebooks.read(lab_path(settings.lab))
     specs = checks.load_lab(settings.lab)
     hidden_lab = hidden.load_hidden(settings.lab)
@@ -379,8 +269,13 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     warm = out / ".warm"
     for sub in ("home", "tmp", "cache"):
         (warm / sub).mkdir(parents=True, exist_ok=True)
-    ref_env = {**job_env(warm, settings, warm / "experiments"), "USER": os.environ.get("USER", JOB_USER)}
-    refs = references.references(settings.lab, warm / f"references-{settings.device}.pkl", ref_env, warm)
+    env = sandbox.job_environment(warm, settings.lab_settings(warm / "experiments").to_env(), out, settings.threads_per_job())
+    refs = references.references(settings.lab, warm / f"references-{settings.device}.pkl",   # the grader's own code
+                                 {**env, "USER": os.environ.get("USER", sandbox.JOB_USER)}, warm)
+    how, why_not = sandbox.isolation(sandbox.leased_uid(1), settings.bwrap)
+    if why_not and progress:
+        print(f"note: jobs run as '{how}', without bubblewrap ({why_not}): each job keeps its limits and clean-up but "
+              "sees the machine as its user does. The gradebook records each submission's isolation.", file=sys.stderr)
     kit = LabKit(lab_nb, specs, hidden_lab, refs)
     if settings.warm and not (warm / ".done").exists():
         if progress:
@@ -395,7 +290,7 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     titles = {s.name: s.title for s in specs}
     lock = threading.Lock()
     slots = list(range(1, settings.jobs + 1))
-    claim_uids(settings.jobs + 1)
+    sandbox.lease_uids(settings.jobs + 1)
     guard = gradebook.Guard(out / "results")
 
     def run(path: Path) -> SubmissionResult:

@@ -43,6 +43,7 @@ class SubmissionResult:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     settings: dict = field(default_factory=dict)   # what the job's kernel ran with (device, QUICK, torch), as it said
+    isolation: str = ""                             # how the job was jailed: "bwrap + job uid", "bwrap", "job uid only", ...
 
     @property
     def total(self) -> float:
@@ -61,7 +62,8 @@ class SubmissionResult:
     @classmethod
     def from_dict(cls, d: dict) -> "SubmissionResult":
         fields = {k: d[k] for k in ("submission", "key", "sha256", "lab", "status", "message", "notes", "seconds")}
-        return cls(checks=[Result(**r) for r in d["checks"]], settings=d.get("settings") or {}, **fields)
+        return cls(checks=[Result(**r) for r in d["checks"]], settings=d.get("settings") or {},
+                   isolation=d.get("isolation", ""), **fields)
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -44,12 +44,12 @@ class JobGone(Exception):
 class Process:
     """One run of run_notebook under the sandbox, with its request and answer pipes."""
 
-    def __init__(self, args: list[str], cwd: Path, limits: "sandbox.Limits", env: dict, uid: int | None):
+    def __init__(self, args: list[str], jail: "sandbox.Jail", limits: "sandbox.Limits"):
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         cmd = [sys.executable, "-m", "helpers.grading.run_notebook", *args,
                "--requests", str(req_r), "--answers", str(resp_w)]
-        self.job = sandbox.spawn(cmd, cwd, limits, env=env, uid=uid, pass_fds=(req_r, resp_w))
+        self.job = jail.spawn(cmd, limits, pass_fds=(req_r, resp_w))
         os.close(req_r)
         os.close(resp_w)
         self.req, self.resp = req_w, resp_r
@@ -102,9 +102,9 @@ class Process:
 class NotebookJob:
     """One submission's grading job: its graded run, and the replays that serve probes when its kernel is gone."""
 
-    def __init__(self, notebook: Path, executed: Path, cwd: Path, env: dict, uid: int | None, limits: "sandbox.Limits",
+    def __init__(self, jail: "sandbox.Jail", notebook: Path, executed: Path, limits: "sandbox.Limits",
                  cell_timeout: float, budget: float):
-        self.notebook, self.executed, self.cwd, self.env, self.uid = notebook, executed, cwd, env, uid
+        self.jail, self.notebook, self.executed = jail, notebook, executed
         self.limits, self.cell_timeout, self.budget = limits, cell_timeout, budget
         self.process: Process | None = None
         self.replays = 0
@@ -117,7 +117,7 @@ class NotebookJob:
     def run(self) -> dict:
         """Run the notebook; the job's report {"status", "message", "dead_cell", "serving"}, or status "gone" (with the
         sandbox's outcome) when it ended without one."""
-        self.process = Process([str(self.notebook), str(self.executed), *self._timing()], self.cwd, self.limits, self.env, self.uid)
+        self.process = Process([str(self.notebook), str(self.executed), *self._timing()], self.jail, self.limits)
         try:
             report = self.process.read(self.budget + 180)
         except (JobGone, TimeoutError):
@@ -138,7 +138,7 @@ class NotebookJob:
         if self.replays >= MAX_REPLAYS or not self.executed.is_file():
             raise JobGone
         self.replays += 1
-        self.process = Process([str(self.executed), "--replay", *self._timing()], self.cwd, self.limits, self.env, self.uid)
+        self.process = Process([str(self.executed), "--replay", *self._timing()], self.jail, self.limits)
         try:
             ran = self.process.read(self.budget + 180)
         except (JobGone, TimeoutError):

@@ -1,17 +1,22 @@
-"""Run one untrusted command under limits, and always clean up after it.
+"""Where a submission runs, and what it may see and touch: the jail, its limits, and the clean-up after it.
 
-The grader runs every learner notebook through `run_limited`, and its long-lived check worker
-through `spawn` (the same, but returns a `Job` to poll and stop). The command gets its own session,
-rlimits (address space, file size, no core files, process count), a clean environment holding a
-unique WORKBOOK_JOB marker, and a watchdog that samples the whole job every TICK_S seconds:
-summed RSS, process count and wall clock. When the command ends, however it ends, every process
-of the job is SIGKILLed: its session, its descendants, every process whose environment holds the
-marker (daemons that double-forked and called setsid) and, when it ran under its own uid, every
-process of that uid.
+Threat model: everything a submission's notebook runs is hostile, as root or as an ordinary user. Each submission
+gets a `Jail`: a fresh scratch folder (the only place it may write: its home, caches, /tmp and /dev/shm live
+there), its own unprivileged uid when the grader is root (`leased_uid`, no passwd entry: USER and LOGNAME say who
+it is), an environment built here (`job_environment`: the run's settings, and nothing of the grader's), and, where
+Debian's bubblewrap starts, its own view of the machine: system folders and the Python environment read-only, a
+learner-side view of the repository (helpers/ with only the grading modules a job runs, and the hidden inputs it
+imports), loopback but no network, its own PID namespace so that nothing it starts outlives it, and the GPU's
+device nodes only for `--device cuda`. It cannot see solutions/, the hidden cases, tests/, the gradebook, another
+job's folder or anyone's home, whichever user grades. Where bubblewrap cannot start, the job still has its uid
+(as root), its limits and its clean-up; `isolation()` says which and the gradebook records it per submission.
 
-Isolation is strongest as root with a job uid (`job_uid(slot)`): the job cannot write outside its
-scratch folder and world-writable places, cannot signal the grader, and RLIMIT_NPROC holds a fork
-bomb. As an ordinary user the job runs as that user, so only the watchdog and rlimits hold it.
+Every command of a job runs through `spawn` (or `run_limited`): its own session, rlimits (address space, file
+size, no core files, process count), a unique WORKBOOK_JOB marker in its environment, and a watchdog that samples
+the whole job every TICK_S seconds: summed RSS, process count and wall clock. When the command ends, however it
+ends, every process of the job is SIGKILLed: its session, its descendants, every process whose environment holds
+the marker (daemons that double-forked and called setsid) and, under a job uid, every process of that uid. The
+grader reads what a job leaves only through `Jail.read`: a regular file inside the job's folder, never a link.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import resource
 import select
 import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -75,11 +81,6 @@ class Outcome:
 
 # -----------------------------------------------------------------------------
 # public helpers
-
-
-def job_uid(slot: int) -> int | None:
-    """An unprivileged uid for job slot N when running as root, else None."""
-    return UID_BASE + slot if os.geteuid() == 0 else None
 
 
 def prepare_scratch(path: Path, uid: int | None) -> None:
@@ -538,3 +539,282 @@ def run_limited(cmd: list[str], cwd: Path, limits: Limits, env: dict[str, str] |
                 uid: int | None = None, pass_fds: tuple[int, ...] = ()) -> Outcome:
     """Run cmd under limits (as uid when given; needs root), kill everything it left, report."""
     return spawn(cmd, cwd, limits, env, uid, pass_fds).wait()
+
+
+# -----------------------------------------------------------------------------
+# the jail: one submission's folder, uid, environment and view of the machine
+
+JOB_USER = "workbook-job"  # job uids have no passwd entry: USER/LOGNAME say who they are (getpass.getuser())
+GRADEBOOK_VAR = "WORKBOOK_GRADEBOOK"  # every job of a batch carries it: a killed batch's leftovers are found by it
+JOB_SIDE_GRADING = ("__init__.py", "channel.py", "run_notebook.py")  # the grader's modules a job itself runs
+SYSTEM_DIRS = ("usr", "etc", "opt", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def others_can_read(path: Path) -> bool:
+    """True when a user with no rights of ours can reach and read `path` (every folder above it searchable)."""
+    path = path.resolve()
+    try:
+        if not path.stat().st_mode & 0o004:
+            return False
+        return all(parent.stat().st_mode & 0o001 for parent in path.parents)
+    except OSError:
+        return False
+
+
+_LEASED: dict[int, int] = {}  # job slot → uid this process holds a lock on
+_LOCKS: list = []
+
+
+def lease_uids(slots: int) -> None:
+    """Take `slots` job uids no other grading batch on this machine holds (a lock file per uid, kept till exit)."""
+    import fcntl
+    import tempfile
+
+    if os.geteuid() != 0 or len(_LEASED) >= slots:
+        return
+    folder = Path(tempfile.gettempdir()) / "workbook-grading-uids"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    for offset in range(2000):
+        if len(_LEASED) >= slots:
+            return
+        uid = UID_BASE + offset
+        handle = open(folder / f"{uid}.lock", "w")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            continue
+        _LOCKS.append(handle)
+        _LEASED[len(_LEASED)] = uid
+    raise RuntimeError("no free job uid: 2000 grading jobs already hold one on this machine")
+
+
+def leased_uid(slot: int) -> int | None:
+    """This batch's own unprivileged uid for a job slot, when we are root and that uid can run our Python; else None."""
+    if os.geteuid() != 0:
+        return None
+    lease_uids(slot + 1)
+    needed = [Path(sys.executable), Path(sys.base_prefix) / "lib", ROOT / "helpers" / "__init__.py", Path(sys.prefix) / "pyvenv.cfg"]
+    unreadable = [str(p.resolve()) for p in needed if not others_can_read(p)]
+    if unreadable:
+        if not getattr(leased_uid, "warned", False):
+            leased_uid.warned = True
+            print("note: running jobs as our own user: Python or the repository is not readable by other users "
+                  f"({', '.join(unreadable)}); the jail, limits and clean-up still apply.", file=sys.stderr)
+        return None
+    return _LEASED[slot]
+
+
+def scratch_root(gradebook: Path) -> Path:
+    """Where a batch's submissions run: a folder under the system temp dir that job uids can reach, but not list."""
+    import hashlib
+    import tempfile
+
+    root = Path(tempfile.gettempdir()) / f"workbook-grading-{hashlib.sha256(str(gradebook.resolve()).encode()).hexdigest()[:12]}"
+    root.mkdir(mode=0o711, exist_ok=True)
+    if root.is_symlink() or root.stat().st_uid != os.geteuid():
+        raise RuntimeError(f"{root} exists and is not this user's own folder: remove it (another user or program made "
+                           "it), or grade with TMPDIR set to a folder of your own")
+    root.chmod(0o711)
+    return root
+
+
+def bwrap_path() -> str | None:
+    """Debian's bubblewrap, from PATH or WORKBOOK_BWRAP (e.g. unpacked from the .deb where apt cannot reach)."""
+    import shutil
+
+    return os.environ.get("WORKBOOK_BWRAP") or shutil.which("bwrap")
+
+
+_BWRAP_WORKS: dict[int | None, str] = {}
+
+
+def bwrap_problem(uid: int | None = None) -> str:
+    """Why bubblewrap cannot start a jail here as `uid` ("" when it can); tried once per uid."""
+    if uid in _BWRAP_WORKS:
+        return _BWRAP_WORKS[uid]
+    path = bwrap_path()
+    if not path:
+        why = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
+    else:
+        ids = dict(user=uid, group=uid, extra_groups=[]) if uid is not None and uid != os.getuid() else {}
+        argv = [path, *_system_binds(), "--proc", "/proc", "--dev", "/dev", "--unshare-all", "--die-with-parent", "true"]
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=30, **ids)
+            why = "" if done.returncode == 0 else f"bwrap cannot start here ({done.stderr.strip()[:200]})"
+        except (OSError, subprocess.TimeoutExpired) as err:
+            why = f"bwrap cannot start here ({err})"
+    _BWRAP_WORKS[uid] = why
+    return why
+
+
+def _system_binds() -> list[str]:
+    """The machine's system folders, read-only (top-level symlinks such as /lib -> usr/lib kept as symlinks)."""
+    argv = []
+    for name in SYSTEM_DIRS:
+        top = Path("/") / name
+        if top.is_symlink():
+            argv += ["--symlink", os.readlink(top), str(top)]
+        elif top.is_dir():
+            argv += ["--ro-bind", str(top), str(top)]
+    return argv
+
+
+def isolation(uid: int | None, use_bwrap: bool = True) -> tuple[str, str]:
+    """How a job run as `uid` is isolated here ("bwrap + job uid", "bwrap", "job uid only", "limits only"), and why
+    not with bubblewrap when it is not."""
+    why = bwrap_problem(uid) if use_bwrap else "bubblewrap turned off (--no-bwrap)"
+    if not why:
+        return "bwrap" + (" + job uid" if uid is not None else ""), ""
+    return ("job uid only" if uid is not None else "limits only"), why
+
+
+def job_environment(scratch: Path, settings_env: dict[str, str], gradebook: Path, threads: int) -> dict[str, str]:
+    """A job's whole environment: its home, name, caches and temp folder in `scratch`, and the run's settings."""
+    home = scratch / "home"
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(home),
+        "USER": JOB_USER, "LOGNAME": JOB_USER,
+        "PYTHONPATH": os.pathsep.join(p for p in [str(ROOT), str(hidden_inputs_dir().parent), os.environ.get("PYTHONPATH", "")] if p),
+        "MPLBACKEND": "Agg", "TMPDIR": str(scratch / "tmp"),
+        "TORCHINDUCTOR_CACHE_DIR": str(scratch / "cache" / "inductor"), "TRITON_CACHE_DIR": str(scratch / "cache" / "triton"),
+        "TORCHINDUCTOR_COMPILE_THREADS": "1", "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_DATA_DIR": str(home / "data"), "IPYTHONDIR": str(home / "ipython"),
+        "XDG_CACHE_HOME": str(home / "cache"), "PYTHONDONTWRITEBYTECODE": "1", "WORKBOOK_GRADING": "1",
+        GRADEBOOK_VAR: str(gradebook.resolve()), **settings_env,
+    }
+    for key in ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CC", "CXX", "VIRTUAL_ENV", "TRITON_INTERPRET", "JUPYTER_PATH"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return env
+
+
+class Jail:
+    """One submission's jail: its scratch folder (the only place it may write), its uid, its environment and, with
+    bubblewrap, its own view of the machine.
+
+    Under bwrap the job sees the system folders and the Python environment read-only, a learner-side view of the
+    repository (helpers/, with only the grading modules a job runs, and the hidden inputs it must import), its
+    scratch folder, a private /tmp and /dev/shm inside it, no network but loopback, its own PID namespace (nothing
+    it starts outlives it), and the GPU's device nodes only when the batch runs on CUDA. It does not see
+    solutions/, the hidden cases, tests/, the gradebook, other jobs or anyone's home. The same holds as root (the
+    job also runs under its own uid) and as an ordinary user. Where bwrap cannot start, the job runs with limits,
+    clean-up and, as root, its own uid only; `isolation` says which, and the gradebook records it.
+    """
+
+    def __init__(self, scratch: Path, uid: int | None, settings_env: dict[str, str], gradebook: Path,
+                 threads: int, gpu: bool, use_bwrap: bool = True):
+        self.scratch, self.uid, self.gpu = Path(scratch), uid, gpu
+        self.env = job_environment(self.scratch, settings_env, gradebook, threads)
+        self.isolation, self.why_not = isolation(uid, use_bwrap)
+        self.bwrap = bwrap_path() if self.isolation.startswith("bwrap") else None
+
+    # -- the folder
+    def prepare(self, warm: Path | None) -> None:
+        """A fresh scratch folder owned by the job's uid, its caches seeded from the warm cache."""
+        import shutil
+
+        if self.scratch.exists():
+            shutil.rmtree(self.scratch, ignore_errors=True)
+        prepare_scratch(self.scratch, self.uid)
+        for sub in ("home", "tmp", "shm", "cache"):
+            (self.scratch / sub).mkdir(parents=True, exist_ok=True)
+        if warm is not None and warm.is_dir():
+            shutil.copytree(warm, self.scratch / "cache", dirs_exist_ok=True, symlinks=True)
+        if self.uid is not None:
+            for dirpath, dirnames, filenames in os.walk(self.scratch):
+                for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
+                    os.lchown(name, self.uid, self.uid)
+
+    # -- what the job sees
+    def _readable(self) -> list[Path]:
+        """Folders outside the system ones a job must read: the Python environment and the grader's extra paths."""
+        paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent}
+        paths |= {Path(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).is_dir()}
+        paths |= {Path(p) for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p and Path(p).is_dir()}
+        system = tuple(Path("/") / n for n in SYSTEM_DIRS)
+        keep = []
+        for p in sorted(paths, key=lambda q: len(q.parts)):
+            p = p.resolve()
+            if any(p == s or s in p.parents for s in system) or any(k == p or k in p.parents for k in keep):
+                continue
+            if p == ROOT or ROOT in p.parents and p != ROOT / ".venv" and ROOT / ".venv" not in p.parents:
+                continue   # the repository is shown piece by piece below
+            keep.append(p)
+        return keep
+
+    def bwrap_argv(self) -> list[str]:
+        """The bubblewrap command line that puts a command in this jail."""
+        scratch, grading = str(self.scratch), ROOT / "helpers" / "grading"
+        argv = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", *_system_binds(),
+                "--proc", "/proc", "--dev", "/dev", "--ro-bind", "/sys", "/sys"]
+        for path in self._readable():
+            argv += ["--ro-bind", str(path), str(path)]
+        argv += ["--ro-bind", str(ROOT / "helpers"), str(ROOT / "helpers"), "--tmpfs", str(grading)]
+        for name in JOB_SIDE_GRADING:
+            if (grading / name).is_file():
+                argv += ["--ro-bind", str(grading / name), str(grading / name)]
+        argv += ["--remount-ro", str(grading)]
+        inputs = hidden_inputs_dir()
+        if inputs.is_dir():
+            argv += ["--ro-bind", str(inputs), str(inputs)]
+        # /tmp and /dev/shm are folders of the scratch (on disk, under the file-size limit; a tmpfs would hold RAM
+        # that no RSS sum sees); the scratch itself is bound after /tmp, since it lives below /tmp on the host.
+        argv += ["--bind", str(self.scratch / "tmp"), "/tmp", "--bind", scratch, scratch,
+                 "--bind", str(self.scratch / "shm"), "/dev/shm"]
+        if self.gpu:
+            import glob
+
+            for dev in sorted(glob.glob("/dev/nvidia*")) + sorted(glob.glob("/dev/dri/*")):
+                argv += ["--dev-bind", dev, dev]
+        return argv + ["--remount-ro", "/", "--chdir", scratch, "--"]
+
+    # -- running in it
+    def spawn(self, cmd: list[str], limits: Limits, pass_fds: tuple[int, ...] = ()) -> "Job":
+        """Start `cmd` in the jail under `limits`."""
+        full = [*self.bwrap_argv(), *cmd] if self.bwrap else cmd
+        return spawn(full, self.scratch, limits, env=self.env, uid=self.uid, pass_fds=pass_fds)
+
+    def read(self, relpath: str, limit: int) -> bytes | None:
+        """A regular file the job left in its folder, never through a link: None when it is missing, a link, a folder
+        or larger than `limit` bytes."""
+        import stat
+
+        fd = None
+        try:
+            fd = os.open(self.scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            parts = Path(relpath).parts
+            for part in parts[:-1]:
+                nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                os.close(fd)
+                fd = nxt
+            leaf = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+            try:
+                info = os.fstat(leaf)
+                if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+                    return None
+                with os.fdopen(leaf, "rb", closefd=False) as f:
+                    return f.read(limit + 1)[:limit]
+            finally:
+                os.close(leaf)
+        except OSError:
+            return None
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def close(self, keep_cache: Path | None = None) -> None:
+        """Stop everything the job's uid still runs, keep the caches if asked (the reference solution's), remove the folder."""
+        import shutil
+
+        if self.uid is not None:
+            kill_user(self.uid)
+        if keep_cache is not None:
+            shutil.copytree(self.scratch / "cache", keep_cache, dirs_exist_ok=True, symlinks=True)
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def hidden_inputs_dir() -> Path:
+    """solutions/hidden/hidden_inputs: the hidden checks' inputs a job imports (never the cases or answers)."""
+    return ROOT / "solutions" / "hidden" / "hidden_inputs"
