@@ -93,3 +93,52 @@ def test_outputs_are_dropped(lab):
     sub = nbformat.from_dict(lab)
     cell(sub, "ex-a").outputs = [nbformat.v4.new_output("stream", text="✅ 04.compile_match [2/2]")]
     assert not notebooks.has_outputs(restore(sub, lab).nb)
+
+
+def without_ids(path: Path, tmp_path: Path, edit=None) -> Path:
+    """The notebook as an older tool saves it: nbformat 4.4, no cell ids (optionally edited first)."""
+    import json
+
+    data = json.loads(path.read_text())
+    data["nbformat_minor"] = 4
+    for c in data["cells"]:
+        c.pop("id", None)
+    if edit:
+        edit(data["cells"])
+    out = tmp_path / "old_format.ipynb"
+    out.write_text(json.dumps(data))
+    return out
+
+
+@pytest.mark.parametrize("lab_name", sorted(p.stem for p in (ROOT / "solutions").glob("0*.ipynb")))
+def test_a_notebook_without_ids_keeps_every_answer(lab_name, tmp_path):
+    """An honest notebook saved as nbformat 4.4 is matched by position and content, never replaced by stubs."""
+    import warnings
+
+    solution = notebooks.read(ROOT / "solutions" / f"{lab_name}.ipynb")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sub = load_submission(without_ids(ROOT / "solutions" / f"{lab_name}.ipynb", tmp_path))
+    repaired = restore(sub, notebooks.read(ROOT / "labs" / f"{lab_name}.ipynb"))
+    answers = {c.id: c.source for c in solution.cells if "exercise" in notebooks.tags(c)}
+    assert {c.id: c.source for c in repaired.nb.cells if c.id in answers} == answers
+    assert "matched" in repaired.notes[0] and not any("deleted" in n for n in repaired.notes)
+
+
+def test_without_ids_added_and_deleted_cells_are_told_apart(lab, tmp_path):
+    import warnings
+
+    def edit(cells):
+        at = next(i for i, c in enumerate(cells) if "def compile_head" in "".join(c["source"]))
+        cells.insert(at + 1, nbformat.v4.new_code_cell("SCALE = 3  # a helper of mine"))
+        del cells[at - 1]                                  # the markdown above the exercise
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sub = load_submission(without_ids(ROOT / "solutions" / "04_inductor_output.ipynb", tmp_path, edit))
+    repaired = restore(sub, lab)
+    ids = [c.id for c in repaired.nb.cells]
+    helper = repaired.nb.cells[ids.index("ex-a") + 1]
+    assert helper.source.startswith("SCALE = 3") and helper.id not in {c.id for c in lab.cells}
+    assert "torch.compile" in cell(repaired.nb, "ex-a").source
+    assert any("a-intro" in n and "deleted" in n for n in repaired.notes)

@@ -92,5 +92,6 @@ CASES = {
                       public.CrossoverCase((), (), None, "no rows at all", True)],
                      public.SweepCase(batches=(3, 5), d=16)),
     "04.scheduler": lambda refs: scheduler_cases(),
-    "04.report": None,
+    "04.report": lambda refs: public.ReportCase(tuple(k.name for d in [refs["tinyhead"], *stored_dumps("tinyhead")]
+                                                      for k in softmax_kernels(d))),
 }
