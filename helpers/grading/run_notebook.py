@@ -67,7 +67,7 @@ def run_cells(client, run: Run, cell_timeout: float, budget: float) -> bool:
         alive = True
         try:
             if nb_man is not None:
-                nb_man.cell_start(cell, index)
+                best_effort(nb_man.cell_start, cell, index)
             client.execute_cell(cell, index)
         except dead_kernel:
             run.status, run.message, run.dead_id = "crashed", "the notebook's kernel died", cell.get("id")
@@ -77,10 +77,19 @@ def run_cells(client, run: Run, cell_timeout: float, budget: float) -> bool:
             if cell.cell_type == "code" and alive and time.monotonic() - started >= client.timeout - 0.5:
                 cell.metadata[OUTCOME] = "ran past its time limit"
             if nb_man is not None:
-                nb_man.cell_complete(client.nb.cells[index], cell_index=index)
+                best_effort(nb_man.cell_complete, client.nb.cells[index], cell_index=index)
         if not alive:
             return False
     return True
+
+
+def best_effort(save, *args, **kwargs) -> None:
+    """Papermill's bookkeeping, which saves the executed notebook: a notebook that broke its own file (a link, a
+    folder in its place) loses the saved copy, not its grading."""
+    try:
+        save(*args, **kwargs)
+    except Exception:
+        pass
 
 
 def finished_cells(nb) -> list:
@@ -173,7 +182,7 @@ def make_engine(on_cells_done, cell_timeout: float, budget: float):
             run = Run()
             with self.setup_kernel(**kwargs):
                 alive = run_cells(self, run, cell_timeout, budget)
-                self.nb_man.save()
+                best_effort(self.nb_man.save)
                 on_cells_done(self.km if alive else None, self.kernel_name, run)
             return self.nb
 
