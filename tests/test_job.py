@@ -51,7 +51,7 @@ def start(tmp_path: Path, nb: Path, cell_timeout: float = 60) -> NotebookJob:
 
 
 def crossover(job: NotebookJob, timeout: float = 20):
-    return job.probe(lab04.probe_crossover, (CROSS, SWEEP), {}, timeout)
+    return job.probe(lab04.probe_crossover, ([c.rows() for c in CROSS], SWEEP), {}, timeout)
 
 
 ROWS = "sweep_rows = [{'batch': 1, 'eager_ms': 1.0, 'compiled_ms': 2.0, 'speedup': 0.5}]\n"
