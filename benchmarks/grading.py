@@ -4,7 +4,8 @@
 
 Each --jobs value gets a fresh gradebook: the warm-up (references, then the reference solution graded once to
 fill the shared compile cache) is timed on its own, then a batch of `copies` copies of the reference solution is
-graded and timed. The table gives the batch's submissions per minute, the speedup over --jobs 1 and the
+graded and timed. The table gives the median seconds one job took (a job slower with more jobs beside it shows
+what is shared: cores, memory bandwidth, the disk), the batch's submissions per minute, the speedup over --jobs 1 and the
 efficiency (speedup / jobs). With --burners N, N processes spin on the CPU throughout (a busy grading machine):
 the scores must not change. A figure to watch, not a test.
 """
@@ -46,7 +47,9 @@ def run(lab: str, jobs: int, copies: int, device: str, work: Path, threads: int 
     t0 = time.monotonic()
     results = batch.grade([folder], settings, progress=False)
     wall = time.monotonic() - t0
+    job_s = sorted(r.seconds for r in results)
     return {"jobs": jobs, "warm_s": warm, "batch_s": wall, "per_min": 60 * copies / wall,
+            "job_s": job_s[len(job_s) // 2] if job_s else float("nan"),
             "scores": sorted({f"{r.total:g}/{r.max_total:g}" for r in results}),
             "statuses": sorted({r.status for r in results})}
 
@@ -80,10 +83,10 @@ def main() -> None:
     base = rows[0]["per_min"]
     print(f"\nLab {args.lab}, {args.copies} copies of the reference solution, --device {args.device}, {cores} cores, "
           f"{args.burners} busy-loop processes beside, on {device_label('cpu')}")
-    print(f"{'jobs':>4} {'warm-up s':>10} {'batch s':>8} {'per min':>8} {'speedup':>8} {'efficiency':>10}  scores")
+    print(f"{'jobs':>4} {'warm-up s':>10} {'batch s':>8} {'job s':>6} {'per min':>8} {'speedup':>8} {'efficiency':>10}  scores")
     for r in rows:
         speed = r["per_min"] / base
-        print(f"{r['jobs']:>4} {r['warm_s']:>10.0f} {r['batch_s']:>8.0f} {r['per_min']:>8.2f} {speed:>7.2f}× "
+        print(f"{r['jobs']:>4} {r['warm_s']:>10.0f} {r['batch_s']:>8.0f} {r['job_s']:>6.0f} {r['per_min']:>8.2f} {speed:>7.2f}× "
               f"{speed / r['jobs']:>10.2f}  {', '.join(r['scores'])}")
     if args.keep:
         print(f"gradebooks kept in {work}")
