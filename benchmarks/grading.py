@@ -51,7 +51,8 @@ def run(lab: str, jobs: int, copies: int, device: str, work: Path, threads: int 
     return {"jobs": jobs, "warm_s": warm, "batch_s": wall, "per_min": 60 * copies / wall,
             "job_s": job_s[len(job_s) // 2] if job_s else float("nan"),
             "scores": sorted({f"{r.total:g}/{r.max_total:g}" for r in results}),
-            "statuses": sorted({r.status for r in results})}
+            "statuses": sorted({r.status for r in results}),
+            "problems": [f"{r.submission}: {r.status}: {r.message}" for r in results if r.status != "ok"]}
 
 
 def main() -> None:
@@ -77,6 +78,8 @@ def main() -> None:
             r = rows[-1]
             print(f"--jobs {j}: warm-up {r['warm_s']:.0f} s, {args.copies} submissions in {r['batch_s']:.0f} s "
                   f"({r['per_min']:.2f}/min), scores {r['scores']}, statuses {r['statuses']}", flush=True)
+            for problem in r["problems"]:
+                print(f"    {problem}", flush=True)
     finally:
         for b in burners:
             b.kill()

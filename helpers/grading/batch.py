@@ -186,7 +186,8 @@ def grade_one(path: Path, settings: Settings, kit: LabKit, slot: int, warm: Path
                 kind = {"timeout": "timeout", "crashed": "crashed", "memory": "crashed"}.get(status, "not run")
                 results.append(Result(spec.name, kind, 0, spec.points, why))
                 continue
-            results.append(checks.run(spec, ctx, kit.hidden.cases_for(spec.name, kit.references)))
+            with hidden.GRADER_TURNS.turn():   # cases and judges run here, one thread at a time
+                results.append(checks.run(spec, ctx, kit.hidden.cases_for(spec.name, kit.references)))
     finally:
         job.stop()
         keep_executed(settings.out, key, jail.read(executed.name, MAX_EXECUTED_BYTES))

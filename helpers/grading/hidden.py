@@ -12,8 +12,10 @@ bundle never holds. The check functions themselves are the public ones: the grad
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -64,6 +66,46 @@ def load_hidden(lab: str) -> HiddenLab:
                      list(getattr(module, "NOTEBOOK_CELLS", [])))
 
 
+class Turns:
+    """One thread at a time runs check code in the grader process; a thread hands its turn on while it waits on its job.
+
+    Jobs run side by side, but building cases and judging happen in the grader's own process, in one thread per
+    job, and torch is not thread-safe there: `torch.fx.symbolic_trace` patches `nn.Module.__call__` for as long as
+    it traces, so two threads tracing at once break each other ("module is not installed as a submodule").
+    """
+
+    def __init__(self) -> None:
+        self._lock, self._mine = threading.Lock(), threading.local()
+
+    @contextlib.contextmanager
+    def turn(self):
+        """Hold the turn for the block."""
+        self._lock.acquire()
+        self._mine.held = True
+        try:
+            yield
+        finally:
+            self._mine.held = False
+            self._lock.release()
+
+    @contextlib.contextmanager
+    def away(self):
+        """Let other threads take turns for the block (while this one waits on its job); a no-op without the turn."""
+        if not getattr(self._mine, "held", False):
+            yield
+            return
+        self._mine.held = False
+        self._lock.release()
+        try:
+            yield
+        finally:
+            self._lock.acquire()
+            self._mine.held = True
+
+
+GRADER_TURNS = Turns()
+
+
 class GraderContext(Context):
     """What a check sees under the grader: probes run in the submission's kernel; messages reveal no hidden value."""
 
@@ -73,4 +115,5 @@ class GraderContext(Context):
         self.job, self.call_timeout = job, call_timeout
 
     def probe(self, probe: Callable, *args, timeout: float | None = None, **kwargs) -> Any:
-        return self.job.probe(probe, args, kwargs, timeout or self.call_timeout)
+        with GRADER_TURNS.away():
+            return self.job.probe(probe, args, kwargs, timeout or self.call_timeout)
