@@ -199,6 +199,32 @@ def plot_plan(plan: dict, title: str, device_gb: float | None = 80.0) -> Figure:
     return fig
 
 
+def plot_payoff(rows: list[dict], title: str = "Cumulative time of a training run", device_label: str | None = None,
+                max_steps: int | None = None) -> Figure:
+    """Cumulative wall time against steps, one line per mode: the first steps' time (compile included), then the
+    median step time; where a compiled line crosses eager's, compiling has paid for itself (Lab 06)."""
+    fig, ax = _new_figure()
+    eager = next((r for r in rows if r["mode"] == "eager"), rows[0])
+    crossings = [r.get("pay_off_steps") for r in rows if isinstance(r.get("pay_off_steps"), (int, float))
+                 and r.get("pay_off_steps") not in (None, float("inf"))]
+    top = max_steps or int(max([200, *[2 * c for c in crossings]]))
+    steps = [3 + i * (top - 3) / 200 for i in range(201)]
+    for r in rows:
+        ax.plot(steps, [r["first_steps_s"] + (n - 3) * r["median_ms"] / 1000 for n in steps], label=r["mode"])
+    for r in rows:
+        n = r.get("pay_off_steps")
+        if r is not eager and isinstance(n, (int, float)) and n != float("inf") and n <= top:
+            ax.axvline(n, color="grey", ls=":", lw=1)
+            ax.annotate(f"{r['mode']} pays off\nafter {n:,} steps", (n, eager["first_steps_s"]), fontsize=8,
+                        xytext=(4, 10), textcoords="offset points")
+    ax.set_xlabel("training steps")
+    ax.set_ylabel("cumulative wall time (s)")
+    ax.set_title(f"{title}\n{_label_for(rows, device_label)}", fontsize=11)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    return fig
+
+
 def save(fig: Figure, path: str | Path, dpi: int = 120) -> Path:
     """Write the figure as a PNG (folders created); returns the path."""
     path = Path(path)

@@ -1,5 +1,5 @@
 """Interactive explorers for the labs: a kernel explorer (Lab 04), a size sweep (Labs 01 and 03), a
-parallelism calculator (Lab 05).
+parallelism calculator (Lab 05), a saved-tensor explorer (Lab 06).
 
 Each function returns an `Explorer`. Shown as a cell's last value it is one output with three forms, and
 the frontend picks the richest it can draw: the ipywidgets view in JupyterLab, else HTML with a static
@@ -529,4 +529,79 @@ def parallelism_calculator(calculate: Callable[..., dict[str, dict[str, float]]]
     box.add_class("workbook-parallelism")
     explorer.widget, explorer.view = box, image
     explorer.controls = {"params_billion": size, "n_devices": devices, **extra}
+    return explorer
+
+
+# ---------------------------------------------------------------------------------------------
+# saved-tensor explorer (Lab 06)
+
+
+def _saved_names(fw: Any, bw: Any) -> dict[str, int]:
+    """{name: bytes} of the backward's placeholders that are forward activations (not tangents, not forward inputs)."""
+    inputs = {n.name for n in fw.graph.nodes if n.op == "placeholder"}
+    out = {}
+    for n in bw.graph.nodes:
+        val = n.meta.get("val")
+        if n.op == "placeholder" and not n.name.startswith("tangents") and n.name not in inputs and hasattr(val, "numel"):
+            out[n.name] = val.numel() * val.element_size()
+    return out
+
+
+def _node_rows(fw: Any, bw: Any, fw_min: Any, bw_min: Any) -> list[list[Any]]:
+    """One row per forward node: op, shape, saved by default / by min-cut, bytes, backward readers."""
+    default, mincut = _saved_names(fw, bw), _saved_names(fw_min, bw_min)
+    readers = {n.name: [u.name for u in n.users] for n in bw.graph.nodes if n.op == "placeholder"}
+    rows = []
+    for n in fw.graph.nodes:
+        if n.op in ("placeholder", "output"):
+            continue
+        val = n.meta.get("val")
+        shape = "×".join(map(str, val.shape)) if hasattr(val, "shape") else ""
+        target = getattr(getattr(n.target, "overloadpacket", n.target), "__name__", str(n.target))
+        rows.append([n.name, target, shape, "saved" if n.name in default else "", "saved" if n.name in mincut else "",
+                     default.get(n.name, mincut.get(n.name, 0)), ", ".join(readers.get(n.name, [])[:4])])
+    return rows
+
+
+def _saved_figure(rows: list[list[Any]]) -> Figure:
+    """Bytes saved per forward node, default partition against min-cut."""
+    from helpers.plots import LabFigure
+
+    fig = LabFigure(figsize=(9, 3.2), layout="constrained")
+    ax = fig.add_subplot(1, 1, 1)
+    names = [r[0] for r in rows if r[3] or r[4]]
+    by = {r[0]: r for r in rows}
+    xs = range(len(names))
+    ax.bar([x - 0.2 for x in xs], [by[n][5] if by[n][3] else 0 for n in names], width=0.4, label="default partition")
+    ax.bar([x + 0.2 for x in xs], [by[n][5] if by[n][4] else 0 for n in names], width=0.4, label="min-cut")
+    ax.set_xticks(list(xs), names, rotation=70, fontsize=7)
+    ax.set_ylabel("bytes saved for backward")
+    ax.legend(fontsize=8)
+    ax.set_title("What the forward keeps for the backward, node by node", fontsize=10)
+    return fig
+
+
+def saved_tensor_explorer(fw: Any, bw: Any, fw_min: Any, bw_min: Any) -> Explorer:
+    """Pick a forward node of an AOTAutograd forward graph: is it saved (default partition, min-cut), its bytes,
+    and which backward nodes read it; the static form is a bar chart and a table of the saved nodes."""
+    rows = _node_rows(fw, bw, fw_min, bw_min)
+    header = ["node", "op", "shape", "default", "min-cut", "bytes", "read in backward by"]
+    saved_rows = [r for r in rows if r[3] or r[4]]
+    fig = _saved_figure(rows)
+    text = "\n".join(f"{r[0]:<20} {r[1]:<24} {r[3] or '-':<6} {r[4] or '-':<6} {r[5]:>8}" for r in saved_rows)
+    explorer = Explorer(fig, _table(header, saved_rows), text)
+    widgets = _ipywidgets()
+    if widgets is None or not rows:
+        return explorer
+    by = {r[0]: r for r in rows}
+    pick = widgets.Dropdown(options=[(f"{r[0]} ({r[1]}){' · saved' if r[3] or r[4] else ''}", r[0]) for r in rows],
+                            value=(saved_rows or rows)[0][0], description="forward node",
+                            style={"description_width": "initial"}, layout=widgets.Layout(width="70%"))
+    view = widgets.HTML(_table(header, [by[pick.value]]))
+    view.add_class("workbook-view")
+    pick.observe(lambda change: setattr(view, "value", _table(header, [by[change["new"]]])), names="value")
+    box = widgets.VBox([widgets.HTML("<b>Saved-tensor explorer</b> · forward nodes, and what each partition keeps"),
+                        pick, view, _image(widgets, fig)])
+    box.add_class("workbook-saved-tensors")
+    explorer.widget, explorer.controls, explorer.view = box, {"node": pick}, view
     return explorer

@@ -59,7 +59,8 @@ def test_annotation_messages_name_what_is_missing():
     assert "## Reductions" in " ".join(lab04.annotation_problems(text, kernel))
 
 
-@pytest.mark.parametrize("folder", sorted(FIXTURES.glob("*/*")), ids=lambda p: f"{p.parent.name}-{p.name}")
+@pytest.mark.parametrize("folder", [p for p in sorted(FIXTURES.glob("*/*")) if (p / "ir_pre_fusion.txt").is_file()],
+                         ids=lambda p: f"{p.parent.name}-{p.name}")
 def test_scheduler_expectations_hold_on_real_ir(folder):
     code = inductor.load_dump(folder)
     ns = {}

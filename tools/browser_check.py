@@ -40,7 +40,7 @@ MAX_SCREENSHOT_PX = 16000  # Chromium draws taller pages, but the PNG gets unwie
 class Interaction:
     """One widget of a lab to move: the explorer's CSS class (helpers.widgets adds it) and what to do with it."""
 
-    widget: str   # "workbook-size-sweep", "workbook-kernel-explorer", "workbook-parallelism"
+    widget: str   # "workbook-size-sweep", "workbook-kernel-explorer", "workbook-parallelism", "workbook-saved-tensors"
     action: str   # "slider": one step with the keyboard; "dropdown": pick another entry
 
 
@@ -51,6 +51,7 @@ INTERACTIONS: dict[str, Interaction] = {
     "03": Interaction("workbook-size-sweep", "slider"),
     "04": Interaction("workbook-kernel-explorer", "dropdown"),
     "05": Interaction("workbook-parallelism", "slider"),
+    "06": Interaction("workbook-saved-tensors", "dropdown"),
 }
 
 # JupyterLab settings for a test run: every cell in the page (no virtual scrolling), no news or update pop-ups.

@@ -27,13 +27,30 @@ from helpers.inductor import DUMP_FILES, PROVENANCE_FILE, capture  # noqa: E402
 from helpers.models import MiniGPT, TinyHead, chain_ops  # noqa: E402
 
 
+class TrainStep:
+    """One training step of a MiniGPT (forward, loss, backward): Inductor writes a forward and a backward module."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def __call__(self, idx):
+        logits = self.model(idx)
+        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), idx.roll(-1, 1).flatten())
+        loss.backward()
+        return loss
+
+
+TRAINING = {"minigpt_train"}   # captured with gradients on; output_code.py holds both modules
+
+
 def cases(device: str) -> dict:
-    """The three fixture models and their inputs, on `device`."""
+    """The fixture models and their inputs, on `device`."""
     torch.manual_seed(0)
     return {
         "tinyhead": (TinyHead().eval().to(device), torch.randn(2, 64, device=device)),
         "chain": (chain_ops, torch.randn(1024, 1024, device=device)),
         "minigpt": (MiniGPT(n_layers=1).eval().to(device), torch.randint(0, 600, (2, 32), device=device)),
+        "minigpt_train": (TrainStep(MiniGPT(n_layers=1).to(device)), torch.randint(0, 600, (2, 32), device=device)),
     }
 
 
@@ -70,12 +87,16 @@ def meta(device: str, name: str, x: torch.Tensor, seconds: float) -> dict:
     }
 
 
-def save(code, out: Path, info: dict) -> list[str]:
-    """Copy the known dump files (no compiled artefacts) into out; return their names."""
+def save(code, out: Path, info: dict, training: bool = False) -> list[str]:
+    """Copy the known dump files (no compiled artefacts) into out; return their names.
+
+    A training step's debug folders are one per graph, so its output_code.py is the whole captured code instead."""
     out.mkdir(parents=True, exist_ok=True)
     for old in out.iterdir():
         old.unlink()
-    if code.debug_dir is not None:
+    if training:
+        (out / "output_code.py").write_text(code.output_code)
+    elif code.debug_dir is not None:
         for name in DUMP_FILES:
             src = code.debug_dir / name
             if src.is_file():
@@ -92,7 +113,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="solutions/hidden/dumps", help="fixture root (default: %(default)s)")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    parser.add_argument("--only", nargs="*", help="capture only these models (tinyhead chain minigpt)")
+    parser.add_argument("--only", nargs="*", help="capture only these models (tinyhead chain minigpt minigpt_train)")
     args = parser.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("--device cuda asked for, but torch.cuda.is_available() is False on this machine")
@@ -105,9 +126,9 @@ def main() -> None:
             continue
         start = time.time()
         with tempfile.TemporaryDirectory() as tmp:
-            code = capture(model, x, debug_dir=tmp)
+            code = capture(model, x, debug_dir=tmp, no_grad=name not in TRAINING)
             seconds = time.time() - start
-            files = save(code, root / name, meta(args.device, name, x, seconds))
+            files = save(code, root / name, meta(args.device, name, x, seconds), training=name in TRAINING)
         kernels = ", ".join(k.name for k in code.kernels)
         print(f"  {name:<9} {seconds:5.1f} s  {len(code.kernels)} kernels ({kernels})")
         print(f"            -> {root / name}: {', '.join(files)}")

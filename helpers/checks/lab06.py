@@ -1,0 +1,765 @@
+"""Lab 06 — Compiling training: the acceptance checks.
+
+Each check is a probe (`probe_*`: runs the learner's code in the kernel, returns plain data) and a judge
+(`*_problems`: says what to fix), run on cases. The notebook runs them on the cases below; the grader runs the same
+functions on hidden cases (other model sizes, functions with other breaks, other guard scenarios, other training
+runs) with reference answers it computed itself, on the batch's device and torch.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from helpers.checks import Context, Learner, fail_if, register
+
+LAB = "06"
+# ATen ops that only rename or reshape memory: the compute ops of a graph are the others.
+VIEW_OPS = {"view", "_unsafe_view", "reshape", "t", "transpose", "permute", "expand", "slice", "select", "split",
+            "split_with_sizes", "unsqueeze", "squeeze", "alias", "detach", "clone", "as_strided", "getitem", "unbind"}
+FORWARD_OPS = ("embedding", "native_layer_norm", "_softmax", "gelu", "_log_softmax", "nll_loss_forward")
+DERIVATIVE_OPS = ("embedding_dense_backward", "native_layer_norm_backward", "_softmax_backward_data", "gelu_backward",
+                  "_log_softmax_backward_data", "nll_loss_backward")
+
+
+# ---------------------------------------------------------------- shared pieces
+@dataclass(frozen=True)
+class GPTCase:
+    """A MiniGPT and a batch of tokens with their next-token targets, reproducible from a seed."""
+
+    about: str
+    seed: int
+    n_layers: int = 1
+    d_model: int = 32
+    n_heads: int = 2
+    vocab: int = 97
+    batch: int = 2
+    seq: int = 12
+
+    def build(self, device: str | torch.device = "cpu"):
+        from helpers.models import MiniGPT
+
+        torch.manual_seed(self.seed)
+        model = MiniGPT(vocab=self.vocab, d_model=self.d_model, n_heads=self.n_heads, n_layers=self.n_layers,
+                        max_len=max(self.seq, 16)).to(device)
+        tokens = torch.randint(0, self.vocab, (self.batch, self.seq + 1), device=device)
+        return model, tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()
+
+
+def lm_loss(model: nn.Module, idx: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Next-token cross-entropy of a language model over every position (the lab's `loss_fn`)."""
+    logits = model(idx)
+    return F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+
+
+def aten_name(target: Any) -> str:
+    """'aten.mm' for an ATen overload or packet, the plain name for anything else (operator.getitem → 'getitem')."""
+    packet = getattr(target, "overloadpacket", target)
+    if isinstance(packet, torch._ops.OpOverloadPacket):
+        return f"aten.{packet.__name__}" if str(packet).startswith("aten.") else str(packet)
+    return getattr(target, "__name__", str(target))
+
+
+def compute_ops(histogram: dict) -> Counter:
+    """A histogram without the ops that only view or copy memory, keyed by bare op name ('mm')."""
+    out: Counter = Counter()
+    for name, n in (histogram or {}).items():
+        bare = str(name).split(".")[-1]
+        if bare not in VIEW_OPS:
+            out[bare] += int(n)
+    return out
+
+
+def histogram_of(gm) -> dict:
+    """Every call_function node of a graph, counted by name (the checker's own count)."""
+    return dict(Counter(aten_name(n.target) for n in gm.graph.nodes if n.op == "call_function"))
+
+
+def run_device(learner: Learner) -> torch.device:
+    from helpers.env import pick_device
+
+    return pick_device(learner.settings.device)
+
+
+# ---------------------------------------------------------------- A: two graphs from one step
+def probe_two_graphs(learner: Learner, case: GPTCase) -> dict:
+    """record_train_graphs and op_histogram on the case's MiniGPT: how many graphs, what is in them, whether the
+    step really ran backward."""
+    torch._dynamo.reset()
+    model, idx, targets = case.build(run_device(learner))
+    graphs = learner.call("record_train_graphs", model, idx, targets)
+    if not isinstance(graphs, dict):
+        return {"type": type(graphs).__name__}
+    info = {"type": "dict", "keys": sorted(map(str, graphs)), "grads": all(p.grad is not None for p in model.parameters())}
+    for side in ("forward", "backward"):
+        gms = graphs.get(side)
+        gms = [gms] if isinstance(gms, torch.fx.GraphModule) else list(gms or [])
+        info[side] = {"count": len(gms), "modules": all(isinstance(g, torch.fx.GraphModule) for g in gms)}
+        if gms and info[side]["modules"]:
+            info[side]["truth"] = [histogram_of(g) for g in gms]
+            info[side]["learner"] = [learner.call("op_histogram", g) for g in gms]
+    return info
+
+
+def two_graphs_problems(info: dict, about: str) -> list[str]:
+    if info.get("type") != "dict" or not {"forward", "backward"} <= set(info.get("keys", [])):
+        return [f"record_train_graphs should return a dict with 'forward' and 'backward' lists of GraphModules; it returned "
+                f"{info.get('type')} with keys {info.get('keys')}."]
+    if not info.get("grads"):
+        return [f"on {about}, the model's parameters have no .grad after record_train_graphs: run the backward pass "
+                "(loss.backward()) so AOTAutograd hands your backend the backward graph too."]
+    for side in ("forward", "backward"):
+        got = info[side]
+        if not got["modules"] or got["count"] != 1:
+            hint = (" A backward graph is compiled only when backward runs." if side == "backward" and got["count"] == 0
+                    else " Compile only the loss function (model + loss), not the optimizer or .backward() call, and "
+                         "call torch._dynamo.reset() first so earlier graphs are not counted.")
+            return [f"on {about}, expected exactly one {side} GraphModule, got {got['count']}.{hint}"]
+    fw, bw = compute_ops(info["forward"]["truth"][0]), compute_ops(info["backward"]["truth"][0])
+    missing = [op for op in FORWARD_OPS if op not in fw] + [op for op in DERIVATIVE_OPS if op not in bw]
+    if missing:
+        return [f"on {about}, the graphs lack {', '.join(missing)}: these are not AOTAutograd's ATen graphs of the "
+                "model's forward and backward (use aot_autograd's fw_compiler and bw_compiler)."]
+    for side in ("forward", "backward"):
+        want, got = info[side]["truth"][0], info[side]["learner"][0]
+        if not isinstance(got, dict) or {str(k): v for k, v in got.items()} != want:
+            wrong = sorted(k for k in set(want) | set(got or {}) if (got or {}).get(k) != want.get(k))[:4] if isinstance(got, dict) else []
+            return [f"op_histogram of the {side} graph is off for {', '.join(map(str, wrong)) or 'its type'}: count every "
+                    "call_function node once, named by its overload packet ('aten.mm', not 'aten.mm.default'; "
+                    "operator.getitem as 'getitem')."]
+    return []
+
+
+@register("06.two_graphs", points=3, exercise="A", title="one training step, two graphs: AOTAutograd's forward and backward",
+          cases=[GPTCase("the lab's MiniGPT", seed=6)])
+def _two_graphs(ctx: Context, cases: list[GPTCase]) -> str:
+    for case in cases:
+        fail_if(two_graphs_problems(ctx.probe(probe_two_graphs, case), case.about))
+    return "one forward and one backward graph, every op counted"
+
+
+# ---------------------------------------------------------------- B: what the partitioner saves
+@dataclass(frozen=True)
+class SavedCase:
+    """A MiniGPT case and what the two graphs and eager autograd save for it (None: worked out here)."""
+
+    gpt: GPTCase
+    saved: dict | None = None          # {name: bytes} of the activations the forward graph hands to backward
+    eager_bytes: int | None = None     # bytes of the distinct non-parameter storages eager autograd saves
+
+
+def graphs_of(model: nn.Module, idx, targets, partition_fn: Callable | None = None) -> tuple:
+    """The checker's own forward and backward graphs of one step (the given partitioner, or aot_autograd's default)."""
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.aot_autograd import make_boxed_func
+
+    got: dict[str, list] = {"fw": [], "bw": []}
+
+    def keeper(side):
+        def compiler(gm, example_inputs):
+            got[side].append(gm)
+            return make_boxed_func(gm.forward)
+        return compiler
+
+    extra = {"partition_fn": partition_fn} if partition_fn is not None else {}
+    torch._dynamo.reset()
+    loss = torch.compile(lm_loss, backend=aot_autograd(fw_compiler=keeper("fw"), bw_compiler=keeper("bw"), **extra))(model, idx, targets)
+    loss.backward()
+    torch._dynamo.reset()
+    return got["fw"][0], got["bw"][0]
+
+
+def saved_by_outputs(fw, user_outputs: int = 1) -> dict:
+    """{name: bytes} of the tensors the forward graph returns beyond its user outputs that are not its own inputs."""
+    inputs = {n.name for n in fw.graph.nodes if n.op == "placeholder"}
+    out = next(n for n in fw.graph.nodes if n.op == "output").args[0]
+    saved = {}
+    for node in list(out)[user_outputs:]:
+        val = getattr(node, "meta", {}).get("val") if isinstance(node, torch.fx.Node) else None
+        if isinstance(val, torch.Tensor) and node.name not in inputs:
+            saved[node.name] = val.numel() * val.element_size()
+    return saved
+
+
+def eager_saved(model: nn.Module, idx, targets) -> int:
+    """Bytes of the distinct storages eager autograd packs during the forward, parameters' own storages left out."""
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    storages: dict[int, int] = {}
+
+    def pack(t):
+        s = t.untyped_storage()
+        if s.data_ptr() not in params:
+            storages[s.data_ptr()] = s.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        lm_loss(model, idx, targets)
+    return sum(storages.values())
+
+
+def saved_reference(case: GPTCase, device: str | torch.device) -> SavedCase:
+    model, idx, targets = case.build(device)
+    fw, _ = graphs_of(model, idx, targets)
+    model.zero_grad()
+    return SavedCase(case, saved_by_outputs(fw), eager_saved(model, idx, targets))
+
+
+def probe_saved(learner: Learner, case: GPTCase) -> dict:
+    """saved_activations on the checker's graphs of the case, and eager_saved_bytes on the case's model."""
+    model, idx, targets = case.build(run_device(learner))
+    fw, bw = graphs_of(model, idx, targets)
+    model.zero_grad()
+    rows = learner.call("saved_activations", fw, bw)
+    eager = learner.call("eager_saved_bytes", model, idx, targets)
+    try:
+        listed = {str(r["name"]): int(r["bytes"]) for r in rows}
+    except (TypeError, KeyError, ValueError):
+        listed = None
+    return {"rows": listed, "n_rows": len(rows) if hasattr(rows, "__len__") else None, "eager": eager,
+            "eager_type": type(eager).__name__}
+
+
+def saved_problems(got: dict, want: SavedCase, reveal: bool) -> list[str]:
+    about = want.gpt.about
+    if got.get("rows") is None:
+        return ["saved_activations should return a list of dicts with at least 'name' and 'bytes' (and 'shape', 'dtype')."]
+    rows, truth = got["rows"], want.saved
+    if got.get("n_rows") != len(rows):
+        return [f"on {about}, saved_activations lists some tensor twice."]
+    extra, missing = sorted(set(rows) - set(truth)), sorted(set(truth) - set(rows))
+    if extra or missing:
+        problems = []
+        if extra:
+            problems.append(f"on {about}, saved_activations lists {len(extra)} value(s) the backward does not get from the "
+                            f"forward's activations{' (' + ', '.join(extra[:4]) + ')' if reveal else ''}: leave out the "
+                            "tangents (the incoming gradients) and the forward's own inputs (parameters and tokens "
+                            "exist anyway), and non-tensors such as SymInts.")
+        if missing:
+            problems.append(f"on {about}, saved_activations misses {len(missing)} saved tensor(s)"
+                            f"{' (' + ', '.join(missing[:4]) + ')' if reveal else ''}: every backward placeholder that "
+                            "is neither a tangent nor a forward input is an activation the forward saved.")
+        return problems
+    wrong = [n for n in truth if rows[n] != truth[n]]
+    if wrong:
+        return [f"on {about}, the bytes of {', '.join(wrong[:3])} are off: bytes = numel × element_size of the node's "
+                "meta['val'] (a FakeTensor)."]
+    eager = got.get("eager")
+    if not isinstance(eager, int) or isinstance(eager, bool):
+        return [f"eager_saved_bytes should return an int (bytes); it returned a {got.get('eager_type')}."]
+    if eager != want.eager_bytes:
+        said = f"{eager:,} bytes, expected {want.eager_bytes:,}" if reveal else f"{eager:,} bytes, which is not what eager autograd saves"
+        return [f"on {about}, eager_saved_bytes gave {said}: count each storage once (several saved views of one "
+                "tensor are one allocation: untyped_storage().data_ptr()), use its nbytes, and leave out the "
+                "parameters' storages (a saved weight or its transpose costs nothing extra)."]
+    return []
+
+
+@register("06.saved", points=3, exercise="B", title="the activations forward hands to backward, compiled and eager",
+          cases=lambda: [saved_reference(GPTCase("the lab's MiniGPT", seed=6), "cpu")])
+def _saved(ctx: Context, cases: list[SavedCase]) -> str:
+    for case in cases:
+        fail_if(saved_problems(ctx.probe(probe_saved, case.gpt), case, ctx.reveal))
+    return "saved activations and their bytes are right, compiled and eager"
+
+
+# ---------------------------------------------------------------- B2: what min-cut recomputes
+@dataclass(frozen=True)
+class RecomputeCase:
+    gpt: GPTCase
+    want: tuple | None = None
+
+
+def recompute_truth(bw_default, bw_mincut) -> tuple:
+    """Compute ops the min-cut backward runs more often than the default backward does, sorted."""
+    a, b = compute_ops(histogram_of(bw_default)), compute_ops(histogram_of(bw_mincut))
+    return tuple(sorted(op for op in b if b[op] > a.get(op, 0)))
+
+
+def recompute_reference(case: GPTCase, device) -> RecomputeCase:
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+    model, idx, targets = case.build(device)
+    _, bw_default = graphs_of(model, idx, targets)
+    _, bw_mincut = graphs_of(model, idx, targets, min_cut_rematerialization_partition)
+    return RecomputeCase(case, recompute_truth(bw_default, bw_mincut))
+
+
+def probe_recompute(learner: Learner, case: GPTCase) -> dict:
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+    model, idx, targets = case.build(run_device(learner))
+    _, bw_default = graphs_of(model, idx, targets)
+    _, bw_mincut = graphs_of(model, idx, targets, min_cut_rematerialization_partition)
+    got = learner.call("recomputed_ops", bw_default, bw_mincut)
+    try:
+        return {"ops": sorted({str(o).split(".")[-1] for o in got})}
+    except TypeError:
+        return {"ops": None, "type": type(got).__name__}
+
+
+def recompute_problems(got: dict, case: RecomputeCase, reveal: bool) -> list[str]:
+    if got.get("ops") is None:
+        return [f"recomputed_ops should return a list or set of op names; it returned a {got.get('type')}."]
+    want = list(case.want)
+    if got["ops"] != want:
+        said = f"{got['ops']}, expected {want}" if reveal else "another set of ops"
+        return [f"on {case.gpt.about}, recomputed_ops gave {said}: compare the compute ops (views and copies left out) "
+                "of the two backward graphs, and keep those min-cut's backward runs more often."]
+    return []
+
+
+@register("06.recompute", points=2, exercise="B", title="the ops the min-cut partitioner recomputes instead of saving",
+          cases=lambda: [recompute_reference(GPTCase("the lab's MiniGPT", seed=6), "cpu")])
+def _recompute(ctx: Context, cases: list[RecomputeCase]) -> str:
+    for case in cases:
+        fail_if(recompute_problems(ctx.probe(probe_recompute, case.gpt), case, ctx.reveal))
+    return "the recomputed ops are right"
+
+
+# ---------------------------------------------------------------- C: backward kernels
+TRAIN_CAPTURE = None   # None: the notebook's own capture of a training step (`train_code`)
+
+
+def is_derivative(op: str) -> bool:
+    op = str(op).split(".")[-1]
+    return op.endswith("_backward") or op.endswith("_backward_data")
+
+
+@dataclass(frozen=True)
+class KernelListCase:
+    about: str
+    kernels: list | None = TRAIN_CAPTURE
+
+
+def probe_backward_kernels(learner: Learner, kernels: list | None) -> dict:
+    """derivative_kernels on the kernels (None: the notebook's capture) in their order and reversed."""
+    import dataclasses
+
+    kernels = list(learner.value("train_code").kernels) if kernels is None else list(kernels)
+    answers = []
+    for ks in (kernels, list(reversed(kernels))):
+        got = learner.call("derivative_kernels", ks)
+        try:
+            answers.append({str(k): sorted(str(o).split(".")[-1] for o in v) for k, v in dict(got).items()})
+        except (TypeError, ValueError):
+            answers.append(None)
+    return {"answers": answers, "kernels": [{"name": k.name, "aten_ops": list(k.aten_ops)} for k in kernels]
+            if dataclasses.is_dataclass(kernels[0] if kernels else None) else []}
+
+
+def backward_kernel_problems(got: dict, about: str) -> list[str]:
+    truth = {k["name"]: sorted(o for o in k["aten_ops"] if is_derivative(o)) for k in got["kernels"]}
+    truth = {k: v for k, v in truth.items() if v}
+    if not truth:
+        return [f"{about} holds no kernel that computes a derivative: capture a step that runs backward."]
+    for answer in got["answers"]:
+        if answer is None:
+            return ["derivative_kernels should return a dict {kernel name: [derivative ops it fuses]}."]
+        if answer != truth:
+            named_only = [k for k in answer if k not in truth]
+            hint = (f" {len(named_only)} of yours compute no derivative: a kernel's name can mention "
+                    "'backward' because of where its ops came from; decide by its aten_ops." if named_only else "")
+            return [f"on {about}, derivative_kernels picked {len(answer)} kernels, and {len(truth)} fuse a derivative "
+                    f"op (an op whose name ends in _backward or _backward_data), or the ops listed are off.{hint}"]
+    return []
+
+
+@register("06.backward_kernels", points=2, exercise="C", title="the fused backward kernels in Inductor's code",
+          cases=[KernelListCase("this notebook's capture of a training step")])
+def _backward_kernels(ctx: Context, cases: list[KernelListCase]) -> str:
+    for case in cases:
+        fail_if(backward_kernel_problems(ctx.probe(probe_backward_kernels, case.kernels), case.about))
+    return "every kernel that fuses a derivative found, with its ops"
+
+
+# ---------------------------------------------------------------- D: breaks split the backward
+def step_without_break(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    return torch.tanh(x @ w).relu()
+
+
+def step_with_break(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    h = torch.tanh(x @ w)
+    print("", end="")                      # a print: Dynamo cannot put it in a graph
+    return h.relu()
+
+
+@dataclass(frozen=True)
+class BreakCase:
+    about: str
+    fn: Callable
+    shape: tuple = (4, 8)
+    want: tuple | None = None           # (forward graphs, backward graphs)
+
+
+def break_inputs(shape: tuple) -> tuple:
+    torch.manual_seed(0)
+    return torch.randn(*shape), torch.randn(shape[-1], shape[-1], requires_grad=True)
+
+
+def probe_breaks(learner: Learner, fn: Callable, shape: tuple) -> dict:
+    torch._dynamo.reset()
+    x, w = break_inputs(shape)
+    got = learner.call("count_graphs", fn, x, w)
+    return {"got": list(got) if isinstance(got, (tuple, list)) else None, "type": type(got).__name__,
+            "grad": w.grad is not None}
+
+
+def breaks_problems(got: dict, case: BreakCase, reveal: bool) -> list[str]:
+    if got.get("got") is None or len(got["got"]) != 2:
+        return [f"count_graphs should return (forward graphs, backward graphs); it returned a {got.get('type')}."]
+    if not got.get("grad"):
+        return [f"on {case.about}, count_graphs never ran backward (the weight has no .grad): call .sum().backward() on "
+                "the output, so the backward graphs get compiled and counted."]
+    if tuple(got["got"]) != tuple(case.want):
+        said = f"{tuple(got['got'])}, expected {tuple(case.want)}" if reveal else f"{tuple(got['got'])}, which is not what Dynamo compiled"
+        return [f"on {case.about}, count_graphs gave {said}: count the graphs your aot_autograd backend's fw_compiler "
+                "and bw_compiler receive (torch._dynamo.reset() first)."]
+    return []
+
+
+@register("06.breaks", points=2, exercise="D", title="a graph break in forward splits the backward too",
+          cases=[BreakCase("a step without a break", step_without_break, want=(1, 1)),
+                 BreakCase("a step with a print in it", step_with_break, want=(2, 2))])
+def _breaks(ctx: Context, cases: list[BreakCase]) -> str:
+    for case in cases:
+        fail_if(breaks_problems(ctx.probe(probe_breaks, case.fn, case.shape), case, ctx.reveal))
+    return "forward and backward graphs counted"
+
+
+# ---------------------------------------------------------------- D2: guards and recompiles
+class Dropper(nn.Module):
+    """A Linear followed by dropout: its forward reads self.training."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin, self.drop = nn.Linear(8, 8), nn.Dropout(0.5)
+
+    def forward(self, x):
+        return self.drop(self.lin(x))
+
+
+def branch_on_int(x: torch.Tensor, n: int) -> torch.Tensor:
+    """Seed 004's example: Python branches on a plain int."""
+    if n > 2:
+        return x * n
+    return x + n
+
+
+def make_linear() -> nn.Module:
+    return nn.Linear(8, 8)
+
+
+def make_branch() -> Callable:
+    return branch_on_int
+
+
+def flip_eval(compiled, fn):
+    """Call in train mode, then in eval mode, then in train mode again."""
+    x = torch.randn(4, 8)
+    compiled(x)
+    fn.eval()
+    compiled(x)
+    fn.train()
+    compiled(x)
+
+
+def flip_requires_grad(compiled, fn):
+    x = torch.randn(4, 8)
+    compiled(x)
+    compiled(x.clone().requires_grad_())
+
+
+def flip_autocast(compiled, fn):
+    x = torch.randn(4, 8)
+    compiled(x)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        compiled(x)
+
+
+def int_calls(compiled, fn):
+    x = torch.randn(4)
+    for n in (1, 2, 3, 4, 1):
+        compiled(x, n)
+
+
+@dataclass(frozen=True)
+class GuardCase:
+    """A function (or a module class to build), a script of calls on its compiled version, and the compile count."""
+
+    key: str
+    make: Callable
+    script: Callable
+    want: int | None = None
+
+
+def public_guard_cases() -> list[GuardCase]:
+    cases = [GuardCase("eval", Dropper, flip_eval), GuardCase("requires_grad", make_linear, flip_requires_grad),
+             GuardCase("autocast", make_linear, flip_autocast), GuardCase("int_branch", make_branch, int_calls)]
+    return [GuardCase(c.key, c.make, c.script, compiles_of(c.make, c.script)) for c in cases]
+
+
+def compiles_of(make: Callable, script: Callable) -> int:
+    """The checker's own count: Dynamo frames compiled while the script runs."""
+    from torch._dynamo.testing import CompileCounter
+
+    torch.manual_seed(0)
+    fn = make()
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    script(torch.compile(fn, backend=counter), fn)
+    torch._dynamo.reset()
+    return counter.frame_count
+
+
+def probe_guards(learner: Learner, cases: list[GuardCase], with_predictions: bool) -> dict:
+    counts = []
+    for case in cases:
+        torch.manual_seed(0)
+        fn = case.make()
+        counts.append(learner.call("count_compiles", fn, case.script))
+    info = {"counts": counts}
+    if with_predictions:
+        info["predictions"] = dict(learner.value("PREDICTED_COMPILES")) if isinstance(learner.value("PREDICTED_COMPILES"), dict) else None
+    return info
+
+
+def guard_problems(got: dict, cases: list[GuardCase], reveal: bool) -> list[str]:
+    for n, case in zip(got["counts"], cases):
+        if not isinstance(n, int) or isinstance(n, bool) or n != case.want:
+            said = f"{n!r}, measured {case.want}" if reveal else f"{n!r}, which is not the number of compiles"
+            return [f"on the '{case.key}' scenario, count_compiles gave {said}: compile with a counting backend "
+                    "(torch._dynamo.testing.CompileCounter), torch._dynamo.reset() first, run the script on the compiled "
+                    "function, and return the counter's frame_count."]
+    return []
+
+
+def prediction_problems(predictions: dict | None, cases: list[GuardCase]) -> list[str]:
+    if predictions is None:
+        return ["PREDICTED_COMPILES should be a dict {scenario: number of compiles}."]
+    wrong = []
+    for case in cases:
+        said = predictions.get(case.key)
+        if said is None or said is ...:
+            return [f"PREDICTED_COMPILES['{case.key}'] is not filled in yet."]
+        if said != case.want:
+            wrong.append(f"'{case.key}': you predicted {said}, it compiled {case.want} time(s)")
+    if wrong:
+        return ["; ".join(wrong) + ". Read the guards printed above for each scenario: which one fails, and does "
+                "Dynamo then compile again?"]
+    return []
+
+
+@register("06.recompiles", points=2, exercise="D", title="count the compiles a guard failure causes",
+          cases=public_guard_cases)
+def _recompiles(ctx: Context, cases: list[GuardCase]) -> str:
+    fail_if(guard_problems(ctx.probe(probe_guards, cases, False), cases, ctx.reveal))
+    return "compiles counted right in every scenario"
+
+
+@register("06.predictions", points=1, exercise="D", title="predicted which guard fails and whether it recompiles",
+          cases=public_guard_cases)
+def _predictions(ctx: Context, cases: list[GuardCase]) -> str:
+    got = ctx.probe(probe_guards, [], True)
+    fail_if(prediction_problems(got.get("predictions"), cases))
+    return "every prediction matches the measurement"
+
+
+# ---------------------------------------------------------------- F: activation checkpointing
+def block_modules(model: nn.Module) -> list[nn.Module]:
+    from helpers.models import Block
+
+    return [m for m in model.modules() if isinstance(m, Block)]
+
+
+def probe_checkpoint(learner: Learner, case: GPTCase) -> dict:
+    """checkpoint_blocks on the case's MiniGPT: same loss and gradients, block forwards re-run in backward, less saved."""
+    device = run_device(learner)
+    model, idx, targets = case.build(device)
+    plain = copy.deepcopy(model)
+    ck = learner.call("checkpoint_blocks", model)
+    info: dict = {"module": isinstance(ck, nn.Module)}
+    if not info["module"]:
+        return info
+    calls = {"forward": 0, "backward": 0}
+    phase = ["forward"]
+    blocks = block_modules(ck)
+
+    def counting(forward):   # module hooks do not fire when checkpoint re-runs a block, so count forward itself
+        def counted(*args, **kwargs):
+            calls[phase[0]] += 1
+            return forward(*args, **kwargs)
+        return counted
+
+    for b in blocks:
+        b.forward = counting(b.forward)
+    try:
+        with learner.running("checkpoint_blocks"):
+            loss = lm_loss(ck, idx, targets)
+            phase[0] = "backward"
+            loss.backward()
+    finally:
+        for b in blocks:
+            del b.forward
+    ref = lm_loss(plain, idx, targets)
+    ref.backward()
+    mine, theirs = list(ck.parameters()), list(plain.parameters())   # a wrapper renames parameters, never reorders them
+    same = len(mine) == len(theirs) and all(a.shape == b.shape for a, b in zip(mine, theirs))
+    diffs = [(a.grad - b.grad).abs().max().item() if a.grad is not None else math.inf for a, b in zip(mine, theirs)] if same else []
+    info.update(blocks=len(block_modules(ck)), want_blocks=case.n_layers, calls=calls, loss_diff=abs(loss.item() - ref.item()),
+                grad_diff=max(diffs) if diffs else math.inf, same_names=same,
+                saved=eager_saved(ck, idx, targets), saved_plain=eager_saved(plain, idx, targets))
+    return info
+
+
+def checkpoint_problems(got: dict, about: str) -> list[str]:
+    if not got.get("module"):
+        return ["checkpoint_blocks should return the model (an nn.Module) with its blocks checkpointed."]
+    if got["blocks"] != got["want_blocks"] or not got["same_names"]:
+        return ["checkpoint_blocks should keep the model's blocks and parameter names (wrap each block's call; do not "
+                "rebuild or re-initialise them)."]
+    if got["loss_diff"] > 1e-5 or got["grad_diff"] > 1e-5:
+        return [f"on {about}, the checkpointed model's loss or gradients differ from the plain model's (by "
+                f"{max(got['loss_diff'], got['grad_diff']):.1e}): checkpointing must not change the arithmetic."]
+    if got["calls"]["backward"] != got["want_blocks"]:
+        return [f"on {about}, {got['calls']['backward']} block forward(s) ran again during backward, expected one per "
+                "block: run each block through torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)."]
+    if not got["saved"] < got["saved_plain"]:
+        return [f"on {about}, autograd still saves {got['saved']:,} bytes ({got['saved_plain']:,} without "
+                "checkpointing): the blocks' activations should no longer be saved."]
+    return []
+
+
+@register("06.checkpoint", points=2, exercise="F", title="activation checkpointing of every block: same gradients, less saved",
+          cases=[GPTCase("the lab's MiniGPT", seed=6, n_layers=2)])
+def _checkpoint(ctx: Context, cases: list[GPTCase]) -> str:
+    for case in cases:
+        fail_if(checkpoint_problems(ctx.probe(probe_checkpoint, case), case.about))
+    return "blocks recomputed in backward, gradients unchanged, fewer bytes saved"
+
+
+# ---------------------------------------------------------------- G: mixed precision
+@dataclass(frozen=True)
+class PrecisionCase:
+    gpt: GPTCase
+    steps: int = 4
+    lr: float = 0.1
+    reference: tuple | None = None    # fp32 eager losses (None: worked out here)
+
+
+def batches_for(case: PrecisionCase, device) -> tuple[nn.Module, list]:
+    model, idx, targets = case.gpt.build(device)
+    gen = torch.Generator().manual_seed(case.gpt.seed + 1)
+    batches = []
+    for _ in range(case.steps):
+        tokens = torch.randint(0, case.gpt.vocab, (case.gpt.batch, case.gpt.seq + 1), generator=gen).to(device)
+        batches.append((tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()))
+    return model, batches
+
+
+def reference_losses(case: PrecisionCase, device) -> tuple:
+    """fp32 eager SGD losses: the checker's own training loop."""
+    model, batches = batches_for(case, device)
+    opt = torch.optim.SGD(model.parameters(), lr=case.lr)
+    losses = []
+    for idx, targets in batches:
+        opt.zero_grad()
+        loss = lm_loss(model, idx, targets)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return tuple(losses)
+
+
+def precision_case(case: PrecisionCase, device) -> PrecisionCase:
+    return PrecisionCase(case.gpt, case.steps, case.lr, reference_losses(case, device))
+
+
+def probe_precision(learner: Learner, case: PrecisionCase) -> dict:
+    device = run_device(learner)
+    runs = {}
+    for dtype in ("float32", "bfloat16"):
+        for compiled in (False, True):
+            model, batches = batches_for(case, device)
+            torch._dynamo.reset()
+            got = learner.call("train_losses", model, batches, getattr(torch, dtype), compiled, case.lr)
+            try:
+                runs[f"{dtype}/{'compiled' if compiled else 'eager'}"] = [float(v) for v in got]
+            except (TypeError, ValueError):
+                runs[f"{dtype}/{'compiled' if compiled else 'eager'}"] = None
+    torch._dynamo.reset()
+    return runs
+
+
+def relative_gap(a: list, b: list) -> float:
+    return max((abs(x - y) / max(abs(y), 1e-6) for x, y in zip(a, b)), default=math.inf) if len(a) == len(b) else math.inf
+
+
+def precision_problems(runs: dict, case: PrecisionCase) -> list[str]:
+    for key, losses in runs.items():
+        if losses is None or len(losses) != case.steps or not all(map(math.isfinite, losses)):
+            return [f"train_losses ({key}) should return {case.steps} finite losses, one per batch."]
+    if relative_gap(runs["float32/eager"], list(case.reference)) > 1e-4:
+        return ["the fp32 eager losses are not those of plain SGD on these batches: one optimizer step per batch, "
+                "zero_grad before each backward, loss_fn on each batch, the learning rate given."]
+    if relative_gap(runs["float32/compiled"], runs["float32/eager"]) > 1e-3:
+        return [f"compiled fp32 losses differ from eager by {relative_gap(runs['float32/compiled'], runs['float32/eager']):.1e} "
+                "(relative): compile the loss computation and keep the same training loop."]
+    if relative_gap(runs["bfloat16/eager"], runs["float32/eager"]) < 1e-6:
+        return ["the bfloat16 losses equal the fp32 ones exactly: run the forward under torch.autocast(device_type, "
+                "dtype=...) when a lower precision is asked for."]
+    gap = relative_gap(runs["bfloat16/compiled"], runs["bfloat16/eager"])
+    if gap > 3e-2:
+        return [f"compiled bf16 losses differ from eager bf16 by {gap:.1e} (relative, allowed 3e-2): put the autocast "
+                "context around the compiled call, the same way as in eager."]
+    return []
+
+
+@register("06.mixed_precision", points=2, exercise="G", title="bf16 autocast in a compiled step matches eager",
+          cases=lambda: [precision_case(PrecisionCase(GPTCase("the lab's MiniGPT", seed=6)), "cpu")])
+def _mixed_precision(ctx: Context, cases: list[PrecisionCase]) -> str:
+    for case in cases:
+        fail_if(precision_problems(ctx.probe(probe_precision, case), case))
+    return "fp32 and bf16 losses of compiled training match eager"
+
+
+# ---------------------------------------------------------------- H: is it worth it
+@dataclass(frozen=True)
+class PayoffCase:
+    compile_s: float
+    eager_ms: float
+    compiled_ms: float
+
+    def want(self) -> float:
+        saved = self.eager_ms - self.compiled_ms
+        return math.inf if saved <= 0 else math.ceil(self.compile_s * 1000 / saved)
+
+
+def probe_payoff(learner: Learner, cases: list[PayoffCase]) -> list:
+    return [learner.call("steps_to_pay_off", c.compile_s, c.eager_ms, c.compiled_ms) for c in cases]
+
+
+def payoff_problems(got: list, cases: list[PayoffCase], reveal: bool) -> list[str]:
+    for n, case in zip(got, cases):
+        want = case.want()
+        ok = (math.isinf(want) and isinstance(n, float) and math.isinf(n)) or (
+            not math.isinf(want) and isinstance(n, int) and not isinstance(n, bool) and n == want)
+        if not ok:
+            said = f"{n!r}, expected {want}" if reveal else f"{n!r}"
+            hint = ("when compiling does not make a step faster it never pays off: return math.inf"
+                    if math.isinf(want) else "the smallest whole number of steps whose saved time covers the compile time")
+            return [f"steps_to_pay_off({case.compile_s}, {case.eager_ms}, {case.compiled_ms}) gave {said}: {hint}."]
+    return []
+
+
+@register("06.payoff", points=1, exercise="H", title="after how many steps compiling pays off",
+          cases=[PayoffCase(30.0, 12.0, 8.0), PayoffCase(2.5, 1.0, 1.0), PayoffCase(1.0, 3.0, 1.5)])
+def _payoff(ctx: Context, cases: list[PayoffCase]) -> str:
+    fail_if(payoff_problems(ctx.probe(probe_payoff, cases), cases, ctx.reveal))
+    return "pay-off steps right, including a compile that never pays"
