@@ -526,7 +526,9 @@ def probe_guards(learner: Learner, cases: list[GuardCase], with_predictions: boo
         counts.append(learner.call("count_compiles", fn, case.script))
     info = {"counts": counts}
     if with_predictions:
-        info["predictions"] = dict(learner.value("PREDICTED_COMPILES")) if isinstance(learner.value("PREDICTED_COMPILES"), dict) else None
+        said = learner.value("PREDICTED_COMPILES")
+        info["predictions"] = ({str(k): v if isinstance(v, int) and not isinstance(v, bool) else None for k, v in said.items()}
+                               if isinstance(said, dict) else None)   # `...` (not filled in) and anything not a count: None
     return info
 
 
@@ -546,8 +548,8 @@ def prediction_problems(predictions: dict | None, cases: list[GuardCase]) -> lis
     wrong = []
     for case in cases:
         said = predictions.get(case.key)
-        if said is None or said is ...:
-            return [f"PREDICTED_COMPILES['{case.key}'] is not filled in yet."]
+        if said is None:
+            return [f"PREDICTED_COMPILES['{case.key}'] is not filled in yet: write the number of compiles you expect."]
         if said != case.want:
             wrong.append(f"'{case.key}': you predicted {said}, it compiled {case.want} time(s)")
     if wrong:
