@@ -102,6 +102,12 @@ def cmd_release(args) -> int:
     return 0
 
 
+def cmd_llm_bench(argv: list[str]) -> int:
+    from helpers.llm_bench.cli import main as llm_bench
+
+    return llm_bench(argv, prog="workbook llm-bench")
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="workbook", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
@@ -139,6 +145,10 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--lab", required=True)
     m.add_argument("--out", required=True)
     m.set_defaults(fn=cmd_merge)
+    llm = sub.add_parser("llm-bench", help="benchmark LLM inference backends (TTFT, TPOT, tokens/s, memory); "
+                         "`workbook llm-bench --help` for its options", add_help=False)
+    llm.add_argument("args", nargs=argparse.REMAINDER)
+    llm.set_defaults(fn=lambda args: cmd_llm_bench(args.args))
     rel = sub.add_parser("release", help="write the learner bundle (labs, helpers, no solutions or hidden checks)")
     rel.add_argument("--out", required=True)
     rel.set_defaults(fn=cmd_release)
@@ -146,6 +156,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["llm-bench"]:   # its own options, --help included, go to its own parser
+        return cmd_llm_bench(argv[1:])
     args = parser().parse_args(argv)
     try:
         return args.fn(args) or 0

@@ -1,0 +1,20 @@
+"""LLM inference benchmarks: a byte tokenizer, backends behind one streaming interface, a runner, a CLI.
+
+    from helpers.llm_bench import run_benchmark
+    results = run_benchmark(["eager", "int8"], ["short-chat"], model="tiny", repeats=3)
+    print(results.table()); results.to_json("results.json")
+
+Command line: `python -m helpers.llm_bench --help`. Introduced in Lab 07; the model is helpers.llama.
+"""
+
+from helpers.llm_bench.backends import (BACKENDS, CompiledBackend, EagerBackend, Int8Backend, LLMBackend,
+                                        LlamaBackend, make_backend)
+from helpers.llm_bench.hf import HFBackend  # transformers itself is imported only when one is made
+from helpers.llm_bench.generation import GenerationConfig, GenerationResult, percentiles
+from helpers.llm_bench.runner import WORKLOADS, BenchResults, Workload, WorkloadResult, run_benchmark, workload
+from helpers.llm_bench.tokenizer import ByteTokenizer
+
+
+__all__ = ["BACKENDS", "BenchResults", "ByteTokenizer", "CompiledBackend", "EagerBackend", "GenerationConfig",
+           "GenerationResult", "HFBackend", "Int8Backend", "LLMBackend", "LlamaBackend", "WORKLOADS", "Workload",
+           "WorkloadResult", "make_backend", "percentiles", "run_benchmark", "workload"]

@@ -1,0 +1,115 @@
+"""What one generation asks for (GenerationConfig) and what it measured (GenerationResult), plus sampling.
+
+Timing rule: a token's timestamp is taken when its id is on the host, after the device work that made it
+has finished (the backend's `.tolist()` waits for it). On CPU that is free. On a GPU it costs one device
+sync per token: the host cannot queue step n+1 while step n runs, so each step's launch overhead is paid
+in full instead of hiding behind the previous step's kernels. Measured on an H100 (torch 2.11, the "small"
+config in bf16, 256 tokens): eager 19.9 ms per token with the sync against 13.4 ms without (+6.4 ms);
+compiled with mode="reduce-overhead" (one CUDA graph per step) 0.79 against 0.61 ms (+0.18 ms). A
+streaming server pays the same price: it must see each token to send it and to check for a stop.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+
+@dataclass(frozen=True)
+class GenerationConfig:
+    """How to generate: greedy when temperature is 0; stop when every sequence has emitted a stop id."""
+
+    max_new_tokens: int = 32
+    temperature: float = 0.0
+    top_k: int | None = None
+    seed: int = 0
+    stop_token_ids: tuple[int, ...] = ()
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature <= 0
+
+
+def sample_next(logits: torch.Tensor, config: GenerationConfig, generator: torch.Generator | None) -> torch.Tensor:
+    """Next ids (batch,) from last-position logits (batch, vocab): argmax, or softmax(logits / T) sampling."""
+    if config.greedy:
+        return logits.argmax(dim=-1)
+    logits = logits.float() / config.temperature
+    if config.top_k is not None:
+        kth = torch.topk(logits, min(config.top_k, logits.shape[-1]), dim=-1).values[:, -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    return torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=generator).squeeze(-1)
+
+
+def percentiles(xs: list[float], qs: tuple[float, ...] = (50, 95, 99)) -> dict[str, float]:
+    """{"p50": …, "p95": …, "p99": …, "mean": …} with numpy's linear interpolation; NaN where xs is empty.
+
+    With few samples the high percentiles are interpolated between the largest ones: p99 of 3 runs is
+    nearly their maximum. Tail latencies need many runs.
+    """
+    xs = [x for x in xs if not math.isnan(x)]
+    if not xs:
+        return {**{f"p{q:g}": math.nan for q in qs}, "mean": math.nan}
+    return {**{f"p{q:g}": float(np.percentile(xs, q)) for q in qs}, "mean": float(np.mean(xs))}
+
+
+@dataclass
+class GenerationResult:
+    """One generation: the ids of every step and the monotonic time (time.perf_counter, s) each reached the host."""
+
+    prompt_tokens: int
+    batch: int
+    start_s: float
+    token_times_s: list[float] = field(default_factory=list)
+    tokens: list[list[int]] = field(default_factory=list)  # one list per step: an id for each sequence
+
+    @property
+    def n_tokens(self) -> int:
+        """Decode steps made (each gives one token to each sequence of the batch)."""
+        return len(self.token_times_s)
+
+    @property
+    def ttft_s(self) -> float:
+        """Time to first token: prefill plus the first sampling, as the caller saw it."""
+        return self.token_times_s[0] - self.start_s if self.token_times_s else math.nan
+
+    @property
+    def itl_s(self) -> list[float]:
+        """Inter-token latencies: the gaps between successive tokens."""
+        t = self.token_times_s
+        return [b - a for a, b in zip(t, t[1:])]
+
+    @property
+    def tpot_s(self) -> float:
+        """Time per output token after the first: the mean gap between successive tokens."""
+        n = self.n_tokens
+        return (self.token_times_s[-1] - self.token_times_s[0]) / (n - 1) if n > 1 else math.nan
+
+    @property
+    def e2e_s(self) -> float:
+        """End to end: from the call to the last token."""
+        return self.token_times_s[-1] - self.start_s if self.token_times_s else math.nan
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Generated tokens (all sequences) per second of end-to-end time, prefill included."""
+        return self.batch * self.n_tokens / self.e2e_s if self.n_tokens else math.nan
+
+    @property
+    def naive_ttft_s(self) -> float:
+        """The guess that needs no stream, e2e / n_tokens: wrong whenever prefill and decode steps differ."""
+        return self.e2e_s / self.n_tokens if self.n_tokens else math.nan
+
+    def sequences(self) -> list[list[int]]:
+        """The generated ids per sequence (batch lists), from the per-step lists."""
+        return [list(seq) for seq in zip(*self.tokens)] if self.tokens else [[] for _ in range(self.batch)]
+
+    def summary(self) -> dict:
+        """The derived numbers as a plain dict (seconds), for JSON."""
+        return {"prompt_tokens": self.prompt_tokens, "batch": self.batch, "n_tokens": self.n_tokens,
+                "ttft_s": self.ttft_s, "tpot_s": self.tpot_s, "e2e_s": self.e2e_s,
+                "tokens_per_s": self.tokens_per_s, "naive_ttft_s": self.naive_ttft_s,
+                "token_offsets_s": [t - self.start_s for t in self.token_times_s]}
