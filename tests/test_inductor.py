@@ -23,7 +23,8 @@ from helpers.inductor import (
 )
 
 FIXTURES = Path(__file__).resolve().parents[1] / "solutions" / "hidden" / "dumps"
-DUMPS = sorted(p.parent for p in FIXTURES.glob("*/*/output_code.py"))
+DUMPS = sorted(p.parent for p in FIXTURES.glob("*/*/output_code.py") if not p.parent.name.endswith("_train"))
+TRAIN_DUMPS = sorted(FIXTURES.glob("*/*_train"))   # a training step: a forward and a backward module in one file
 
 
 def dumps(model: str | None = None) -> list:
@@ -305,3 +306,19 @@ def test_capture_tinyhead_live_cuda(tmp_path):
     assert all(k.kind != "cpp" for k in code.kernels)
     check_well_formed(code)
     check_tinyhead(code)
+
+
+def test_training_dumps_cover_cpu_and_gpu():
+    assert {p.parent.name.split("-")[0] for p in TRAIN_DUMPS} >= {"cpu", "cuda"}, TRAIN_DUMPS
+
+
+@pytest.mark.parametrize("folder", TRAIN_DUMPS, ids=lambda p: p.parent.name)
+def test_training_dump_holds_forward_and_backward_kernels(folder):
+    """Both modules parse: the forward's kernels and the backward's, whose ops name the derivatives they fuse."""
+    code = load_dump(folder)
+    assert code.output_code.count("def call(") == 2
+    derivative = [k for k in code.kernels if any(o.endswith(("_backward", "_backward_data")) for o in k.aten_ops)]
+    ops = {o for k in derivative for o in k.aten_ops}
+    assert {"gelu_backward", "_softmax_backward_data", "embedding_dense_backward"} <= ops, code.summary()
+    assert len(derivative) < len(code.kernels)
+    assert any(l.extern and "mm" in l.name for l in code.launches)

@@ -106,6 +106,7 @@ CASES = {
     "06.checkpoint": [public.GPTCase("the grader's MiniGPT (3 blocks)", seed=63, n_layers=3, d_model=24, n_heads=2, vocab=71,
                                      batch=2, seq=7)],
     "06.mixed_precision": lambda refs: [refs["precision"]],
-    "06.payoff": [public.PayoffCase(45.0, 20.0, 5.0), public.PayoffCase(1.0, 0.5, 0.6), public.PayoffCase(10.0, 7.0, 3.0),
+    "06.payoff": [public.PayoffCase(45.0, 20.0, 5.0), public.PayoffCase(1.0, 0.5, 0.6), public.PayoffCase(2.0, 10.0, 7.0),
+                  public.PayoffCase(5.0, 9.0, 2.0),
                   public.PayoffCase(0.001, 2.0, 1.0), public.PayoffCase(7.0, 4.0, 4.0)],
 }
