@@ -188,27 +188,48 @@ def saved_by_outputs(fw, user_outputs: int = 1) -> dict:
     return saved
 
 
-def eager_saved(model: nn.Module, idx, targets) -> int:
-    """Bytes of the distinct storages eager autograd packs during the forward, parameters' own storages left out."""
-    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
-    storages: dict[int, int] = {}
+def autograd_saved_bytes(loss: torch.Tensor, params) -> int:
+    """Bytes of the distinct storages the autograd graph behind `loss` holds (its nodes' `_saved_*` attributes),
+    parameters' storages and wrapped Python scalars left out: what eager autograd keeps for the backward."""
+    skip = {p.untyped_storage().data_ptr() for p in params}
+    storages, todo, seen = {}, [loss.grad_fn], set()
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        for attr in (a for a in dir(node) if a.startswith("_saved_")):
+            try:
+                value = getattr(node, attr)
+            except RuntimeError:          # freed, or not a tensor
+                continue
+            for t in value if isinstance(value, (tuple, list)) else [value]:
+                if isinstance(t, torch.Tensor) and not (t.dim() == 0 and t.dtype == torch.float64):
+                    if t.untyped_storage().data_ptr() not in skip:
+                        storages[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+        todo.extend(fn for fn, _ in node.next_functions)
+    return sum(storages.values())
 
-    def pack(t):
-        s = t.untyped_storage()
-        if s.data_ptr() not in params:
-            storages[s.data_ptr()] = s.nbytes()
+
+def packed_bytes(model: nn.Module, idx, targets) -> int:
+    """Bytes of every tensor autograd packs during the forward, counted each time it is packed (a rough measure
+    that falls when checkpointing keeps a block's activations out of the graph)."""
+    total = [0]
+
+    def count(t):
+        total[0] += t.nelement() * t.element_size()
         return t
 
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    with torch.autograd.graph.saved_tensors_hooks(count, lambda t: t):
         lm_loss(model, idx, targets)
-    return sum(storages.values())
+    return total[0]
 
 
 def saved_reference(case: GPTCase, device: str | torch.device) -> SavedCase:
     model, idx, targets = case.build(device)
     fw, _ = graphs_of(model, idx, targets)
     model.zero_grad()
-    return SavedCase(case, saved_by_outputs(fw), eager_saved(model, idx, targets))
+    return SavedCase(case, saved_by_outputs(fw), autograd_saved_bytes(lm_loss(model, idx, targets), model.parameters()))
 
 
 def probe_saved(learner: Learner, case: GPTCase) -> dict:
@@ -506,16 +527,17 @@ def public_guard_cases() -> list[GuardCase]:
 
 
 def compiles_of(make: Callable, script: Callable) -> int:
-    """The checker's own count: Dynamo frames compiled while the script runs."""
-    from torch._dynamo.testing import CompileCounter
+    """The checker's own count: graphs Dynamo compiled while the script ran (its `unique_graphs` statistic)."""
+    from torch._dynamo.utils import counters
 
     torch.manual_seed(0)
     fn = make()
     torch._dynamo.reset()
-    counter = CompileCounter()
-    script(torch.compile(fn, backend=counter), fn)
+    before = counters["stats"]["unique_graphs"]
+    script(torch.compile(fn, backend="eager"), fn)
+    n = counters["stats"]["unique_graphs"] - before
     torch._dynamo.reset()
-    return counter.frame_count
+    return n
 
 
 def probe_guards(learner: Learner, cases: list[GuardCase], with_predictions: bool) -> dict:
@@ -616,7 +638,7 @@ def probe_checkpoint(learner: Learner, case: GPTCase) -> dict:
     diffs = [(a.grad - b.grad).abs().max().item() if a.grad is not None else math.inf for a, b in zip(mine, theirs)] if same else []
     info.update(blocks=len(block_modules(ck)), want_blocks=case.n_layers, calls=calls, loss_diff=abs(loss.item() - ref.item()),
                 grad_diff=max(diffs) if diffs else math.inf, same_names=same,
-                saved=eager_saved(ck, idx, targets), saved_plain=eager_saved(plain, idx, targets))
+                saved=packed_bytes(ck, idx, targets), saved_plain=packed_bytes(plain, idx, targets))
     return info
 
 
