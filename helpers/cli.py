@@ -29,6 +29,20 @@ def cmd_doctor(args) -> int:
     return code
 
 
+INSTRUCTOR_COMMANDS = ("build", "grade", "merge", "release")
+
+
+def missing_instructor_parts() -> str | None:
+    """Why this copy cannot run the instructor's commands (the learner bundle has no grader and no solutions), or None."""
+    import importlib.util
+
+    if importlib.util.find_spec("helpers.grading") is None or not (ROOT / "solutions").is_dir():
+        return ("is an instructor command: it needs the course repository (the solutions, helpers/grading and the "
+                "hidden checks), which the learner bundle leaves out. Learners: run the check cells in your notebook, "
+                "`workbook run NN` to run a lab headlessly, and `workbook doctor` to check this machine.")
+    return None
+
+
 def cmd_build(args) -> int:
     from helpers import notebooks
 
@@ -160,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["llm-bench"]:   # its own options, --help included, go to its own parser
         return cmd_llm_bench(argv[1:])
     args = parser().parse_args(argv)
+    if args.command in INSTRUCTOR_COMMANDS and (why := missing_instructor_parts()):
+        print(f"`workbook {args.command}` {why}", file=sys.stderr)
+        return 2
     try:
         return args.fn(args) or 0
     except KeyboardInterrupt:

@@ -52,3 +52,27 @@ def test_leak_detector_catches_a_leak(bundle, tmp_path):
 def test_release_refuses_to_overwrite_the_repository():
     with pytest.raises(ValueError):
         make_release(ROOT, ROOT)
+
+
+@pytest.mark.parametrize("command", [["grade", "--lab", "04", "subs", "--out", "grades"], ["release", "--out", "x"],
+                                     ["build", "--check"], ["merge", "a", "--lab", "04", "--out", "b"]])
+def test_bundle_says_instructor_commands_are_not_for_learners(bundle, command):
+    """In the learner bundle, the instructor's commands exit 2 with a sentence, never a traceback."""
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "helpers.cli", *command], cwd=bundle, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(bundle)}, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert "instructor command" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_bundle_doctor_still_runs(bundle):
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "helpers.cli", "doctor"], cwd=bundle, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(bundle)}, timeout=300)
+    assert "Traceback" not in proc.stderr and "instructor command" not in proc.stderr, proc.stderr
