@@ -86,7 +86,7 @@ def cmd_grade(args) -> int:
     settings = batch.Settings(lab=args.lab, out=Path(args.out), jobs=args.jobs, cell_timeout=args.cell_timeout,
                               notebook_timeout=args.timeout, call_timeout=args.call_timeout, memory_mb=args.memory_mb,
                               device=args.device, quick=not args.full, seed=args.seed, threads=args.threads,
-                              bwrap=not args.no_bwrap, warm=not args.no_warm)
+                              bwrap=not args.no_bwrap, warm=not args.no_warm, force=args.force, only=tuple(args.only or ()))
     paths = [Path(p) for p in args.submissions]
     if not paths:
         print("name at least one submission file or folder", file=sys.stderr)
@@ -152,6 +152,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--threads", type=int, help="CPU threads per job (default: the cores shared out between --jobs)")
     g.add_argument("--no-bwrap", action="store_true", help="run jobs without the bubblewrap jail (debugging only)")
     g.add_argument("--no-warm", action="store_true", help="do not warm the compile cache with the reference solution")
+    g.add_argument("--force", action="store_true", help="regrade every submission, even those already graded unchanged")
+    g.add_argument("--only", nargs="+", metavar="NAME", help="regrade just these submissions (file name, stem or key)")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     g.set_defaults(fn=cmd_grade)
     m = sub.add_parser("merge", help="merge gradebook folders of several shards")

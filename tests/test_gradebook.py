@@ -78,3 +78,30 @@ def test_sharded_batches_merge_into_one_gradebook(tmp_path):
     merged = gradebook.merge(outs, tmp_path / "all", [s.name for s in checks.load_lab("04")])
     assert sorted(r.submission for r in merged) == [f"broken{i}" for i in range(4)]
     assert all(r.status == "invalid" and r.total == 0 and "not valid notebook JSON" in r.message for r in merged)
+
+
+def test_to_grade_skips_graded_files_unless_forced_or_named(tmp_path):
+    import shutil
+
+    from helpers.grading.batch import file_hash, submission_key, to_grade
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    files = []
+    for name in ("ann", "ben", "cat"):
+        (subs / f"{name}.ipynb").write_text(f'{{"cells": [], "who": "{name}"}}')
+        files.append(subs / f"{name}.ipynb")
+    out = tmp_path / "grades"
+    for path in files[:2]:   # ann and ben are in the gradebook, unchanged
+        r = result(path.stem)
+        r.key, r.sha256 = submission_key(path), file_hash(path)
+        gradebook.save_result(out, r)
+    assert to_grade(files, out) == [files[2]]
+    assert to_grade(files, out, force=True) == files
+    assert to_grade(files, out, only=("ann.ipynb",)) == [files[0]]
+    assert to_grade(files, out, only=(submission_key(files[1]), "cat")) == files[1:]
+    (subs / "ann.ipynb").write_text('{"cells": [], "who": "ann, edited"}')
+    assert to_grade(files, out) == [files[0], files[2]]          # a changed file is graded again
+    with pytest.raises(ValueError, match="dan"):
+        to_grade(files, out, only=("dan",))
+    shutil.rmtree(out)

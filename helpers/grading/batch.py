@@ -58,6 +58,8 @@ class Settings:
     threads: int | None = None   # CPU threads per job; default: the cores shared out between the jobs
     bwrap: bool = True           # jail each job with bubblewrap where it can start
     warm: bool = True
+    force: bool = False          # regrade every submission, even those already graded unchanged
+    only: tuple = ()             # regrade just these submissions (file name, stem or gradebook key)
 
     def lab_settings(self, out_dir: Path) -> LabSettings:
         """The settings a job's notebook and probes run with, through the WORKBOOK_* environment."""
@@ -266,7 +268,7 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     missing = [s.name for s in specs if s.name not in hidden_lab.cases]
     if missing:
         raise RuntimeError(f"hidden cases missing for {missing}: add them to solutions/hidden/lab{settings.lab}.py")
-    todo = [p for p in shard_of(discover(paths), shard) if not already_graded(out, p)]
+    todo = to_grade(shard_of(discover(paths), shard), out, settings.force, settings.only)
     warm = out / ".warm"
     for sub in ("home", "tmp", "cache"):
         (warm / sub).mkdir(parents=True, exist_ok=True)
@@ -338,6 +340,20 @@ def log(out: Path, line: str) -> None:
     """Append one line to the batch's log (OUT/grader.log)."""
     with open(out / "grader.log", "a", encoding="utf-8") as f:
         f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+
+
+def to_grade(found: list[Path], out: Path, force: bool = False, only: tuple = ()) -> list[Path]:
+    """The submissions this run grades: those not graded yet (same path and content); all of them with `force`; just
+    the ones `only` names (by file name, stem or gradebook key), graded again whatever the gradebook holds."""
+    if only:
+        names = set(only)
+        picked = [p for p in found if {p.name, p.stem, submission_key(p)} & names]
+        unknown = names - {n for p in picked for n in (p.name, p.stem, submission_key(p))}
+        if unknown:
+            raise ValueError(f"--only names no submission found here: {', '.join(sorted(unknown))} "
+                             f"(give a file name, its stem, or the key from grades/results/)")
+        return picked
+    return list(found) if force else [p for p in found if not already_graded(out, p)]
 
 
 def already_graded(out: Path, path: Path) -> bool:
