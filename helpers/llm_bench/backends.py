@@ -21,7 +21,7 @@ import torch
 
 from helpers.env import pick_device
 from helpers.llama import LlamaConfig, StaticKVCache, build_model
-from helpers.llm_bench.generation import GenerationConfig, GenerationResult, sample_next
+from helpers.llm_bench.generation import GenerationConfig, GenerationResult, stream_tokens
 from helpers.llm_bench.quantize import decode_weight_bytes, quantize_int8, weight_bytes
 
 DTYPES = {"float32": torch.float32, "fp32": torch.float32, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
@@ -191,24 +191,19 @@ class LlamaBackend(LLMBackend):
         batch, prompt_len = len(prompts), len(prompts[0])
         cache = self._cache_for(batch, prompt_len + config.max_new_tokens)
         generator = None if config.greedy else torch.Generator(device=self.device).manual_seed(config.seed)
-        stopped = [False] * batch
         with torch.no_grad():
             tokens = torch.tensor(prompts, dtype=torch.long, device=self.device)
             logits, compiled = self._counted(self._prefill_fn, tokens, torch.arange(prompt_len, device=self.device), cache)
             self.prefill_compiles += compiled
             input_pos = torch.tensor([prompt_len], device=self.device)
-        for step in range(config.max_new_tokens):
-            with torch.no_grad():
-                next_ids = sample_next(logits[:, -1], config, generator)
-            ids = next_ids.tolist()  # waits for the device: from here the token is on the host
-            yield ids
-            stopped = [s or i in config.stop_token_ids for s, i in zip(stopped, ids)]
-            if all(stopped) or step + 1 == config.max_new_tokens:
-                return
-            with torch.no_grad():
-                logits, compiled = self._counted(self._decode_fn, next_ids[:, None], input_pos, cache)
-                self.decode_compiles += compiled
-                input_pos += 1
+
+        def advance(next_ids):
+            logits, compiled = self._counted(self._decode_fn, next_ids[:, None], input_pos, cache)
+            self.decode_compiles += compiled
+            input_pos.add_(1)
+            return logits[:, -1]
+
+        yield from stream_tokens(logits[:, -1], advance, config, generator)
 
     def cleanup(self) -> None:
         """Drop model and cache; a compiled backend also forgets compiled code and CUDA graphs.

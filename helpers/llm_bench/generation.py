@@ -44,6 +44,23 @@ def sample_next(logits: torch.Tensor, config: GenerationConfig, generator: torch
     return torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=generator).squeeze(-1)
 
 
+def stream_tokens(logits: torch.Tensor, advance, config: GenerationConfig, generator: torch.Generator | None):
+    """The token loop every backend shares: sample from last-position logits (batch, vocab), yield the ids once they
+    are on the host, stop at max_new_tokens or when every sequence hit a stop id, else `advance(next_ids)` (one
+    decode step, returning the next last-position logits)."""
+    stopped = [False] * logits.shape[0]
+    for step in range(config.max_new_tokens):
+        with torch.no_grad():
+            next_ids = sample_next(logits, config, generator)
+        ids = next_ids.tolist()  # waits for the device: from here the token is on the host
+        yield ids
+        stopped = [s or i in config.stop_token_ids for s, i in zip(stopped, ids)]
+        if all(stopped) or step + 1 == config.max_new_tokens:
+            return
+        with torch.no_grad():
+            logits = advance(next_ids)
+
+
 def percentiles(xs: list[float], qs: tuple[float, ...] = (50, 95, 99)) -> dict[str, float]:
     """{"p50": …, "p95": …, "p99": …, "mean": …} with numpy's linear interpolation; NaN where xs is empty.
 

@@ -17,7 +17,7 @@ from torch import nn
 from helpers.env import pick_device
 from helpers.llama import CONFIGS, Llama, LlamaConfig, build_model
 from helpers.llm_bench.backends import LLMBackend, as_batch, resolve_dtype
-from helpers.llm_bench.generation import GenerationConfig, sample_next
+from helpers.llm_bench.generation import GenerationConfig, stream_tokens
 from helpers.llm_bench.quantize import decode_weight_bytes, weight_bytes
 
 INSTALL_HINT = "HFBackend needs the transformers package, which is not installed here: pip install transformers"
@@ -114,19 +114,16 @@ class HFBackend(LLMBackend):
             raise RuntimeError("hf: call load() before generate()")
         prompts = as_batch(prompt_ids)
         generator = None if config.greedy else torch.Generator(device=self.device).manual_seed(config.seed)
-        stopped = [False] * len(prompts)
         with torch.no_grad():
             out = self.model(input_ids=torch.tensor(prompts, device=self.device), use_cache=True, **self._keep_kw)
-        for step in range(config.max_new_tokens):
-            with torch.no_grad():
-                next_ids = sample_next(out.logits[:, -1], config, generator)
-            ids = next_ids.tolist()  # waits for the device: from here the token is on the host
-            yield ids
-            stopped = [s or i in config.stop_token_ids for s, i in zip(stopped, ids)]
-            if all(stopped) or step + 1 == config.max_new_tokens:
-                return
-            with torch.no_grad():
-                out = self.model(input_ids=next_ids[:, None], past_key_values=out.past_key_values, use_cache=True)
+        past = [out.past_key_values]
+
+        def advance(next_ids):
+            step = self.model(input_ids=next_ids[:, None], past_key_values=past[0], use_cache=True)
+            past[0] = step.past_key_values
+            return step.logits[:, -1]
+
+        yield from stream_tokens(out.logits[:, -1], advance, config, generator)
 
     def info(self) -> dict:
         name = self.config.name if self.config is not None else str(getattr(self.source, "name_or_path", self.source))
