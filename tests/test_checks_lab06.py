@@ -208,3 +208,27 @@ def test_a_classic_mistake_fails_with_a_message_that_says_why(name, about, sourc
     assert not public.passed and words in public.message, public.line()
     assert public.status == "failed", public.line()
     assert not run_hidden(name, ns, out).passed
+
+
+def test_graphs_kept_from_an_earlier_compile_fail_the_hidden_check(solved, out):
+    """The notebook's own model has the public case's shape; the grader's has two blocks, and graphs recorded once
+    and handed back whatever model comes in are caught by their op counts."""
+    ns = with_source(solved, """
+_kept = {}
+def record_train_graphs(model, tokens, next_tokens):
+    if not _kept:
+        torch._dynamo.reset()
+        graphs = {"forward": [], "backward": []}
+        def keeper(side):
+            def compiler(gm, ex):
+                graphs[side].append(gm)
+                return make_boxed_func(gm.forward)
+            return compiler
+        backend = aot_autograd(fw_compiler=keeper("forward"), bw_compiler=keeper("backward"))
+        torch.compile(loss_fn, backend=backend)(small, idx, targets).backward()   # the notebook's model and batch
+        _kept.update(graphs)
+    loss_fn(model, tokens, next_tokens).backward()
+    return _kept
+""")
+    result = run_hidden("06.two_graphs", ns, out)
+    assert not result.passed and "earlier compile" in result.message, result.line()

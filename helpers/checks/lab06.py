@@ -108,7 +108,16 @@ def probe_two_graphs(learner: Learner, case: GPTCase) -> dict:
     return info
 
 
-def two_graphs_problems(info: dict, about: str) -> list[str]:
+def per_layer_counts(n_layers: int) -> dict:
+    """How often a MiniGPT of n_layers runs the ops that mark it, forward and backward (two layer norms per block
+    and a final one; one softmax and one GELU per block; token and position embeddings)."""
+    fw = {"native_layer_norm": 2 * n_layers + 1, "_softmax": n_layers, "gelu": n_layers, "embedding": 2}
+    bw = {"native_layer_norm_backward": 2 * n_layers + 1, "_softmax_backward_data": n_layers, "gelu_backward": n_layers,
+          "embedding_dense_backward": 2}
+    return {"forward": fw, "backward": bw}
+
+
+def two_graphs_problems(info: dict, about: str, n_layers: int = 1) -> list[str]:
     if info.get("type") != "dict" or not {"forward", "backward"} <= set(info.get("keys", [])):
         return [f"record_train_graphs should return a dict with 'forward' and 'backward' lists of GraphModules; it returned "
                 f"{info.get('type')} with keys {info.get('keys')}."]
@@ -127,6 +136,12 @@ def two_graphs_problems(info: dict, about: str) -> list[str]:
     if missing:
         return [f"on {about}, the graphs lack {', '.join(missing)}: these are not AOTAutograd's ATen graphs of the "
                 "model's forward and backward (use aot_autograd's fw_compiler and bw_compiler)."]
+    for side, ops in (("forward", fw), ("backward", bw)):
+        off = [op for op, n in per_layer_counts(n_layers)[side].items() if ops.get(op) != n]
+        if off:
+            return [f"on {about}, the {side} graph holds {ops.get(off[0], 0)} {off[0]}, not the {per_layer_counts(n_layers)[side][off[0]]} "
+                    f"a MiniGPT of {n_layers} block(s) runs: return the graphs of the model you were given, compiled "
+                    "afresh (torch._dynamo.reset() first), not graphs kept from an earlier compile."]
     for side in ("forward", "backward"):
         want, got = info[side]["truth"][0], info[side]["learner"][0]
         if not isinstance(got, dict) or {str(k): v for k, v in got.items()} != want:
@@ -141,7 +156,7 @@ def two_graphs_problems(info: dict, about: str) -> list[str]:
           cases=[GPTCase("the lab's MiniGPT", seed=6)])
 def _two_graphs(ctx: Context, cases: list[GPTCase]) -> str:
     for case in cases:
-        fail_if(two_graphs_problems(ctx.probe(probe_two_graphs, case), case.about))
+        fail_if(two_graphs_problems(ctx.probe(probe_two_graphs, case), case.about, case.n_layers))
     return "one forward and one backward graph, every op counted"
 
 
