@@ -232,3 +232,28 @@ def record_train_graphs(model, tokens, next_tokens):
 """)
     result = run_hidden("06.two_graphs", ns, out)
     assert not result.passed and "earlier compile" in result.message, result.line()
+
+
+@pytest.mark.parametrize("source", [
+    """
+def checkpoint_blocks(model):
+    for block in model.blocks:
+        plain_forward = block.forward
+        block.forward = lambda x, f=plain_forward: checkpoint(f, x, use_reentrant=False)
+    return model
+""", """
+def checkpoint_blocks(model):
+    class Wrap(nn.Module):
+        def __init__(self, block):
+            super().__init__()
+            self.block = block
+        def forward(self, x):
+            return checkpoint(self.block, x, use_reentrant=True)
+    model.blocks = nn.ModuleList(Wrap(b) for b in model.blocks)
+    return model
+"""], ids=["forward patched on the instance", "reentrant, a new ModuleList"])
+def test_checkpointing_written_another_way_passes(source, solved, out):
+    ns = with_source(solved, source)
+    for run in (run_public, run_hidden):
+        result = run("06.checkpoint", ns, out)
+        assert result.passed, (run.__name__, result.line())

@@ -628,24 +628,20 @@ def probe_checkpoint(learner: Learner, case: GPTCase) -> dict:
         return info
     calls = {"forward": 0, "backward": 0}
     phase = ["forward"]
-    blocks = block_modules(ck)
+    layer_norm = nn.LayerNorm.forward
 
-    def counting(forward):   # module hooks do not fire when checkpoint re-runs a block, so count forward itself
-        def counted(*args, **kwargs):
-            calls[phase[0]] += 1
-            return forward(*args, **kwargs)
-        return counted
+    def counted(self, *args, **kwargs):   # looked up on the class at each call: counts a recomputed block however it
+        calls[phase[0]] += 1              # was wrapped (module hooks do not fire when checkpoint re-runs a block)
+        return layer_norm(self, *args, **kwargs)
 
-    for b in blocks:
-        b.forward = counting(b.forward)
+    nn.LayerNorm.forward = counted
     try:
         with learner.running("checkpoint_blocks"):
             loss = lm_loss(ck, idx, targets)
             phase[0] = "backward"
             loss.backward()
     finally:
-        for b in blocks:
-            del b.forward
+        nn.LayerNorm.forward = layer_norm
     ref = lm_loss(plain, idx, targets)
     ref.backward()
     mine, theirs = list(ck.parameters()), list(plain.parameters())   # a wrapper renames parameters, never reorders them
@@ -666,9 +662,9 @@ def checkpoint_problems(got: dict, about: str) -> list[str]:
     if got["loss_diff"] > 1e-5 or got["grad_diff"] > 1e-5:
         return [f"on {about}, the checkpointed model's loss or gradients differ from the plain model's (by "
                 f"{max(got['loss_diff'], got['grad_diff']):.1e}): checkpointing must not change the arithmetic."]
-    if got["calls"]["backward"] != got["want_blocks"]:
-        return [f"on {about}, {got['calls']['backward']} block forward(s) ran again during backward, expected one per "
-                "block: run each block through torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)."]
+    if got["calls"]["backward"] != 2 * got["want_blocks"]:   # a block's forward runs its two layer norms
+        return [f"on {about}, {got['calls']['backward'] // 2} block forward(s) ran again during backward, expected one "
+                "per block: run each block through torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)."]
     if not got["saved"] < got["saved_plain"]:
         return [f"on {about}, autograd still saves {got['saved']:,} bytes ({got['saved_plain']:,} without "
                 "checkpointing): the blocks' activations should no longer be saved."]
