@@ -1,5 +1,5 @@
 """Interactive explorers for the labs: a kernel explorer (Lab 04), a size sweep (Labs 01 and 03), a
-parallelism calculator (Lab 05), a saved-tensor explorer (Lab 06).
+parallelism calculator (Lab 05), a saved-tensor explorer (Lab 06), a token timeline (Lab 07).
 
 Each function returns an `Explorer`. Shown as a cell's last value it is one output with three forms, and
 the frontend picks the richest it can draw: the ipywidgets view in JupyterLab, else HTML with a static
@@ -604,4 +604,75 @@ def saved_tensor_explorer(fw: Any, bw: Any, fw_min: Any, bw_min: Any) -> Explore
                         pick, view, _image(widgets, fig)])
     box.add_class("workbook-saved-tensors")
     explorer.widget, explorer.controls, explorer.view = box, {"node": pick}, view
+    return explorer
+
+
+def _token_rows(runs: dict[str, Any]) -> dict[str, list[float]]:
+    """{label: [ms per token]}: the first token's TTFT, then each inter-token gap, from a GenerationResult or its
+    summary() dict (token_offsets_s)."""
+    out = {}
+    for label, run in runs.items():
+        offsets = run["token_offsets_s"] if isinstance(run, dict) else [t - run.start_s for t in run.token_times_s]
+        out[label] = [1e3 * (b - a) for a, b in zip([0.0] + list(offsets), offsets)]
+    return out
+
+
+def _timeline_figure(per_token: dict[str, list[float]], title: str, selected: str | None) -> Figure:
+    """Milliseconds per token against the token's index, one line per run (log scale: TTFT dwarfs a decode step)."""
+    fig = LabFigure(figsize=(8, 3.6), layout="constrained")
+    ax = fig.add_subplot(1, 1, 1)
+    for label, ms in per_token.items():
+        if not ms:
+            continue
+        strong = selected is None or label == selected
+        ax.plot(range(len(ms)), ms, marker="o" if len(ms) < 40 else None, markersize=3, lw=2 if strong else 1,
+                alpha=1.0 if strong else 0.35, label=f"{label} (TTFT {ms[0]:.3g} ms)")
+    ax.set_yscale("log")
+    ax.set_xlabel("token (0 = first token: prefill + first sampling)")
+    ax.set_ylabel("ms since the previous token")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def _timeline_stats(label: str, ms: list[float]) -> list[Any]:
+    gaps = sorted(ms[1:])
+    median = gaps[len(gaps) // 2] if gaps else float("nan")
+    naive = sum(ms) / len(ms) if ms else float("nan")
+    return [label, len(ms), ms[0] if ms else float("nan"), median, max(gaps) if gaps else float("nan"), naive]
+
+
+def token_timeline(runs: dict[str, Any], title: str = "Per-token latency", device_label: str | None = None) -> Explorer:
+    """Per-token latency of one or more generations: the first point is TTFT, the others the gaps between tokens.
+
+    `runs` maps a label ("eager, long prompt") to a GenerationResult or its summary() dict. The widget picks a run
+    to highlight; the static form shows all of them and a table: TTFT, median and largest gap, and the naive TTFT
+    (e2e / tokens) next to the real one.
+    """
+    per_token = _token_rows(runs)
+    full_title = f"{title} · {device_label}" if device_label else title
+    header = ["run", "tokens", "TTFT ms", "median gap ms", "largest gap ms", "naive TTFT ms (e2e / tokens)"]
+    rows = [_timeline_stats(label, ms) for label, ms in per_token.items()]
+    fig = _timeline_figure(per_token, full_title, None)
+    text = "\n".join(f"{r[0]:<28} {r[1]:>4} tokens  TTFT {fmt_ms(r[2])} ms  median gap {fmt_ms(r[3])} ms  "
+                     f"naive TTFT {fmt_ms(r[5])} ms" for r in rows)
+    explorer = Explorer(fig, _table(header, rows), text)
+    widgets = _ipywidgets()
+    if widgets is None or not per_token:
+        return explorer
+    by = {r[0]: r for r in rows}
+    pick = widgets.Dropdown(options=list(per_token), value=next(iter(per_token)), description="run",
+                            style={"description_width": "initial"}, layout=widgets.Layout(width="60%"))
+    view = widgets.HTML(_table(header, [by[pick.value]]))
+    view.add_class("workbook-view")
+    image = _image(widgets, _timeline_figure(per_token, full_title, pick.value))
+
+    def redraw(change):
+        view.value = _table(header, [by[change["new"]]])
+        image.value = _png(_timeline_figure(per_token, full_title, change["new"]))
+
+    pick.observe(redraw, names="value")
+    box = widgets.VBox([widgets.HTML("<b>Token timeline</b> · milliseconds each token waited for"), pick, view, image])
+    box.add_class("workbook-token-timeline")
+    explorer.widget, explorer.controls, explorer.view = box, {"run": pick}, view
     return explorer

@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 
 from helpers import widgets
 from helpers.inductor import load_dump
+from helpers.llm_bench.generation import GenerationResult
 
 FIXTURES = Path(__file__).resolve().parents[1] / "solutions" / "hidden" / "dumps"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -149,3 +150,14 @@ def test_static_fallback_without_ipywidgets(no_ipywidgets):
     assert "cpp_fused__softmax_0" in explorers[0].html
     assert explorers[1].html.count("<table") == 3                 # one table per measured size
     assert "ZeRO-3" in explorers[2].text
+
+
+
+def test_token_timeline_shows_ttft_and_gaps():
+    run = GenerationResult(prompt_tokens=3, batch=1, start_s=10.0, token_times_s=[10.1, 10.11, 10.12, 10.15])
+    explorer = widgets.token_timeline({"streamed": run, "from json": run.summary()}, device_label="cpu")
+    bundle = explorer._repr_mimebundle_()
+    assert {"text/plain", "image/png", "text/html"} <= set(bundle)
+    assert "TTFT 100" in explorer.text                    # the first point is TTFT, not a gap
+    assert "naive TTFT 37.5 ms" in explorer.text             # e2e 150 ms over 4 tokens
+    assert explorer.text.count("\n") == 1                      # one line per run

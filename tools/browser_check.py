@@ -52,6 +52,7 @@ INTERACTIONS: dict[str, Interaction] = {
     "04": Interaction("workbook-kernel-explorer", "dropdown"),
     "05": Interaction("workbook-parallelism", "slider"),
     "06": Interaction("workbook-saved-tensors", "dropdown"),
+    "07": Interaction("workbook-token-timeline", "dropdown"),
 }
 
 # JupyterLab settings for a test run: every cell in the page (no virtual scrolling), no news or update pop-ups.

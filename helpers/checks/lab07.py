@@ -1,0 +1,707 @@
+"""Lab 07 — LLM inference measured right: the acceptance checks.
+
+Each check is a probe (`probe_*`: runs the learner's code in the kernel, returns plain data) and a judge
+(`*_problems`: says what to fix), run on cases. Where the answer is something the learner is asked to work out
+(latency figures, the roofline, how many caches fit, percentiles, bandwidth utilisation) a case carries its answer
+(`want`): literals here, and for the hidden cases the grader's own rules in solutions/hidden/lab07.py, so no released
+file holds them. The model's arithmetic is compared with `helpers.llama` (kv_cache_bytes, decode_bytes_per_token,
+flops_per_token) and int8 with `helpers.llm_bench.quantize`, the package the lab uses. The grader runs the same
+functions on hidden cases (other head counts, MQA, fp16/bf16 bytes, weights with outlier rows, other timestamp
+streams, another model to quantize) with `reveal=False`.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+from torch import nn
+
+from helpers.checks import Context, Learner, fail_if, register
+from helpers.checks.own_work import refusing
+from helpers.llama import LlamaConfig, StaticKVCache, build_model, decode_bytes_per_token, flops_per_token, kv_cache_bytes
+
+LAB = "07"
+DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "int8": 1}
+
+
+def package_versions(*names: str) -> dict:
+    """{label: the package's own function} for the exercises that rebuild one (see helpers.checks.own_work)."""
+    from helpers import llama
+    from helpers.llm_bench import generation, quantize
+
+    table = {
+        "helpers.llama.param_count": llama.param_count, "helpers.llama.kv_cache_bytes": llama.kv_cache_bytes,
+        "helpers.llama.flops_per_token": llama.flops_per_token,
+        "helpers.llama.decode_bytes_per_token": llama.decode_bytes_per_token,
+        "helpers.llama.decode_bytes_per_step": llama.decode_bytes_per_step,
+        "helpers.llama.streamed_weight_bytes": llama.streamed_weight_bytes,
+        "helpers.llama.arithmetic_intensity": llama.arithmetic_intensity,
+        "GenerationResult.ttft_s": generation.GenerationResult.ttft_s,
+        "GenerationResult.tpot_s": generation.GenerationResult.tpot_s,
+        "GenerationResult.e2e_s": generation.GenerationResult.e2e_s,
+        "GenerationResult.naive_ttft_s": generation.GenerationResult.naive_ttft_s,
+        "helpers.llm_bench.quantize.Int8Linear.from_linear": quantize.Int8Linear.from_linear,
+        "helpers.llm_bench.quantize.Int8Linear.forward": quantize.Int8Linear.forward,
+        "helpers.llm_bench.quantize.Int8Linear.dequantized": quantize.Int8Linear.dequantized,
+        "helpers.llm_bench.quantize.quantize_int8": quantize.quantize_int8,
+    }
+    return {label: fn for label, fn in table.items() if label.startswith(names)}
+
+
+ARITHMETIC = ("helpers.llama.",)
+LATENCY = ("GenerationResult.",)
+INT8 = ("helpers.llm_bench.quantize.",)
+
+
+def run_device(learner: Learner) -> torch.device:
+    from helpers.env import pick_device
+
+    return pick_device(learner.settings.device)
+
+
+def is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def close(a: Any, b: float, rel: float = 1e-6, abs_: float = 1e-12) -> bool:
+    """a is a number within rel of b; NaN matches only NaN."""
+    if not is_number(a):
+        return False
+    if math.isnan(b):
+        return math.isnan(a)
+    return not math.isnan(a) and abs(a - b) <= max(rel * abs(b), abs_)
+
+
+def fmt(x: Any) -> str:
+    return f"{x:.6g}" if is_number(x) else repr(x)
+
+
+# ---------------------------------------------------------------- A: TTFT from a stream, and the naive guess
+@dataclass(frozen=True)
+class StreamCase:
+    """One generation as the host saw it: when the call started and when each token arrived (seconds), and the
+    answer: {ttft_s, tpot_s, e2e_s, naive_ttft_s, naive_error} (literals here; the grader's are worked out by its
+    hidden module, so no released file holds the rule)."""
+
+    about: str
+    start_s: float
+    token_times_s: tuple
+    want: dict = field(default_factory=dict)
+
+
+def probe_latency(learner: Learner, cases: list[StreamCase]) -> list:
+    with refusing("07.latency", package_versions(*LATENCY)):
+        return [learner.call("latency_summary", c.start_s, list(c.token_times_s)) for c in cases]
+
+
+LATENCY_HINTS = {
+    "ttft_s": "TTFT is the first token's arrival minus the start of the call (timestamps are absolute perf_counter readings)",
+    "tpot_s": "TPOT is the mean gap between successive tokens after the first: (last - first) / (n - 1), NaN with one token",
+    "e2e_s": "e2e is the last token's arrival minus the start",
+    "naive_ttft_s": "the naive TTFT is e2e / number of tokens, what you would guess without the stream",
+    "naive_error": "naive_error is naive_ttft / ttft - 1 (negative when the guess is too small)",
+}
+
+
+def latency_problems(got: list, cases: list[StreamCase], reveal: bool) -> list[str]:
+    for answer, case in zip(got, cases):
+        if not isinstance(answer, dict) or not set(LATENCY_HINTS) <= set(answer):
+            keys = sorted(answer) if isinstance(answer, dict) else type(answer).__name__
+            return [f"latency_summary should return a dict with {', '.join(LATENCY_HINTS)}; it returned {keys}."]
+        want = case.want
+        for key, hint in LATENCY_HINTS.items():
+            if not close(answer[key], want[key], rel=1e-6):
+                said = f"{fmt(answer[key])}, expected {fmt(want[key])}" if reveal else fmt(answer[key])
+                return [f"on {case.about}, {key} = {said}: {hint}."]
+    return []
+
+
+@register("07.latency", points=2, exercise="A", title="TTFT, TPOT and the naive TTFT from a token stream",
+          cases=[StreamCase("a short prompt (fast prefill)", 10.0, (10.004, 10.007, 10.010, 10.013),
+                            {"ttft_s": 0.004, "tpot_s": 0.003, "e2e_s": 0.013, "naive_ttft_s": 0.00325,
+                             "naive_error": -0.1875}),
+                 StreamCase("a long prompt (slow prefill)", 2.5, (2.75, 2.752, 2.754, 2.756, 2.758, 2.760),
+                            {"ttft_s": 0.25, "tpot_s": 0.002, "e2e_s": 0.26, "naive_ttft_s": 0.26 / 6,
+                             "naive_error": 0.26 / 6 / 0.25 - 1}),
+                 StreamCase("one token", 0.0, (0.2,), {"ttft_s": 0.2, "tpot_s": math.nan, "e2e_s": 0.2,
+                                                       "naive_ttft_s": 0.2, "naive_error": 0.0})])
+def _latency(ctx: Context, cases: list[StreamCase]) -> str:
+    fail_if(latency_problems(ctx.probe(probe_latency, cases), cases, ctx.reveal))
+    return "TTFT, TPOT, e2e and the naive guess right on every stream"
+
+
+# ---------------------------------------------------------------- B: FLOPs and bytes from the shapes
+@dataclass(frozen=True)
+class ShapeCase:
+    """A model's shapes and one decode situation: context positions already cached, batch, bytes per element."""
+
+    about: str
+    config: LlamaConfig
+    context: int
+    batch: int = 1
+    weight_bytes: float = 2
+    kv_bytes: int = 2
+
+
+def probe_flops_bytes(learner: Learner, cases: list[ShapeCase]) -> list:
+    out = []
+    with refusing("07.flops_bytes", package_versions(*ARITHMETIC)):
+        for c in cases:
+            out.append({"flops": learner.call("flops_per_token", c.config, c.context),
+                        "bytes": learner.call("decode_bytes_per_token", c.config, c.context, c.batch, c.weight_bytes,
+                                              c.kv_bytes)})
+    return out
+
+
+def flops_bytes_problems(got: list, cases: list[ShapeCase], reveal: bool) -> list[str]:
+    for answer, c in zip(got, cases):
+        want_f = flops_per_token(c.config, c.context)
+        want_b = decode_bytes_per_token(c.config, c.context, c.batch, c.weight_bytes, c.kv_bytes)
+        f, b = answer["flops"], answer["bytes"]
+        if not close(f, want_f, rel=1e-3):
+            said = f"{fmt(f)}, expected {want_f:.6g}" if reveal else fmt(f)
+            attention = 4 * c.config.n_layers * c.context * c.config.n_heads * c.config.head_dim
+            hint = ("count attention too: QKᵀ and attention×V are 2 × context × n_heads × head_dim FLOPs each, per layer"
+                    if is_number(f) and abs(f + attention - want_f) < 1e-3 * want_f else
+                    "2 FLOPs per weight of every matmul (the output head included, the embedding lookup and norm "
+                    "weights not) plus 4 × layers × context × n_heads × head_dim for attention")
+            return [f"flops_per_token on {c.about} gave {said}: {hint}."]
+        if not close(b, want_b, rel=1e-3):
+            said = f"{fmt(b)}, expected {want_b:.6g}" if reveal else fmt(b)
+            return [f"decode_bytes_per_token on {c.about} (batch {c.batch}, {c.weight_bytes} bytes per weight, "
+                    f"{c.kv_bytes} per cache element) gave {said}: a decode step reads every weight once (an untied "
+                    "input embedding is looked up, not read whole; a tied one is read as the output head) and the "
+                    "KV cache of each sequence for context + 1 positions; the step makes `batch` tokens, so divide "
+                    "by the batch."]
+    return []
+
+
+@register("07.flops_bytes", points=2, exercise="B", title="FLOPs and bytes per token from the model's shapes",
+          cases=[ShapeCase("the tiny model", LlamaConfig.named("tiny"), context=100, weight_bytes=4, kv_bytes=4),
+                 ShapeCase("Llama-3.2-1B's shapes, batch 8", LlamaConfig.named("1b"), context=1000, batch=8),
+                 ShapeCase("Llama-2-7B's shapes (untied embeddings)", LlamaConfig.named("7b"), context=2048)])
+def _flops_bytes(ctx: Context, cases: list[ShapeCase]) -> str:
+    fail_if(flops_bytes_problems(ctx.probe(probe_flops_bytes, cases), cases, ctx.reveal))
+    return "FLOPs and bytes per token match the shapes"
+
+
+@dataclass(frozen=True)
+class RooflineCase:
+    """A step's FLOPs and bytes, a device's peak FLOP/s and bandwidth, and the answer (seconds, bound)."""
+
+    flops: float
+    bytes_moved: float
+    peak_flops: float
+    bandwidth: float
+    want: tuple = ()
+
+
+def probe_roofline(learner: Learner, cases: list[RooflineCase]) -> list:
+    return [learner.call("roofline_time", c.flops, c.bytes_moved, c.peak_flops, c.bandwidth) for c in cases]
+
+
+def roofline_problems(got: list, cases: list[RooflineCase], reveal: bool) -> list[str]:
+    for answer, c in zip(got, cases):
+        seconds, bound = c.want
+        if not isinstance(answer, (list, tuple)) or len(answer) != 2:
+            return [f"roofline_time should return (seconds, 'compute' or 'bandwidth'); it returned {answer!r}."]
+        s, b = answer
+        case = f"roofline_time({c.flops:g}, {c.bytes_moved:g}, {c.peak_flops:g}, {c.bandwidth:g})"
+        if b not in ("compute", "bandwidth"):
+            return [f"{case} said the bound is {b!r}: return 'compute' or 'bandwidth'."]
+        if b != bound:
+            return [f"{case} said '{b}'" + (f", expected '{bound}'" if reveal else "") + ": a step is bound by whichever "
+                    "takes longer, its FLOPs at peak FLOP/s or its bytes at the bandwidth (equivalently: compare the "
+                    "intensity FLOPs/byte with the ridge point peak FLOP/s ÷ bandwidth)."]
+        if not close(s, seconds, rel=1e-6):
+            said = f"{fmt(s)} s, expected {seconds:.6g}" if reveal else f"{fmt(s)} s"
+            return [f"{case} gave {said}: the roofline's time is the larger of flops / peak_flops and bytes / bandwidth "
+                    "(not their sum: the two overlap)."]
+    return []
+
+
+@register("07.roofline", points=2, exercise="B", title="roofline time and bound of a step",
+          cases=[RooflineCase(2e9, 1e6, 1e12, 1e11, (2e-3, "compute")),
+                 RooflineCase(2.5e9, 2.5e9, 9.89e14, 3.35e12, (2.5e9 / 3.35e12, "bandwidth")),
+                 RooflineCase(1e6, 4e6, 5e10, 2e10, (2e-4, "bandwidth"))])
+def _roofline(ctx: Context, cases: list[RooflineCase]) -> str:
+    fail_if(roofline_problems(ctx.probe(probe_roofline, cases), cases, ctx.reveal))
+    return "time and bound right on every case"
+
+
+# ---------------------------------------------------------------- C: the KV cache
+@dataclass(frozen=True)
+class KVCase:
+    """A cache of `tokens` positions for `batch` sequences in `dtype`; `build` makes the real StaticKVCache too."""
+
+    about: str
+    config: LlamaConfig
+    tokens: int
+    batch: int = 1
+    dtype: str = "bfloat16"
+    build: bool = True
+
+
+def probe_kv(learner: Learner, cases: list[KVCase]) -> list:
+    out = []
+    for c in cases:
+        with refusing("07.kv_cache", package_versions(*ARITHMETIC)):
+            got = learner.call("kv_cache_bytes", c.config, c.tokens, c.batch, DTYPE_BYTES[c.dtype])
+        real = None
+        if c.build:   # the real tensors' bytes: the formula must describe what the cache allocates
+            real = StaticKVCache(c.config, c.batch, c.tokens, dtype=getattr(torch, c.dtype)).nbytes
+        out.append({"bytes": got, "real": real})
+    return out
+
+
+def kv_problems(got: list, cases: list[KVCase], reveal: bool) -> list[str]:
+    for answer, c in zip(got, cases):
+        want = kv_cache_bytes(c.config, c.tokens, c.batch, DTYPE_BYTES[c.dtype])
+        b = answer["bytes"]
+        if answer["real"] is not None and answer["real"] != want:   # the package and its formula disagree: a bug here
+            return [f"internal: StaticKVCache holds {answer['real']} bytes on {c.about}, the formula says {want}."]
+        if not is_number(b) or b != want:
+            cfg = c.config
+            said = f"{fmt(b)}, expected {want:,}" if reveal else f"{fmt(b)}, not the bytes the cache's tensors hold"
+            heads = (" Keys and values are stored per KV head (n_kv_heads), not per query head: that is what GQA and "
+                     "MQA save." if cfg.n_kv_heads != cfg.n_heads else "")
+            return [f"kv_cache_bytes on {c.about} ({c.tokens} tokens, batch {c.batch}, {c.dtype}) gave {said}: layers × 2 "
+                    f"(keys and values) × n_kv_heads × head_dim × tokens × batch × bytes per element.{heads}"]
+    return []
+
+
+TINY = LlamaConfig.named("tiny")
+
+
+@register("07.kv_cache", points=2, exercise="C", title="the KV cache's bytes from the shapes, as the cache allocates them",
+          cases=[KVCase("the tiny model (GQA, 2 KV heads)", TINY, 256, 1, "float32"),
+                 KVCase("the tiny model as MHA, batch 3", TINY.with_(n_kv_heads=4), 100, 3, "bfloat16"),
+                 KVCase("Llama-2-7B at 4096 tokens", LlamaConfig.named("7b"), 4096, 1, "float16", build=False)])
+def _kv_cache(ctx: Context, cases: list[KVCase]) -> str:
+    fail_if(kv_problems(ctx.probe(probe_kv, cases), cases, ctx.reveal))
+    return "cache bytes match the tensors, GQA and MHA"
+
+
+@dataclass(frozen=True)
+class BudgetCase:
+    """How many sequences of `tokens` fit in `memory_bytes` beside `weight_bytes` of weights."""
+
+    about: str
+    config: LlamaConfig
+    tokens: int
+    memory_bytes: int
+    weight_bytes: int
+    dtype_bytes: int = 2
+    want: int = -1
+
+
+def probe_budget(learner: Learner, cases: list[BudgetCase]) -> list:
+    with refusing("07.kv_budget", package_versions(*ARITHMETIC)):
+        return [learner.call("max_sequences", c.config, c.tokens, c.memory_bytes, c.weight_bytes, c.dtype_bytes)
+                for c in cases]
+
+
+def budget_problems(got: list, cases: list[BudgetCase], reveal: bool) -> list[str]:
+    for n, c in zip(got, cases):
+        want = c.want
+        if not isinstance(n, int) or isinstance(n, bool) or n != want:
+            said = f"{n!r}, expected {want}" if reveal else repr(n)
+            hint = ("a whole number of sequences: round down" if is_number(n) and not isinstance(n, int) else
+                    "nothing fits when the weights alone fill the memory: return 0, not a negative count"
+                    if want == 0 else "(memory − weights) ÷ one sequence's cache, rounded down")
+            return [f"max_sequences on {c.about} gave {said}: {hint}."]
+    return []
+
+
+GB = 10**9
+
+
+@register("07.kv_budget", points=1, exercise="C", title="how many sequences' caches fit beside the weights",
+          cases=[BudgetCase("Llama-2-7B in fp16 on an 80 GB GPU, 4096 tokens", LlamaConfig.named("7b"), 4096, 80 * GB,
+                            13_476_839_424, want=30),
+                 BudgetCase("Llama-2-7B on a 16 GB GPU, 4096 tokens", LlamaConfig.named("7b"), 4096, 16 * GB, 13_476_839_424,
+                            want=1),
+                 BudgetCase("Llama-2-7B on a 12 GB GPU", LlamaConfig.named("7b"), 1024, 12 * GB, 13_476_839_424, want=0)])
+def _kv_budget(ctx: Context, cases: list[BudgetCase]) -> str:
+    fail_if(budget_problems(ctx.probe(probe_budget, cases), cases, ctx.reveal))
+    return "sequences counted right, including when none fits"
+
+
+# ---------------------------------------------------------------- D: a static cache and one compiled decode graph
+@dataclass(frozen=True)
+class DecodeCase:
+    """A random-weight Llama (built on the CPU from a seed, then moved), a prompt, and how many tokens to make."""
+
+    about: str
+    config: LlamaConfig
+    seed: int
+    prompt: tuple
+    new_tokens: int
+
+    def build(self, device) -> nn.Module:
+        """The model with attention made to matter: with plain N(0, 0.02) weights a tied model mostly repeats its
+        input token, and a decode that loses its cache would still pick the right ids."""
+        model = build_model(self.config, seed=self.seed)
+        with torch.no_grad():
+            for layer in model.layers:
+                for proj, gain in (("q_proj", 3), ("k_proj", 3), ("v_proj", 10), ("o_proj", 10)):
+                    getattr(layer.attn, proj).weight.mul_(gain)
+        return model.to(device)
+
+
+def greedy_reference(model: nn.Module, prompt: list[int], new_tokens: int) -> list[int]:
+    """The checker's own greedy decode: the whole sequence through the model without a cache, every step."""
+    device = model.embed.weight.device
+    ids = list(prompt)
+    with torch.no_grad():
+        for _ in range(new_tokens):
+            logits = model(torch.tensor([ids], device=device))
+            ids.append(int(logits[0, -1].argmax()))
+    return ids[len(prompt):]
+
+
+def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
+    """generate_static with a counting compiler (torch.compile on a CompileCounter backend, static shapes), then
+    without one; the checker's own greedy decode of the same model."""
+    from torch._dynamo.testing import CompileCounter
+
+    device = run_device(learner)
+    model = case.build(device)
+    counter, calls, wrapped = CompileCounter(), [0], [0]
+
+    def compiler(fn):
+        wrapped[0] += 1
+        compiled = torch.compile(fn, backend=counter, fullgraph=True, dynamic=False)
+
+        def counted(*args, **kwargs):
+            calls[0] += 1
+            return compiled(*args, **kwargs)
+        return counted
+
+    torch._dynamo.reset()
+    try:   # a limit above any case's step count, so a step that recompiles every token is counted, not cut short
+        with torch._dynamo.config.patch(recompile_limit=64):
+            ids = learner.call("generate_static", model, list(case.prompt), case.new_tokens, compiler)
+    finally:
+        frames = counter.frame_count
+        torch._dynamo.reset()
+    eager = learner.call("generate_static", model, list(case.prompt), case.new_tokens, None)
+    as_ints = lambda xs: [int(x) for x in xs] if isinstance(xs, (list, tuple)) else None
+    return {"ids": as_ints(ids), "eager": as_ints(eager), "want": greedy_reference(model, list(case.prompt), case.new_tokens),
+            "frames": frames, "calls": calls[0], "wrapped": wrapped[0]}
+
+
+def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[str]:
+    n = case.new_tokens
+    for key in ("eager", "ids"):
+        ids = got[key]
+        label = "without a compiler" if key == "eager" else "with the compiler"
+        if ids is None or len(ids) != n:
+            return [f"generate_static ({label}) should return the {n} new token ids as a list of ints; it returned "
+                    f"{'something else' if ids is None else f'{len(ids)} ids'}."]
+        if ids != got["want"]:
+            first = next(i for i, (a, b) in enumerate(zip(ids, got["want"])) if a != b)
+            return [f"on {case.about}, generate_static ({label}) differs from greedy decoding from token {first} on: take "
+                    "the argmax of the last position's logits, write each step's key/value at its position "
+                    "(input_pos = prompt length, then +1 per token) and keep the cache between steps."]
+    if got["wrapped"] == 0 or got["calls"] == 0:
+        return ["generate_static never used the compiler it was given: wrap the decode step once, "
+                "`decode = compiler(step)`, and call `decode` for every new token."]
+    if got["calls"] != n - 1:
+        return [f"the compiled decode step ran {got['calls']} times for {n} new tokens, expected {n - 1}: the prompt goes "
+                "through the model in one eager prefill (which also gives the first token), and each later token is "
+                "one call of the compiled step."]
+    if got["wrapped"] > 1:
+        return [f"generate_static called the compiler {got['wrapped']} times: compile the step once, before the loop."]
+    if got["frames"] != 1:
+        return [f"the decode step compiled {got['frames']} graphs over {n - 1} steps (with static shapes), expected 1: "
+                "something the step depends on changes every token. Pass the position as a tensor that you update "
+                "(a Python int is a constant to Dynamo: every new value is a new graph), and preallocate one "
+                "StaticKVCache for prompt + new tokens so no shape changes."]
+    return []
+
+
+@register("07.static_decode", points=4, exercise="D", title="one compiled graph for a whole generation (static KV cache)",
+          cases=[DecodeCase("the tiny model", TINY, seed=7, prompt=(72, 101, 108, 108, 111, 32), new_tokens=12)])
+def _static_decode(ctx: Context, cases: list[DecodeCase]) -> str:
+    for case in cases:
+        fail_if(static_decode_problems(ctx.probe(probe_static_decode, case), case, ctx.reveal))
+    return "greedy tokens right, one graph compiled, no recompiles"
+
+
+# ---------------------------------------------------------------- E: weight-only int8
+@dataclass(frozen=True)
+class WeightCase:
+    """A weight (out_features × in_features) from a seed, some rows scaled up (outliers), in a dtype."""
+
+    about: str
+    out_features: int
+    in_features: int
+    seed: int
+    dtype: str = "float32"
+    outlier_rows: tuple = ()
+    zero_rows: tuple = ()
+    batch: int = 3
+
+    def make(self) -> tuple[torch.Tensor, torch.Tensor]:
+        g = torch.Generator().manual_seed(self.seed)
+        w = torch.randn(self.out_features, self.in_features, generator=g) * 0.02
+        for r in self.outlier_rows:
+            w[r] *= 50
+        for r in self.zero_rows:
+            w[r] = 0
+        x = torch.randn(self.batch, self.in_features, generator=g)
+        return w.to(getattr(torch, self.dtype)), x.to(getattr(torch, self.dtype))
+
+
+def probe_int8_weights(learner: Learner, case: WeightCase) -> dict:
+    w, x = case.make()
+    with refusing("07.int8_weights", package_versions(*INT8)):
+        out = learner.call("quantize_linear_int8", w.clone())
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        return {"pair": False}
+    q, s = out
+    info: dict = {"pair": True, "q_dtype": str(getattr(q, "dtype", type(q).__name__)),
+                  "q_shape": list(getattr(q, "shape", [])), "s_shape": list(getattr(s, "shape", []))}
+    if not (isinstance(q, torch.Tensor) and isinstance(s, torch.Tensor)):
+        return info
+    with refusing("07.int8_weights", package_versions(*INT8)):
+        y = learner.call("int8_linear", x, q, s)
+    info.update(q=q, s=s, w=w, x=x, y=y if isinstance(y, torch.Tensor) else None)
+    return info
+
+
+def int8_weights_problems(got: dict, case: WeightCase, reveal: bool) -> list[str]:
+    out, inp = case.out_features, case.in_features
+    if not got.get("pair"):
+        return ["quantize_linear_int8 should return a pair (int8 weight, scales)."]
+    if got["q_dtype"] != "torch.int8" or got["q_shape"] != [out, inp]:
+        return [f"the quantized weight should be a torch.int8 tensor of the weight's shape [{out}, {inp}]; got "
+                f"{got['q_dtype']} {got['q_shape']}."]
+    if got["s_shape"] not in ([out], [out, 1]):
+        return [f"scales should hold one value per output channel (row): shape [{out}], got {got['s_shape']}. "
+                + ("One scale for the whole tensor lets one outlier row flatten every other row's resolution."
+                   if got["s_shape"] in ([], [1]) else "")]
+    w, q, s = got["w"].float(), got["q"], got["s"].float().reshape(-1)
+    want_s = (w.abs().amax(dim=1) / 127.0)
+    nonzero = want_s > 0
+    if not torch.allclose(s[nonzero], want_s[nonzero], rtol=1e-2, atol=0):
+        bad = int((~torch.isclose(s[nonzero], want_s[nonzero], rtol=1e-2)).nonzero()[0])
+        ratio = float(s[nonzero][bad] / want_s[nonzero][bad])
+        hint = ("the scales look like one per tensor: compute max |w| per row (amax over dim=1)"
+                if s.numel() > 1 and s.unique().numel() == 1 else
+                f"scale = max |w| of the row / 127 (symmetric int8 uses -127..127); yours is {ratio:.3g}× that")
+        return [f"on {case.about}, the scale of row {bad} is off: {hint}."]
+    if int(q.abs().max()) > 127:
+        return [f"on {case.about}, the int8 weight holds -128: clamp to -127..127 so the range is symmetric."]
+    deq = q.float() * s[:, None]
+    err = (deq - w).abs()
+    half = 0.5 if case.dtype == "float32" else 0.8   # bf16/fp16 inputs: the weight itself is rounded already
+    bound = s[:, None] * half + 1e-6 * w.abs().amax()
+    if bool((err > bound * 1.01 + 1e-12).any()):
+        return [f"on {case.about}, some weights are off by more than half a quantization step after dequantizing: "
+                "round to the nearest integer (torch.round) before casting; .to(torch.int8) alone truncates."]
+    y = got.get("y")
+    ref = (got["x"].float() @ deq.T)
+    if y is None or list(y.shape) != list(ref.shape):
+        return [f"int8_linear(x, q, scales) should return x @ Wᵀ with shape {list(ref.shape)}; got "
+                f"{None if y is None else list(y.shape)}."]
+    if y.dtype != got["x"].dtype:
+        return [f"int8_linear should compute in the activations' dtype ({got['x'].dtype}); it returned {y.dtype}."]
+    tol = 2e-2 if case.dtype != "float32" else 1e-4
+    rel = float((y.float() - ref).norm() / ref.norm().clamp(min=1e-12))
+    if rel > tol:
+        return [f"on {case.about}, int8_linear is {rel:.1e} (relative) away from x @ (q × scale)ᵀ: cast q to x's dtype, "
+                "multiply, and scale each output column by its row's scale, (x @ qᵀ) × scales."]
+    return []
+
+
+@register("07.int8_weights", points=2, exercise="E", title="per-channel int8 weights and the matmul that dequantizes",
+          cases=[WeightCase("a 64×48 weight", 64, 48, seed=1),
+                 WeightCase("a 32×40 weight with one outlier row", 32, 40, seed=2, outlier_rows=(5,))])
+def _int8_weights(ctx: Context, cases: list[WeightCase]) -> str:
+    for case in cases:
+        fail_if(int8_weights_problems(ctx.probe(probe_int8_weights, case), case, ctx.reveal))
+    return "int8 weights within half a step of the original, per-row scales, matmul right"
+
+
+def tiny_llama(seed: int = 11) -> nn.Module:
+    """The lab's tiny Llama with random weights (tied output head)."""
+    return build_model("tiny", seed=seed)
+
+
+def tiny_llama_input(model: nn.Module, seed: int = 0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, model.config.vocab_size, (2, 9), generator=g)
+
+
+@dataclass(frozen=True)
+class QuantModelCase:
+    """A model factory and an input factory (both importable), for quantize_model."""
+
+    about: str
+    make: Callable = tiny_llama
+    make_input: Callable = tiny_llama_input
+
+
+def probe_int8_model(learner: Learner, case: QuantModelCase) -> dict:
+    """quantize_model on the case's model against helpers.llm_bench.quantize_int8 on a copy: same outputs, no Linear left."""
+    from helpers.llm_bench.quantize import quantize_int8
+
+    device = run_device(learner)
+    torch.manual_seed(0)
+    model = case.make().to(device).eval()
+    x = case.make_input(model).to(device)
+    linears = sum(isinstance(m, nn.Linear) for m in model.modules())
+    reference = copy.deepcopy(model)
+    quantize_int8(reference)
+    with torch.no_grad():
+        want, full = reference(x).float(), model(x).float()
+    with refusing("07.int8_model", package_versions(*INT8)):
+        returned = learner.call("quantize_model", model)
+        q = returned if isinstance(returned, nn.Module) else model
+        left = sum(isinstance(m, nn.Linear) for m in q.modules())
+        with torch.no_grad(), learner.running("quantize_model"):
+            got = q(x).float()
+    return {"linears": linears, "left": left,
+            "rel_to_reference": float((got - want).norm() / want.norm().clamp(min=1e-12)),
+            "rel_to_full": float((got - full).norm() / full.norm().clamp(min=1e-12)),
+            "int8_buffers": sum(t.dtype == torch.int8 for t in q.state_dict().values())}
+
+
+def int8_model_problems(got: dict, case: QuantModelCase) -> list[str]:
+    if got["left"]:
+        return [f"on {case.about}, {got['left']} of {got['linears']} nn.Linear layers are still there after quantize_model: "
+                "walk every module (model.named_modules(), nested ones too) and replace each nn.Linear on its parent "
+                "(setattr(parent, child_name, QuantLinear(...)))."]
+    if got["int8_buffers"] < got["linears"]:
+        return [f"on {case.about}, the quantized model holds {got['int8_buffers']} int8 tensors for {got['linears']} "
+                "Linear layers: store each weight as int8 (quantize_linear_int8), not dequantized."]
+    if got["rel_to_reference"] > 1e-4:
+        return [f"on {case.about}, the quantized model's outputs are {got['rel_to_reference']:.1e} (relative) away from "
+                "per-row symmetric int8 quantization of every Linear: quantize each layer's own weight with your "
+                "quantize_linear_int8, and keep every other module (embeddings, norms) as it was."]
+    return []
+
+
+@register("07.int8_model", points=2, exercise="E", title="a quantization pass over the model",
+          cases=[QuantModelCase("the tiny Llama")])
+def _int8_model(ctx: Context, cases: list[QuantModelCase]) -> str:
+    for case in cases:
+        fail_if(int8_model_problems(ctx.probe(probe_int8_model, case), case))
+    return "every Linear quantized, outputs as int8 predicts"
+
+
+# ---------------------------------------------------------------- F: percentiles over runs
+@dataclass(frozen=True)
+class RunsCase:
+    """Several generations of one workload, (start_s, token times) per run, and the answer: p50/p95/p99 in ms of
+    TTFT, TPOT and ITL."""
+
+    about: str
+    runs: tuple
+    want: dict = field(default_factory=dict)
+
+
+PERCENTILE_KEYS = ("ttft_ms", "tpot_ms", "itl_ms")
+
+
+def probe_percentiles(learner: Learner, cases: list[RunsCase]) -> list:
+    return [learner.call("run_percentiles", [(s, list(t)) for s, t in c.runs]) for c in cases]
+
+
+def percentile_problems(got: list, cases: list[RunsCase], reveal: bool) -> list[str]:
+    for answer, case in zip(got, cases):
+        want = case.want
+        if not isinstance(answer, dict) or not all(isinstance(answer.get(k), dict) for k in PERCENTILE_KEYS):
+            return ["run_percentiles should return {'ttft_ms': {'p50', 'p95', 'p99'}, 'tpot_ms': {...}, 'itl_ms': {...}}."]
+        for key in PERCENTILE_KEYS:
+            for q in ("p50", "p95", "p99"):
+                v, w = answer[key].get(q), want[key][q]
+                if close(v, w, rel=1e-6, abs_=1e-9):
+                    continue
+                said = f"{fmt(v)}, expected {w:.6g}" if reveal else fmt(v)
+                if is_number(v) and close(v * 1e3, w, rel=1e-6):
+                    hint = "report milliseconds, not seconds"
+                elif key == "itl_ms":
+                    hint = ("ITL is every gap between successive tokens of every run, pooled, then its percentiles "
+                            "(not one mean per run)")
+                elif key == "tpot_ms":
+                    hint = "TPOT is one number per run, (last - first) / (n - 1); leave out runs of one token"
+                else:
+                    hint = "TTFT is one number per run, first token minus start"
+                return [f"on {case.about}, {key}['{q}'] = {said}: {hint}; percentiles interpolate linearly between the "
+                        "closest ranks (numpy.percentile's default), not the nearest rank."]
+    return []
+
+
+def _stream(start: float, first_ms: float, gaps_ms: list[float]) -> tuple:
+    times, t = [], start + first_ms / 1e3
+    for gap in [0.0] + gaps_ms:
+        t += gap / 1e3
+        times.append(round(t, 9))
+    return (start, tuple(times))
+
+
+@register("07.percentiles", points=2, exercise="F", title="latency percentiles over runs: TTFT, TPOT and pooled ITL",
+          cases=[RunsCase("five runs, one with a stall", (_stream(0.0, 40, [5, 5, 6, 5]), _stream(1.0, 42, [5, 5, 5, 5]),
+                                                           _stream(2.0, 39, [5, 30, 5, 5]), _stream(3.0, 45, [6, 5, 5, 5]),
+                                                           _stream(4.0, 41, [5, 5, 5, 7])),
+                          {"ttft_ms": {"p50": 41.0, "p95": 44.4, "p99": 44.88},
+                           "tpot_ms": {"p50": 5.25, "p95": 10.1, "p99": 11.02},
+                           "itl_ms": {"p50": 5.0, "p95": 8.15, "p99": 25.63}})])
+def _percentiles(ctx: Context, cases: list[RunsCase]) -> str:
+    fail_if(percentile_problems(ctx.probe(probe_percentiles, cases), cases, ctx.reveal))
+    return "percentiles of TTFT, TPOT and ITL right"
+
+
+# ---------------------------------------------------------------- G: memory-bandwidth utilisation
+@dataclass(frozen=True)
+class BandwidthCase:
+    """One runner result (as WorkloadResult.to_dict() writes it, trimmed) and the device's copy bandwidth (bytes/s)."""
+
+    about: str
+    result: dict
+    copy_bw: float
+    want: dict | None = None     # {gbps, utilisation}; None: the answer is None (nothing to measure)
+
+
+def probe_bandwidth(learner: Learner, cases: list[BandwidthCase]) -> list:
+    return [learner.call("bandwidth_utilisation", copy.deepcopy(c.result), c.copy_bw) for c in cases]
+
+
+def bandwidth_problems(got: list, cases: list[BandwidthCase], reveal: bool) -> list[str]:
+    for answer, case in zip(got, cases):
+        want = case.want
+        if want is None:
+            if answer is not None:
+                return [f"on {case.about} there is no decode step to measure (one token, or no byte count): return None."]
+            continue
+        if not isinstance(answer, dict) or not {"gbps", "utilisation"} <= set(answer):
+            return ["bandwidth_utilisation should return {'gbps': …, 'utilisation': …} (or None when there is no TPOT)."]
+        for key, hint in (("gbps", "bytes a decode step must read ÷ the median TPOT (stats['tpot_s']['p50']), in "
+                                   "10⁹ bytes per second"),
+                          ("utilisation", "achieved bytes per second ÷ the copy bandwidth, a fraction (0.8, not 80)")):
+            if not close(answer[key], want[key], rel=1e-6):
+                said = f"{fmt(answer[key])}, expected {want[key]:.6g}" if reveal else fmt(answer[key])
+                return [f"on {case.about}, {key} = {said}: {hint}."]
+    return []
+
+
+def _result(bytes_per_step: float | None, tpot_p50: float | None, ttft_p50: float = 0.05) -> dict:
+    return {"decode_bytes_per_step": bytes_per_step,
+            "stats": {"tpot_s": {"p50": tpot_p50, "p95": None if tpot_p50 is None else tpot_p50 * 1.2},
+                      "ttft_s": {"p50": ttft_p50}, "e2e_s": {"p50": 1.0}}}
+
+
+@register("07.bandwidth", points=1, exercise="G", title="memory-bandwidth utilisation of a decode step",
+          cases=[BandwidthCase("the 1b model, bf16, on a 3 TB/s device", _result(2.5e9, 1.9e-3), 3.0e12,
+                               {"gbps": 2.5e9 / 1.9e-3 / 1e9, "utilisation": 2.5e9 / 1.9e-3 / 3.0e12}),
+                 BandwidthCase("a one-token run", _result(2.5e9, None), 3.0e12, None)])
+def _bandwidth(ctx: Context, cases: list[BandwidthCase]) -> str:
+    fail_if(bandwidth_problems(ctx.probe(probe_bandwidth, cases), cases, ctx.reveal))
+    return "achieved bandwidth and utilisation right"
