@@ -1,0 +1,118 @@
+"""Decode against the bandwidth roof: TPOT of each backend, its GB/s, and its share of the measured copy bandwidth.
+
+    python benchmarks/llm_decode.py --model 1b --backend eager compiled int8-compiled
+    python benchmarks/llm_decode.py --model tiny --device cpu --tokens 32      # what CI's machine can do
+
+For each backend: load, warm up (compiling and CUDA-graph recording happen there), then `--repeats` greedy
+generations of `--tokens` tokens after a short prompt; TPOT is each run's mean gap between tokens (median and
+spread over runs). A decode step must read every weight but the embedding lookups, and the KV cache; the script
+counts the cache as the kernel reads it: the static cache's whole length (the attention mask hides the unused part,
+but SDPA still reads it), and as the context (what a dynamic cache would read), and divides by the measured copy
+bandwidth (a `copy_` of a large tensor: 2 × its bytes, fastest sample). Figures are printed with the device and
+versions, and written as JSON with `--out`. Lab 07's targets (H100, 1b, bf16, batch 1): compiled ≥ 80% of the copy
+bandwidth, compiled ≥ 3× eager, int8-compiled ≥ 1.5× compiled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from helpers import bench  # noqa: E402
+from helpers.env import device_label, pick_device, versions  # noqa: E402
+from helpers.llm_bench import GenerationConfig, make_backend  # noqa: E402
+from helpers.llm_bench.backends import resolve_dtype  # noqa: E402
+
+
+def copy_bandwidth(device: torch.device, dtype: torch.dtype) -> float:
+    """Bytes per second of a large device-to-device copy (read + write), the fastest sample."""
+    n = (1 << 28) if device.type == "cuda" else (1 << 24)
+    src = torch.randn(n, device=device).to(dtype)
+    dst = torch.empty_like(src)
+    t = bench.measure(lambda: dst.copy_(src), label="copy", device=device, min_run_time=1.0)
+    return 2 * src.numel() * src.element_size() / (t.min_ms / 1e3)
+
+
+def decode_row(name: str, args, device: torch.device, copy_bw: float) -> dict:
+    mode = None if name in ("eager", "int8") else args.compile_mode
+    backend = make_backend(name, args.model, device=device, dtype=args.dtype, compile_mode=args.compile_mode).load()
+    prompt = list(range(1, args.prompt + 1))
+    config = GenerationConfig(max_new_tokens=args.tokens)
+    for _ in range(args.warmup):
+        backend.collect(prompt, config)
+    runs = [backend.collect(prompt, config) for _ in range(args.repeats)]
+    tpots = sorted(r.tpot_s for r in runs)
+    info = backend.info()
+    weights, cache = info["decode_weight_bytes"], info["cache_bytes"]
+    per_token_cache = cache / backend.cache.max_tokens
+    tpot = statistics.median(tpots)
+    read_static = weights + cache                                             # what SDPA over the static cache reads
+    read_context = weights + per_token_cache * (args.prompt + args.tokens / 2 + 1)   # mid-run context
+    row = {"backend": backend.name, "compile_mode": mode, "tpot_ms_p50": tpot * 1e3,
+           "tpot_ms_min": tpots[0] * 1e3, "tpot_ms_max": tpots[-1] * 1e3, "tokens_per_s": 1 / tpot,
+           "decode_weight_bytes": weights, "cache_bytes": cache,
+           "gbps_static": read_static / tpot / 1e9, "gbps_context": read_context / tpot / 1e9,
+           "utilisation_static": read_static / tpot / copy_bw, "utilisation_context": read_context / tpot / copy_bw,
+           "decode_compiles": info.get("decode_compiles")}
+    backend.cleanup()
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="1b", help="tiny, small or 1b (helpers.llama.CONFIGS)")
+    parser.add_argument("--backend", nargs="+", default=["eager", "compiled", "int8-compiled"])
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--dtype", default="auto")
+    parser.add_argument("--compile-mode", default="auto", help="auto: reduce-overhead on CUDA, default on CPU")
+    parser.add_argument("--coordinate-descent", action="store_true",
+                        help="torch._inductor.config.coordinate_descent_tuning = True (gpt-fast sets it)")
+    parser.add_argument("--prompt", type=int, default=16)
+    parser.add_argument("--tokens", type=int, default=256)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    device = pick_device(args.device)
+    args.dtype = resolve_dtype(args.dtype, device)
+    if args.compile_mode == "auto":
+        args.compile_mode = "reduce-overhead" if device.type == "cuda" else "default"
+    if args.coordinate_descent:
+        import torch._inductor.config as inductor_config
+
+        inductor_config.coordinate_descent_tuning = True
+    copy_bw = copy_bandwidth(device, args.dtype)
+    v = versions(device)
+    print(f"{device_label(device)} · {args.model} in {args.dtype} · "
+          f"batch 1, prompt {args.prompt}, {args.tokens} tokens × {args.repeats} runs · copy bandwidth "
+          f"{copy_bw / 1e9:.0f} GB/s" + (" · coordinate descent" if args.coordinate_descent else ""))
+    rows = []
+    for name in args.backend:
+        row = decode_row(name, args, device, copy_bw)
+        rows.append(row)
+        print(f"{row['backend']:<34} TPOT {row['tpot_ms_p50']:7.3f} ms (min {row['tpot_ms_min']:.3f}, max "
+              f"{row['tpot_ms_max']:.3f})  {row['tokens_per_s']:8.1f} tok/s  {row['gbps_static']:7.1f} GB/s = "
+              f"{row['utilisation_static']:5.1%} of copy (context only: {row['utilisation_context']:5.1%})", flush=True)
+    by = {r["backend"].split(" ")[0]: r for r in rows}
+    eager, compiled = by.get("eager"), next((r for r in rows if r["backend"].startswith("compiled")), None)
+    int8 = next((r for r in rows if r["backend"].startswith("int8-compiled")), None)
+    if eager and compiled:
+        print(f"compiled / eager: {eager['tpot_ms_p50'] / compiled['tpot_ms_p50']:.2f}× (target ≥ 3×)")
+    if compiled and int8:
+        print(f"int8-compiled / compiled: {compiled['tpot_ms_p50'] / int8['tpot_ms_p50']:.2f}× (target ≥ 1.5×)")
+    if args.out:
+        args.out.write_text(json.dumps({"device": device_label(device), "versions": v, "model": args.model,
+                                        "dtype": str(args.dtype), "copy_gbps": copy_bw / 1e9,
+                                        "coordinate_descent": args.coordinate_descent, "rows": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
