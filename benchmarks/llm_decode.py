@@ -42,7 +42,8 @@ def copy_bandwidth(device: torch.device, dtype: torch.dtype) -> float:
 
 def decode_row(name: str, args, device: torch.device, copy_bw: float) -> dict:
     mode = None if name in ("eager", "int8") else args.compile_mode
-    backend = make_backend(name, args.model, device=device, dtype=args.dtype, compile_mode=args.compile_mode).load()
+    backend = make_backend(name, args.model, device=device, dtype=args.dtype, compile_mode=args.compile_mode,
+                           fused=args.fused).load()
     prompt = list(range(1, args.prompt + 1))
     config = GenerationConfig(max_new_tokens=args.tokens)
     for _ in range(args.warmup):
@@ -74,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compile-mode", default="auto", help="auto: reduce-overhead on CUDA, default on CPU")
     parser.add_argument("--coordinate-descent", action="store_true",
                         help="torch._inductor.config.coordinate_descent_tuning = True (gpt-fast sets it)")
+    parser.add_argument("--fused", action="store_true",
+                        help="q/k/v and gate/up as one matmul each (helpers.llama.fuse_projections)")
     parser.add_argument("--prompt", type=int, default=16)
     parser.add_argument("--tokens", type=int, default=256)
     parser.add_argument("--warmup", type=int, default=2)
@@ -92,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     v = versions(device)
     print(f"{device_label(device)} · {args.model} in {args.dtype} · "
           f"batch 1, prompt {args.prompt}, {args.tokens} tokens × {args.repeats} runs · copy bandwidth "
-          f"{copy_bw / 1e9:.0f} GB/s" + (" · coordinate descent" if args.coordinate_descent else ""))
+          f"{copy_bw / 1e9:.0f} GB/s" + (" · coordinate descent" if args.coordinate_descent else "")
+          + (" · fused projections" if args.fused else ""))
     rows = []
     for name in args.backend:
         row = decode_row(name, args, device, copy_bw)
@@ -110,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         args.out.write_text(json.dumps({"device": device_label(device), "versions": v, "model": args.model,
                                         "dtype": str(args.dtype), "copy_gbps": copy_bw / 1e9,
-                                        "coordinate_descent": args.coordinate_descent, "rows": rows}, indent=1))
+                                        "coordinate_descent": args.coordinate_descent, "fused": args.fused, "rows": rows}, indent=1))
     return 0
 
 

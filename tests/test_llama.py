@@ -151,3 +151,19 @@ def test_static_cache_decode_matches_full_forward_token_by_token(untied):
             sequence = torch.cat([sequence, next_id], dim=1)
             logits = untied(next_id, torch.tensor([sequence.shape[1] - 1]), cache)[:, -1]
     assert len(set(sequence[0, 9:].tolist())) > 1  # a real test: the greedy tokens are not one repeated id
+
+
+def test_fused_projections_keep_the_outputs_and_the_parameter_count():
+    from helpers.llama import fuse_projections
+
+    model = build_model(TINY, seed=3)
+    tokens = torch.randint(0, TINY.vocab_size, (2, 7), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        before = model(tokens)
+        count = sum(p.numel() for p in model.parameters())
+        fuse_projections(model)
+        after = model(tokens)
+    assert model.layers[0].attn.qkv_proj is not None and not hasattr(model.layers[0].attn, "q_proj")
+    assert sum(p.numel() for p in model.parameters()) == count
+    assert torch.allclose(before, after, atol=1e-5)
+    assert sum(isinstance(m, torch.nn.Linear) for m in model.modules()) == TINY.n_layers * 4 + 1

@@ -20,7 +20,7 @@ from typing import Iterator, Sequence
 import torch
 
 from helpers.env import pick_device
-from helpers.llama import LlamaConfig, StaticKVCache, build_model
+from helpers.llama import LlamaConfig, StaticKVCache, build_model, fuse_projections
 from helpers.llm_bench.generation import GenerationConfig, GenerationResult, stream_tokens
 from helpers.llm_bench.quantize import decode_weight_bytes, quantize_int8, weight_bytes
 
@@ -127,8 +127,9 @@ class LlamaBackend(LLMBackend):
 
     def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
                  dtype: str | torch.dtype = "auto", seed: int = 0, compile_mode: str | None = None,
-                 compile_prefill: bool = False):
+                 compile_prefill: bool = False, fused: bool = False):
         super().__init__(model, device, dtype, seed)
+        self.fused = fused   # q/k/v and gate/up as one matmul each (helpers.llama.fuse_projections)
         if compile_mode not in (None, *COMPILE_MODES):
             raise ValueError(f"unknown torch.compile mode {compile_mode!r}; choose one of {', '.join(COMPILE_MODES)}")
         self.compile_mode, self.compile_prefill = compile_mode, compile_prefill
@@ -140,6 +141,9 @@ class LlamaBackend(LLMBackend):
 
     def load(self) -> "LlamaBackend":
         self.model = build_model(self.config, self.seed, self.device, self.dtype)
+        if self.fused:
+            fuse_projections(self.model)
+            self.name += "+fused"
         self._prepare()
         self._decode_fn, self._prefill_fn = self._step_functions()
         return self
@@ -233,8 +237,8 @@ class EagerBackend(LlamaBackend):
     name = "eager"
 
     def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
-                 dtype: str | torch.dtype = "auto", seed: int = 0):
-        super().__init__(model, device, dtype, seed)
+                 dtype: str | torch.dtype = "auto", seed: int = 0, fused: bool = False):
+        super().__init__(model, device, dtype, seed, fused=fused)
 
 
 class CompiledBackend(LlamaBackend):
@@ -242,8 +246,8 @@ class CompiledBackend(LlamaBackend):
 
     def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
                  dtype: str | torch.dtype = "auto", seed: int = 0, mode: str = "default",
-                 compile_prefill: bool = False):
-        super().__init__(model, device, dtype, seed, compile_mode=mode, compile_prefill=compile_prefill)
+                 compile_prefill: bool = False, fused: bool = False):
+        super().__init__(model, device, dtype, seed, compile_mode=mode, compile_prefill=compile_prefill, fused=fused)
         self.name = "compiled" if mode == "default" else f"compiled-{mode}"
 
 
@@ -257,8 +261,9 @@ class Int8Backend(LlamaBackend):
     PROBE_TOKENS = 32
 
     def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
-                 dtype: str | torch.dtype = "auto", seed: int = 0, compile_mode: str | None = None):
-        super().__init__(model, device, dtype, seed, compile_mode=compile_mode)
+                 dtype: str | torch.dtype = "auto", seed: int = 0, compile_mode: str | None = None,
+                 fused: bool = False):
+        super().__init__(model, device, dtype, seed, compile_mode=compile_mode, fused=fused)
         self.name = "int8" if compile_mode is None else f"int8-compiled-{compile_mode}"
         self.logits_error: dict = {}
         self.weight_bytes_unquantized = 0
@@ -291,11 +296,17 @@ BACKENDS = ("eager", "compiled", "int8", "int8-compiled", "hf")
 
 
 def make_backend(name: str, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
-                 dtype: str | torch.dtype = "auto", seed: int = 0, compile_mode: str = "auto") -> LLMBackend:
+                 dtype: str | torch.dtype = "auto", seed: int = 0, compile_mode: str = "auto",
+                 fused: bool = False) -> LLMBackend:
     """A backend by name (one of BACKENDS); compile_mode "auto" is reduce-overhead on CUDA, default on CPU."""
     dev = pick_device(device)
     mode = ("reduce-overhead" if dev.type == "cuda" else "default") if compile_mode == "auto" else compile_mode
     common = dict(model=model, device=dev, dtype=dtype, seed=seed)
+    if name == "hf":
+        from helpers.llm_bench.hf import HFBackend  # transformers is optional: imported only when asked for
+
+        return HFBackend(**common)
+    common["fused"] = fused
     if name == "eager":
         return EagerBackend(**common)
     if name == "compiled":
@@ -304,8 +315,4 @@ def make_backend(name: str, model: str | LlamaConfig = "tiny", device: str | tor
         return Int8Backend(**common)
     if name == "int8-compiled":
         return Int8Backend(**common, compile_mode=mode)
-    if name == "hf":
-        from helpers.llm_bench.hf import HFBackend  # transformers is optional: imported only when asked for
-
-        return HFBackend(**common)
     raise ValueError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}")

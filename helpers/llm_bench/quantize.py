@@ -5,8 +5,8 @@ bf16 (a quarter of fp32). The matmul still runs in the activations' dtype: weigh
 it and the per-row scale is applied to the output, x @ (q × s)ᵀ = (x @ qᵀ) × s. Eager PyTorch casts the
 whole weight to a temporary each call, so eager int8 is slower, not faster; under torch.compile a one-row
 input (batch-1 decode) becomes one fused int8 reduction kernel. Measured on an H100 (torch 2.11, the
-"1b" config, reduce-overhead): TPOT 1.60 ms against 1.90 ms for bf16, not 2× (the fused kernel streams
-~600-800 GB/s where cuBLAS streams bf16 at ~1.5 TB/s); with batch 8 the cast + mm path makes int8 far
+"1b" config, reduce-overhead; benchmarks/llm_decode.py): TPOT 1.79 ms against 2.09 ms for bf16, not 2× (the
+fused kernel streams ~700-800 GB/s where cuBLAS streams bf16 at 1.2-1.5 TB/s); with batch 8 the cast + mm path makes int8 far
 slower (29.8 against 1.9 ms). Measure it on your device: python -m helpers.llm_bench --backend int8-compiled.
 """
 
