@@ -24,9 +24,13 @@ def test_csv_json_and_feedback(tmp_path):
         gradebook.write_feedback(tmp_path, r, {"04.a": "first"})
     gradebook.write_gradebook(tmp_path, NAMES)
     rows = list(csv.reader((tmp_path / "grades.csv").open()))
-    assert rows == [["submission", "status", "total", "max_total", *NAMES], ["ann", "ok", "1", "2", "1", "0"], ["ben", "ok", "2", "2", "1", "1"]]
+    assert rows == [["submission", "status", "total", "max_total", *NAMES, "key", "feedback"],
+                    ["ann", "ok", "1", "2", "1", "0", "ann-0000", "feedback/ann-0000.md"],
+                    ["ben", "ok", "2", "2", "1", "1", "ben-0000", "feedback/ben-0000.md"]]
     data = json.loads((tmp_path / "grades.json").read_text())
-    assert data["ann"]["checks"]["04.b"] == {"score": 0, "max": 1, "status": "failed", "message": "fix this | and that"}
+    assert data["ann-0000"]["submission"] == "ann" and data["ann-0000"]["feedback"] == "feedback/ann-0000.md"
+    assert (tmp_path / data["ann-0000"]["feedback"]).is_file()
+    assert data["ann-0000"]["checks"]["04.b"] == {"score": 0, "max": 1, "status": "failed", "message": "fix this | and that"}
     md = (tmp_path / "feedback" / "ann-0000.md").read_text()
     assert "**Score: 1 / 2**" in md and "fix this / and that" in md
     assert "<table>" in (tmp_path / "feedback" / "ann-0000.html").read_text()
@@ -105,3 +109,18 @@ def test_to_grade_skips_graded_files_unless_forced_or_named(tmp_path):
     with pytest.raises(ValueError, match="dan"):
         to_grade(files, out, only=("dan",))
     shutil.rmtree(out)
+
+
+def test_two_submissions_with_one_name_keep_two_rows(tmp_path):
+    """report.ipynb from two folders: two keys, two rows, two feedback files; by_submission refuses to guess."""
+    first, second = result("report"), result("report", (1, 1))
+    second.key = "report-1111"
+    for r in (first, second):
+        gradebook.save_result(tmp_path, r)
+        gradebook.write_feedback(tmp_path, r, {})
+    gradebook.write_gradebook(tmp_path, NAMES)
+    data = json.loads((tmp_path / "grades.json").read_text())
+    assert {k: v["total"] for k, v in data.items()} == {"report-0000": 1, "report-1111": 2}
+    assert len(list(csv.reader((tmp_path / "grades.csv").open()))) == 3
+    with pytest.raises(ValueError, match="report-"):
+        gradebook.by_submission(data)

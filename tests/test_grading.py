@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.grading import gradebook
 from tests import submissions as S
 
 pytestmark = pytest.mark.slow
@@ -126,7 +127,7 @@ def batch(tmp_path_factory):
 
 
 def grades(out: Path) -> dict[str, dict]:
-    return json.loads((out / "grades.json").read_text())
+    return gradebook.by_submission(json.loads((out / "grades.json").read_text()))
 
 
 def test_every_case_scores_what_it_deserves(batch):
@@ -169,7 +170,7 @@ def test_crash_names_the_cell(batch):
 
 def test_csv_has_the_columns_instructors_expect(batch):
     rows = list(csv.reader((batch["out"] / "grades.csv").open()))
-    assert rows[0] == ["submission", "status", "total", "max_total", *POINTS]
+    assert rows[0] == ["submission", "status", "total", "max_total", *POINTS, "key", "feedback"]
     assert {r[0] for r in rows[1:]} == set(batch["cases"])
 
 

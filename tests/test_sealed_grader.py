@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from helpers import inductor
-from helpers.grading import sandbox
+from helpers.grading import gradebook, sandbox
 from tests import submissions as S
 
 pytestmark = pytest.mark.slow
@@ -182,7 +182,7 @@ def graded(tmp_path_factory):
     done = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
                           timeout=3600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return {"cases": cases, "out": out, "grades": json.loads((out / "grades.json").read_text())}
+    return {"cases": cases, "out": out, "grades": gradebook.by_submission(json.loads((out / "grades.json").read_text()))}
 
 
 def test_every_case_scores_what_it_deserves(graded):

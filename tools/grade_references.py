@@ -22,6 +22,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from helpers.grading import gradebook  # noqa: E402
 
 
 def grade(lab: str, device: str, work: Path, jobs: int, warm: bool = True) -> dict:
@@ -36,7 +39,7 @@ def grade(lab: str, device: str, work: Path, jobs: int, warm: bool = True) -> di
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     row = {"lab": lab, "device": device, "exit": done.returncode, "seconds": round(time.monotonic() - start)}
     try:
-        grades = json.loads((out / "grades.json").read_text())
+        grades = gradebook.by_submission(json.loads((out / "grades.json").read_text()))
     except (OSError, ValueError):
         return {**row, "error": (done.stdout + done.stderr)[-2000:]}
     for name in ("solution", "untouched"):

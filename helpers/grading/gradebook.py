@@ -94,23 +94,42 @@ def load_results(out: Path) -> list[SubmissionResult]:
     return sorted(results, key=lambda r: (r.submission, r.key))
 
 
+def feedback_name(r: SubmissionResult) -> str:
+    """The learner's feedback file, relative to the gradebook folder (also as .html)."""
+    return f"feedback/{r.key}.md"
+
+
 def csv_text(results: list[SubmissionResult], check_names: list[str]) -> str:
-    """grades.csv: submission, status, total, max_total, then one column per check."""
+    """grades.csv: submission, status, total, max_total, one column per check, then the unique key and the feedback
+    file (two submissions with the same file name in different folders get different keys)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["submission", "status", "total", "max_total", *check_names])
+    w.writerow(["submission", "status", "total", "max_total", *check_names, "key", "feedback"])
     for r in results:
         scores = {c.name: c.score for c in r.checks}
-        w.writerow([r.submission, r.status, f"{r.total:g}", f"{r.max_total:g}", *(f"{scores.get(n, 0):g}" for n in check_names)])
+        w.writerow([r.submission, r.status, f"{r.total:g}", f"{r.max_total:g}",
+                    *(f"{scores.get(n, 0):g}" for n in check_names), r.key, feedback_name(r)])
     return buf.getvalue()
 
 
 def json_text(results: list[SubmissionResult]) -> str:
-    """grades.json: per submission, per check: score, max, status, message."""
-    data = {r.submission: {"status": r.status, "message": r.message, "total": r.total, "max_total": r.max_total, "notes": r.notes,
-                           "checks": {c.name: {"score": c.score, "max": c.max_score, "status": c.status, "message": c.message} for c in r.checks}}
+    """grades.json, keyed by the unique key: submission, feedback file, status, totals, per check score/max/status/message."""
+    data = {r.key: {"submission": r.submission, "feedback": feedback_name(r), "status": r.status, "message": r.message,
+                    "total": r.total, "max_total": r.max_total, "notes": r.notes,
+                    "checks": {c.name: {"score": c.score, "max": c.max_score, "status": c.status, "message": c.message}
+                               for c in r.checks}}
             for r in results}
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def by_submission(grades: dict) -> dict[str, dict]:
+    """grades.json's entries by submission name, for scripts that know their file names are unique."""
+    out: dict[str, dict] = {}
+    for key, entry in grades.items():
+        if entry["submission"] in out:
+            raise ValueError(f"two submissions are named {entry['submission']!r}: use grades.json's keys ({key})")
+        out[entry["submission"]] = entry
+    return out
 
 
 def write_gradebook(out: Path, check_names: list[str]) -> list[SubmissionResult]:
