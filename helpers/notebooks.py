@@ -162,10 +162,15 @@ def has_solution(text: str) -> bool:
     return BEGIN in text or END in text or MD_BEGIN in text
 
 
-def make_lab(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The learner's notebook generated from a solution notebook."""
+def make_lab(solution: nbformat.NotebookNode, points: str | None = None) -> nbformat.NotebookNode:
+    """The learner's notebook generated from a solution notebook; `points` (a Markdown table) ends its introduction."""
     lab = nbformat.from_dict(solution)
     strip_outputs(lab)
+    intro = next((c for c in lab.cells if c.cell_type == "markdown"), None)
+    if points and intro is not None:
+        from helpers.points_table import with_lab_table
+
+        intro.source = with_lab_table(intro.source, points)
     for cell in lab.cells:
         try:
             if cell.cell_type == "code":
@@ -205,7 +210,7 @@ def build(root: Path, check: bool = False) -> list[Problem]:
         problems.extend(_check_ids(sol, sol_path))
         lab_path = root / "labs" / sol_path.name
         try:
-            text = dumps(make_lab(sol))
+            text = dumps(make_lab(sol, points=_points_for(sol_path, sol)))
         except MarkerError as err:
             problems.append(Problem(sol_path, str(err)))
             continue
@@ -220,6 +225,16 @@ def build(root: Path, check: bool = False) -> list[Problem]:
     if not check:
         problems = [p for p in problems if "has outputs" not in p.message]
     return problems
+
+
+def _points_for(path: Path, nb) -> str | None:
+    """The lab's points table, from its registered checks (None for a lab without a check module)."""
+    from helpers.points_table import lab_table
+
+    try:
+        return lab_table(path.name[:2], answer_cells=sum("answer" in tags(c) for c in nb.cells))
+    except ModuleNotFoundError:
+        return None
 
 
 def _check_ids(nb, path: Path) -> list[Problem]:

@@ -1,0 +1,34 @@
+"""The points tables in README.md and in each lab's introduction come from the check registry and cannot drift."""
+
+import shutil
+from pathlib import Path
+
+from helpers import notebooks
+from helpers.checks import load_lab
+from helpers.points_table import BEGIN, END, lab_table, sync_readme
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_lab_intro_lists_its_checks_and_total():
+    for sol in notebooks.solution_notebooks(ROOT):
+        lab = sol.name[:2]
+        intro = notebooks.read(ROOT / "labs" / sol.name).cells[0].source
+        specs = load_lab(lab)
+        assert f"{len(specs)} checks, {sum(s.points for s in specs):g} points" in intro, sol.name
+        assert all(f"`{s.name}`" in intro for s in specs)
+        answers = sum("answer" in notebooks.tags(c) for c in notebooks.read(sol).cells)
+        assert intro.endswith(lab_table(lab, answers))
+
+
+def test_readme_table_is_current_and_a_stale_one_is_caught(tmp_path):
+    assert sync_readme(ROOT, check=True) == []
+    shutil.copytree(ROOT / "solutions", tmp_path / "solutions", ignore=shutil.ignore_patterns("hidden", "experiments"))
+    readme = (ROOT / "README.md").read_text()
+    stale = readme.replace("| **all labs** |", "| **all labs (old)** |")
+    assert stale != readme
+    (tmp_path / "README.md").write_text(stale)
+    assert "stale" in sync_readme(tmp_path, check=True)[0]
+    assert sync_readme(tmp_path) == [] and (tmp_path / "README.md").read_text() == readme
+    (tmp_path / "README.md").write_text(readme.replace(BEGIN, "").replace(END, ""))
+    assert "markers" in sync_readme(tmp_path, check=True)[0]
