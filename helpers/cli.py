@@ -97,7 +97,8 @@ def cmd_grade(args) -> int:
     results = batch.grade(paths, settings, shard=args.shard, progress=not args.quiet)
     for r in results:
         print(f"{r.submission:<40} {r.status:<8} {r.total:g}/{r.max_total:g}  ({r.seconds:.0f} s)")
-    print(f"gradebook: {Path(args.out) / 'grades.csv'}; feedback: {Path(args.out) / 'feedback'}")
+    print(f"gradebook: {Path(args.out) / 'grades.csv'}; feedback: {Path(args.out) / 'feedback'}; class report: "
+          f"{Path(args.out) / 'summary.html'}")
     return 0
 
 
@@ -105,9 +106,13 @@ def cmd_merge(args) -> int:
     from helpers import checks
     from helpers.grading import gradebook
 
-    names = [s.name for s in checks.load_lab(args.lab)]
+    from helpers.grading.class_report import write_class_report
+
+    specs = checks.load_lab(args.lab)
+    names = [s.name for s in specs]
     results = gradebook.merge([Path(p) for p in args.sources], Path(args.out), names)
-    print(f"merged {len(results)} submissions into {Path(args.out) / 'grades.csv'}")
+    report = write_class_report(Path(args.out), results, names, {s.name: s.title for s in specs}, args.lab)
+    print(f"merged {len(results)} submissions into {Path(args.out) / 'grades.csv'}; class report: {report}")
     return 0
 
 

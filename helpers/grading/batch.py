@@ -32,7 +32,7 @@ from helpers import checks, notebooks
 from helpers.notebooks import lab_path
 from helpers.checks import Result
 from helpers.env import LabSettings, cpu_count
-from helpers.grading import gradebook, hidden, references, restore, sandbox
+from helpers.grading import class_report, gradebook, hidden, references, restore, sandbox
 from helpers.grading.job import NotebookJob
 from helpers.grading.gradebook import SubmissionResult
 
@@ -333,6 +333,7 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     results = gradebook.write_gradebook(out, names)
     for r in results:
         gradebook.write_feedback(out, r, titles)
+    class_report.write_class_report(out, results, names, titles, settings.lab)
     return results
 
 
