@@ -1,4 +1,4 @@
-"""The `workbook` command: doctor, build, run, grade, merge, release.
+"""The `workbook` command: doctor, build, run, grade, merge, export, release.
 
 Examples:
     workbook doctor                          # can this machine run the labs?
@@ -6,6 +6,7 @@ Examples:
     workbook run 04 [--quick] [--solution]   # execute a lab headlessly into experiments/
     workbook grade --lab 04 subs/ --out grades/ --jobs 2 [--shard 1/4]
     workbook merge grades-1/ grades-2/ --lab 04 --out grades/
+    workbook export grades/ --roster roster.csv --format canvas   # grades for an LMS
     workbook release --out bundle/
 """
 
@@ -29,7 +30,7 @@ def cmd_doctor(args) -> int:
     return code
 
 
-INSTRUCTOR_COMMANDS = ("build", "grade", "merge", "release")
+INSTRUCTOR_COMMANDS = ("build", "grade", "merge", "export", "release")
 
 
 def missing_instructor_parts() -> str | None:
@@ -116,6 +117,25 @@ def cmd_merge(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    from helpers.grading import export, gradebook
+
+    folder = Path(args.gradebook)
+    results = gradebook.load_results(folder)
+    if not results:
+        raise FileNotFoundError(f"no graded submissions in {folder / 'results'}: run `workbook grade` first")
+    labs = sorted({r.lab for r in results})
+    if len(labs) > 1:
+        raise ValueError(f"{folder} holds results of labs {', '.join(labs)}: export one lab's gradebook at a time")
+    matched = export.match(export.read_roster(Path(args.roster)), results)
+    out = Path(args.out) if args.out else folder / f"export-{args.format}.csv"
+    gradebook.write_atomic(out, export.export_text(args.format, matched, labs[0]))
+    print(f"{len(matched.pairs)} grades of lab {labs[0]} written to {out} ({args.format})")
+    for line in export.leftovers_text(matched):
+        print(f"⚠ {line}", file=sys.stderr)
+    return 0
+
+
 def cmd_release(args) -> int:
     from helpers.grading import release
 
@@ -169,6 +189,13 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--lab", required=True)
     m.add_argument("--out", required=True)
     m.set_defaults(fn=cmd_merge)
+    e = sub.add_parser("export", help="grades for an LMS (canvas, moodle, csv), students matched through a roster",
+                       description="Example: workbook export grades/ --roster roster.csv --format canvas")
+    e.add_argument("gradebook", help="the gradebook folder `workbook grade --out` wrote")
+    e.add_argument("--roster", required=True, help="CSV with columns student_id,file (optional: name,email,section,lms_id)")
+    e.add_argument("--format", choices=("canvas", "moodle", "csv"), default="csv")
+    e.add_argument("--out", help="the file to write (default: GRADEBOOK/export-FORMAT.csv)")
+    e.set_defaults(fn=cmd_export)
     llm = sub.add_parser("llm-bench", help="benchmark LLM inference backends (TTFT, TPOT, tokens/s, memory); "
                          "`workbook llm-bench --help` for its options", add_help=False)
     llm.add_argument("args", nargs=argparse.REMAINDER)
