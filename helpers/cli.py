@@ -96,6 +96,8 @@ def cmd_grade(args) -> int:
         print("name at least one submission file or folder", file=sys.stderr)
         return 2
     results = batch.grade(paths, settings, shard=args.shard, progress=not args.quiet)
+    if args.manual:
+        results = adopt_manual(Path(args.out), args.lab, Path(args.manual))
     for r in results:
         print(f"{r.submission:<40} {r.status:<8} {r.total:g}/{r.max_total:g}  ({r.seconds:.0f} s)")
     print(f"gradebook: {Path(args.out) / 'grades.csv'}; feedback: {Path(args.out) / 'feedback'}; class report: "
@@ -103,17 +105,28 @@ def cmd_grade(args) -> int:
     return 0
 
 
+def adopt_manual(out: Path, lab: str, path: Path) -> list:
+    """Check a filled manual.csv against this gradebook, make it the gradebook's own, and rebuild every output."""
+    from helpers import checks
+    from helpers.grading import batch, gradebook, manual
+
+    rows = manual.read_rows(path)
+    manual.scores(rows, manual.items(lab, ROOT), {r.key for r in gradebook.load_results(out)}, where=str(path))
+    target = out / "manual.csv"
+    if not target.exists() or path.resolve() != target.resolve():
+        gradebook.write_atomic(target, path.read_text(encoding="utf-8-sig"))
+    return batch.finish(out, lab, checks.load_lab(lab))
+
+
 def cmd_merge(args) -> int:
     from helpers import checks
-    from helpers.grading import gradebook
+    from helpers.grading import batch, gradebook
 
-    from helpers.grading.class_report import write_class_report
-
+    out = Path(args.out)
     specs = checks.load_lab(args.lab)
-    names = [s.name for s in specs]
-    results = gradebook.merge([Path(p) for p in args.sources], Path(args.out), names)
-    report = write_class_report(Path(args.out), results, names, {s.name: s.title for s in specs}, args.lab)
-    print(f"merged {len(results)} submissions into {Path(args.out) / 'grades.csv'}; class report: {report}")
+    gradebook.merge([Path(p) for p in args.sources], out, [s.name for s in specs])
+    results = adopt_manual(out, args.lab, Path(args.manual)) if args.manual else batch.finish(out, args.lab, specs)
+    print(f"merged {len(results)} submissions into {out / 'grades.csv'}; class report: {out / 'summary.html'}")
     return 0
 
 
@@ -182,12 +195,14 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--no-warm", action="store_true", help="do not warm the compile cache with the reference solution")
     g.add_argument("--force", action="store_true", help="regrade every submission, even those already graded unchanged")
     g.add_argument("--only", nargs="+", metavar="NAME", help="regrade just these submissions (file name, stem or key)")
+    g.add_argument("--manual", metavar="CSV", help="points for the written answers (the manual.csv a batch writes, filled in)")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     g.set_defaults(fn=cmd_grade)
     m = sub.add_parser("merge", help="merge gradebook folders of several shards")
     m.add_argument("sources", nargs="+")
     m.add_argument("--lab", required=True)
     m.add_argument("--out", required=True)
+    m.add_argument("--manual", metavar="CSV", help="points for the written answers (manual.csv, filled in)")
     m.set_defaults(fn=cmd_merge)
     e = sub.add_parser("export", help="grades for an LMS (canvas, moodle, csv), students matched through a roster",
                        description="Example: workbook export grades/ --roster roster.csv --format canvas")

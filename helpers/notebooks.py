@@ -172,6 +172,9 @@ def make_lab(solution: nbformat.NotebookNode, points: str | None = None) -> nbfo
 
         intro.source = with_lab_table(intro.source, points)
     for cell in lab.cells:
+        manual = cell.get("metadata", {}).get("workbook", {}).get("manual")
+        if manual:   # the instructor's rubric stays in the solution; the learner sees the question and its points
+            cell.metadata["workbook"]["manual"] = {k: v for k, v in manual.items() if k != "rubric"}
         try:
             if cell.cell_type == "code":
                 cell.source = replace_code_solutions(cell.source, exercise_name(cell))
@@ -232,7 +235,8 @@ def _points_for(path: Path, nb) -> str | None:
     from helpers.points_table import lab_table
 
     try:
-        return lab_table(path.name[:2], answer_cells=sum("answer" in tags(c) for c in nb.cells))
+        manual = [c.metadata["workbook"]["manual"] for c in nb.cells if c.get("metadata", {}).get("workbook", {}).get("manual")]
+        return lab_table(path.name[:2], manual=[(m["question"], float(m["points"])) for m in manual])
     except ModuleNotFoundError:
         return None
 

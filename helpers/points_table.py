@@ -19,28 +19,39 @@ def lab_rows(lab: str) -> list:
     return load_lab(lab)
 
 
-def lab_table(lab: str, answer_cells: int = 0) -> str:
-    """Markdown: every check of the lab with its part and points, and the total."""
+def lab_table(lab: str, manual: list[tuple[str, float]] = ()) -> str:
+    """Markdown: every check of the lab with its part and points, the written answers your instructor scores, the total."""
     specs = lab_rows(lab)
-    total = sum(s.points for s in specs)
-    lines = [f"{LAB_HEADING} {len(specs)} checks, {total:g} points; the grader scores the same checks on its own cases.",
+    auto, by_hand = sum(s.points for s in specs), sum(p for _, p in manual)
+    lines = [f"{LAB_HEADING} {len(specs)} checks, {auto:g} points"
+             + (f", and {len(manual)} written answer{'s' if len(manual) > 1 else ''} your instructor scores, "
+                f"{by_hand:g} points (total {auto + by_hand:g})" if manual else "")
+             + "; the grader scores the same checks on its own cases.",
              "", "| part | check | points |", "|---|---|---:|"]
     lines += [f"| {s.exercise} | `{s.name}` {s.title.replace('|', '/')} | {s.points:g} |" for s in specs]
-    if answer_cells:
-        lines.append(f"| | {answer_cells} written answer{'s' if answer_cells > 1 else ''}: read by your instructor | |")
+    lines += [f"| | written: {q.replace('|', '/')} (read by your instructor) | {p:g} |" for q, p in manual]
     return "\n".join(lines)
 
 
-def course_table(labs: dict[str, str]) -> str:
-    """Markdown: one row per lab ({"04": "04 Inductor output"}), its checks and points."""
-    lines = ["| lab | checks | points |", "|---|---:|---:|"]
-    grand = 0.0
+def manual_points(root: Path, lab: str) -> float:
+    """Points of the written answers an instructor scores (the solution notebook's manual items)."""
+    from helpers import notebooks
+
+    nb = notebooks.read(notebooks.lab_path(lab, "solutions", root))
+    return sum(float(c.metadata["workbook"]["manual"]["points"]) for c in nb.cells
+               if c.get("metadata", {}).get("workbook", {}).get("manual"))
+
+
+def course_table(labs: dict[str, str], root: Path) -> str:
+    """Markdown: one row per lab ({"04": "`04_inductor_output`"}), its checks, automatic and manual points."""
+    lines = ["| lab | checks | automatic points | written answers (instructor) | total |", "|---|---:|---:|---:|---:|"]
+    grand_auto = grand_manual = 0.0
     for lab, title in labs.items():
         specs = lab_rows(lab)
-        points = sum(s.points for s in specs)
-        grand += points
-        lines.append(f"| {title} | {len(specs)} | {points:g} |")
-    lines.append(f"| **all labs** | | **{grand:g}** |")
+        auto, by_hand = sum(s.points for s in specs), manual_points(root, lab)
+        grand_auto, grand_manual = grand_auto + auto, grand_manual + by_hand
+        lines.append(f"| {title} | {len(specs)} | {auto:g} | {by_hand:g} | {auto + by_hand:g} |")
+    lines.append(f"| **all labs** | | **{grand_auto:g}** | **{grand_manual:g}** | **{grand_auto + grand_manual:g}** |")
     return "\n".join(lines)
 
 
@@ -68,7 +79,7 @@ def sync_readme(root: Path, check: bool = False) -> list[str]:
     path = root / "README.md"
     text = path.read_text(encoding="utf-8")
     try:
-        new = readme_with_table(text, course_table(lab_titles(root)))
+        new = readme_with_table(text, course_table(lab_titles(root), root))
     except ValueError as err:
         return [str(err)]
     if new == text:

@@ -17,8 +17,9 @@ def test_every_lab_intro_lists_its_checks_and_total():
         specs = load_lab(lab)
         assert f"{len(specs)} checks, {sum(s.points for s in specs):g} points" in intro, sol.name
         assert all(f"`{s.name}`" in intro for s in specs)
-        answers = sum("answer" in notebooks.tags(c) for c in notebooks.read(sol).cells)
-        assert intro.endswith(lab_table(lab, answers))
+        manual = [c.metadata["workbook"]["manual"] for c in notebooks.read(sol).cells
+                  if c.get("metadata", {}).get("workbook", {}).get("manual")]
+        assert intro.endswith(lab_table(lab, [(m["question"], m["points"]) for m in manual]))
 
 
 def test_readme_table_is_current_and_a_stale_one_is_caught(tmp_path):

@@ -32,7 +32,7 @@ from helpers import checks, notebooks
 from helpers.notebooks import lab_path
 from helpers.checks import Result
 from helpers.env import LabSettings, cpu_count
-from helpers.grading import class_report, gradebook, hidden, references, restore, sandbox
+from helpers.grading import class_report, gradebook, hidden, manual, references, restore, sandbox
 from helpers.grading.job import NotebookJob
 from helpers.grading.gradebook import SubmissionResult
 
@@ -330,10 +330,25 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
         bar.close()
     for note in guard.repair():
         log(out, note)
-    results = gradebook.write_gradebook(out, names)
+    return finish(out, settings.lab, specs)
+
+
+def finish(out: Path, lab: str, specs: list) -> list[SubmissionResult]:
+    """After a batch or a merge: manual points (if any are filled in), grades.csv and .json, every feedback file,
+    the class report, and for a lab with written answers, answers.html and the manual.csv to fill."""
+    its = manual.items(lab, ROOT)
+    rows = manual.read_rows(out / "manual.csv") if (out / "manual.csv").exists() else []
+    results = manual.apply(gradebook.load_results(out), its, rows)
+    applied = any(".manual." in c.name for r in results for c in r.checks)
+    names = [s.name for s in specs] + ([i.check_name for i in its] if applied else [])
+    titles = {s.name: s.title for s in specs} | {i.check_name: i.question for i in its}
+    gradebook.write_gradebook(out, names, results)
     for r in results:
         gradebook.write_feedback(out, r, titles)
-    class_report.write_class_report(out, results, names, titles, settings.lab)
+    class_report.write_class_report(out, results, names, titles, lab)
+    if its:
+        gradebook.write_atomic(out / "answers.html", manual.answers_html(lab, its, results, out))
+        gradebook.write_atomic(out / "manual.csv", manual.template_text(its, results, rows))
     return results
 
 

@@ -132,9 +132,10 @@ def by_submission(grades: dict) -> dict[str, dict]:
     return out
 
 
-def write_gradebook(out: Path, check_names: list[str]) -> list[SubmissionResult]:
-    """Rebuild grades.csv and grades.json from the per-submission results."""
-    results = load_results(out)
+def write_gradebook(out: Path, check_names: list[str], results: list[SubmissionResult] | None = None
+                    ) -> list[SubmissionResult]:
+    """Rebuild grades.csv and grades.json from the per-submission results (or from `results`, manual items added)."""
+    results = load_results(out) if results is None else results
     write_atomic(out / "grades.csv", csv_text(results, check_names))
     write_atomic(out / "grades.json", json_text(results))
     return results
@@ -149,7 +150,7 @@ def feedback_markdown(r: SubmissionResult, titles: dict[str, str]) -> str:
         lines += ["## What the grader changed before running your notebook", ""] + [f"- {n}" for n in r.notes] + [""]
     lines += ["## Checks", "", "| | check | points | what it means |", "|---|---|---:|---|"]
     for c in r.checks:
-        mark = "✅" if c.passed else "❌"
+        mark = "✅" if c.passed else "📝" if c.status in ("manual", "not graded") else "❌"
         lines.append(f"| {mark} | `{c.name}` {titles.get(c.name, '')} | {c.score:g}/{c.max_score:g} | {c.status}: {c.message.replace('|', '/')} |")
     return "\n".join(lines) + "\n"
 
