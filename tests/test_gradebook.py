@@ -66,21 +66,27 @@ def test_shards_split_every_submission_once():
 
 
 @pytest.mark.slow
-def test_sharded_batches_merge_into_one_gradebook(tmp_path):
+def test_four_shards_merge_into_the_gradebook_of_one_batch(tmp_path):
+    """--shard 1/4 … 4/4 then `workbook merge`: the same grades.csv and grades.json as one batch, and a report."""
+    from helpers import cli
+
     folder = tmp_path / "subs"
     folder.mkdir()
-    for i in range(4):
+    for i in range(6):
         (folder / f"broken{i}.ipynb").write_text("{" * (i + 1))
     outs = []
-    for i in (1, 2):
+    for i in (1, 2, 3, 4):
         out = tmp_path / f"shard{i}"
-        batch.grade([folder], batch.Settings(lab="04", out=out, warm=False), shard=f"{i}/2", progress=False)
+        batch.grade([folder], batch.Settings(lab="04", out=out, warm=False), shard=f"{i}/4", progress=False)
         outs.append(out)
-    assert [len(list((o / "results").glob("*.json"))) for o in outs] == [2, 2]
-    from helpers import checks
-
-    merged = gradebook.merge(outs, tmp_path / "all", [s.name for s in checks.load_lab("04")])
-    assert sorted(r.submission for r in merged) == [f"broken{i}" for i in range(4)]
+    assert [len(list((o / "results").glob("*.json"))) for o in outs] == [2, 2, 1, 1]
+    assert cli.main(["merge", *map(str, outs), "--lab", "04", "--out", str(tmp_path / "all")]) == 0
+    batch.grade([folder], batch.Settings(lab="04", out=tmp_path / "one", warm=False), progress=False)
+    for name in ("grades.csv", "grades.json", "manual.csv"):
+        assert (tmp_path / "all" / name).read_text() == (tmp_path / "one" / name).read_text(), name
+    assert (tmp_path / "all" / "summary.html").is_file() and (tmp_path / "all" / "answers.html").is_file()
+    merged = gradebook.load_results(tmp_path / "all")
+    assert sorted(r.submission for r in merged) == [f"broken{i}" for i in range(6)]
     assert all(r.status == "invalid" and r.total == 0 and "not valid notebook JSON" in r.message for r in merged)
 
 
