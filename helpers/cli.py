@@ -131,7 +131,7 @@ def cmd_merge(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from helpers.grading import export, gradebook
+    from helpers.grading import batch, export, gradebook
 
     folder = Path(args.gradebook)
     results = gradebook.load_results(folder)
@@ -140,6 +140,7 @@ def cmd_export(args) -> int:
     labs = sorted({r.lab for r in results})
     if len(labs) > 1:
         raise ValueError(f"{folder} holds results of labs {', '.join(labs)}: export one lab's gradebook at a time")
+    results = batch.scored_results(folder, labs[0])[2]   # with the written answers' points, when scored
     matched = export.match(export.read_roster(Path(args.roster)), results)
     out = Path(args.out) if args.out else folder / f"export-{args.format}.csv"
     gradebook.write_atomic(out, export.export_text(args.format, matched, labs[0]))

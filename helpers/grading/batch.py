@@ -333,12 +333,17 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     return finish(out, settings.lab, specs)
 
 
+def scored_results(out: Path, lab: str) -> tuple[list, list[dict], list[SubmissionResult]]:
+    """(manual items, manual.csv's rows, the gradebook's results with the manual points applied, if any)."""
+    its = manual.items(lab, ROOT)
+    rows = manual.read_rows(out / "manual.csv") if (out / "manual.csv").exists() else []
+    return its, rows, manual.apply(gradebook.load_results(out), its, rows)
+
+
 def finish(out: Path, lab: str, specs: list) -> list[SubmissionResult]:
     """After a batch or a merge: manual points (if any are filled in), grades.csv and .json, every feedback file,
     the class report, and for a lab with written answers, answers.html and the manual.csv to fill."""
-    its = manual.items(lab, ROOT)
-    rows = manual.read_rows(out / "manual.csv") if (out / "manual.csv").exists() else []
-    results = manual.apply(gradebook.load_results(out), its, rows)
+    its, rows, results = scored_results(out, lab)
     applied = any(".manual." in c.name for r in results for c in r.checks)
     names = [s.name for s in specs] + ([i.check_name for i in its] if applied else [])
     titles = {s.name: s.title for s in specs} | {i.check_name: i.question for i in its}
