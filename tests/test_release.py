@@ -77,3 +77,34 @@ def test_bundle_doctor_still_runs(bundle):
     proc = subprocess.run([sys.executable, "-m", "helpers.cli", "doctor"], cwd=bundle, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(bundle)}, timeout=300)
     assert "Traceback" not in proc.stderr and "instructor command" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.slow
+def test_bundle_sets_itself_up_and_runs_a_check_cell(bundle, tmp_path):
+    """A fresh copy of the bundle: its own `make` set-up (a new .venv), then Lab 01's set-up, exercise and first
+    check cells run with the bundle's Python: the check says the exercise is not written yet."""
+    import shutil
+    import subprocess
+
+    copy = tmp_path / "learner"
+    shutil.copytree(bundle, copy)
+    made = subprocess.run(["make", ".venv/.installed"], cwd=copy, capture_output=True, text=True, timeout=1800)
+    assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
+    script = (
+        "import os\n"
+        "os.environ.update(WORKBOOK_QUICK='1', WORKBOOK_DEVICE='cpu')\n"
+        "from helpers import notebooks\n"
+        "ns = {'__name__': '__main__'}\n"
+        "for cell in notebooks.read('labs/01_eager_vs_graph.ipynb').cells:\n"
+        "    tags = notebooks.tags(cell)\n"
+        "    if cell.cell_type == 'code' and ('parameters' in tags or 'exercise' in tags or cell.id == 'setup'):\n"
+        "        exec(cell.source, ns)\n"
+        "    if 'check' in tags:\n"
+        "        exec(cell.source, ns)\n"
+        "        break\n"
+        "import helpers\n"
+        "print('helpers from', helpers.__file__)\n")
+    ran = subprocess.run([str(copy / ".venv" / "bin" / "python"), "-c", script], cwd=copy, capture_output=True,
+                         text=True, timeout=600)
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+    assert "not written yet" in ran.stdout and f"helpers from {copy}" in ran.stdout, ran.stdout[-2000:]
