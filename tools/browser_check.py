@@ -301,6 +301,50 @@ def check_notebook(context, base: str, token: str, name: str, out: Path, timeout
 # ---------------------------------------------------------------------------------------------
 
 
+def check_class_report(context, folder: Path, out: Path) -> Result:
+    """The instructor's class report (grades/summary.html) as a browser shows it: the figure loads, the flagged
+    check is marked, every feedback link points at a file; a full-page screenshot."""
+    sys.path.insert(0, str(ROOT))
+    from helpers.checks import Result as CheckResult
+    from helpers.checks import load_lab
+    from helpers.grading import gradebook
+    from helpers.grading.class_report import write_class_report
+
+    start = time.monotonic()
+    result = Result("class report (summary.html)")
+    specs = load_lab("04")
+    for i in range(12):   # a class where nobody passes the last check: the report must flag it
+        checks = [CheckResult(s.name, "passed" if (i + k) % 3 and k < len(specs) - 1 else "failed",
+                              s.points if (i + k) % 3 and k < len(specs) - 1 else 0, s.points, "")
+                  for k, s in enumerate(specs)]
+        r = gradebook.SubmissionResult(submission=f"learner{i:02d}", key=f"learner{i:02d}-0000", sha256="x", lab="04",
+                                       status="ok" if i < 10 else "timeout", message="", checks=checks, seconds=20 + 3 * i)
+        gradebook.save_result(folder, r)
+        gradebook.write_feedback(folder, r, {})
+    page_path = write_class_report(folder, gradebook.load_results(folder), [s.name for s in specs],
+                                   {s.name: s.title for s in specs}, "04")
+    page = context.new_page()
+    try:
+        page.goto(page_path.as_uri())
+        page.wait_for_function("document.images.length && document.images[0].complete")
+        if page.evaluate("document.images[0].naturalWidth") < 200:
+            result.problems.append("the summary figure did not load")
+        if not page.locator("tr.flag").count():
+            result.problems.append(f"no check is flagged, though nobody passes {specs[-1].name}")
+        missing = [h for h in page.eval_on_selector_all("a", "as => as.map(a => a.getAttribute('href'))")
+                   if not (folder / h).is_file()]
+        if missing:
+            result.problems.append(f"feedback links to missing files: {missing[:3]}")
+        shot = out / "class-report.png"
+        page.screenshot(path=str(shot), full_page=True)
+        result.screenshots.append(str(shot))
+        result.notes.append(f"{page.locator('tr').count()} table rows, figure {page.evaluate('document.images[0].naturalWidth')} px wide")
+    finally:
+        page.close()
+    result.seconds = time.monotonic() - start
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      epilog="example: .venv/bin/python tools/browser_check.py --labs 01 --out build/screenshots")
@@ -308,6 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "build" / "screenshots"), help="folder for the screenshots")
     parser.add_argument("--timeout", type=float, default=1200, help="seconds one notebook may take to run (default 1200)")
     parser.add_argument("--width", type=int, default=1280, help="browser window width in pixels")
+    parser.add_argument("--no-class-report", dest="class_report", action="store_false",
+                        help="skip the instructor's class report page (checked after the notebooks by default)")
     args = parser.parse_args(argv)
 
     if not Path(CHROMIUM).is_file():
@@ -343,13 +389,17 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"{'✅' if r.ok else '❌'} {name}: {r.seconds:.0f} s; " + "; ".join(r.notes), flush=True)
                         for p in r.problems:
                             print(f"   ❌ {p}", flush=True)
+                    if args.class_report:
+                        r = check_class_report(context, tmp / "grades", out)
+                        results.append(r)
+                        print(f"{'✅' if r.ok else '❌'} {r.notebook}: " + "; ".join(r.notes + r.problems), flush=True)
                 finally:
                     context.close()
         finally:
             stop_server(server)
     (out / "results.json").write_text(json.dumps([r.__dict__ for r in results], indent=2) + "\n")
     failed = [r.notebook for r in results if not r.ok]
-    print(f"\n{len(results) - len(failed)} of {len(results)} notebooks passed in the browser; screenshots in {out}"
+    print(f"\n{len(results) - len(failed)} of {len(results)} pages passed in the browser; screenshots in {out}"
           + (f"; failed: {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0
 
