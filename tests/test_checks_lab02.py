@@ -117,12 +117,27 @@ WRONG = {
     "tanh-approximate GELU": ("02.relu_to_gelu", patched(
         "ex-2a", ("gm.graph.call_function(F.gelu, (source,))", 'gm.graph.call_function(F.gelu, (source,), {"approximate": "tanh"})')),
         "computes something else"),
+    "matches any name with relu in it": ("02.relu_to_gelu", patched(
+        "ex-2a", ('return node.target in (torch.relu, torch.relu_, F.relu)',
+                  'return "relu" in getattr(node.target, "__name__", "")'),
+        ('return isinstance(gm.get_submodule(node.target), nn.ReLU)',
+         'return "relu" in type(gm.get_submodule(node.target)).__name__.lower()')), "not ReLU"),
+    "a pattern rewriter that never calls replace_pattern": ("02.rewriter", patched(
+        "ex-2b", ("        subgraph_rewriter.replace_pattern(gm, pattern, gelu)", "        pass"),
+        ("    gm.delete_all_unused_submodules()\n    gm.graph.lint()\n    gm.recompile()\n    return gm\n    ### END SOLUTION",
+         "    return relu_to_gelu(gm)\n    ### END SOLUTION")), "never called"),
     "a pattern for torch.relu only": ("02.rewriter", patched(
         "ex-2b", ("for pattern in (as_function, as_functional, as_method):", "for pattern in (as_function,):")), "still there"),
     "folds the weights in place": ("02.fold_conv_bn", patched(
         "ex-2c", ("folded = copy.deepcopy(conv)", "folded = conv")), "changed the original model"),
     "folds a conv that has other users": ("02.fold_conv_bn", patched(
         "ex-2c", ("and len(conv_node.users) == 1)", ")")), "computes something else"),
+    "folding without eps": ("02.fold_conv_bn", patched(
+        "ex-2c", ("torch.rsqrt(bn.running_var + bn.eps)", "torch.rsqrt(bn.running_var)")), "eps=0.01"),
+    "folding with PyTorch's default eps": ("02.fold_conv_bn", patched(
+        "ex-2c", ("torch.rsqrt(bn.running_var + bn.eps)", "torch.rsqrt(bn.running_var + 1e-5)")), "eps=0.01"),
+    "folds a batch norm without running statistics": ("02.fold_conv_bn", patched(
+        "ex-2c", ("if bn.training or bn.running_mean is None:", "if bn.training:")), "running"),
     "the library's DCE": ("02.cleanup", patched(
         "ex-2d", ("    if node.is_impure() or node.kwargs.get(\"inplace\") is True:\n        return True\n",
                   "    return node.is_impure()\n")), "computes something else"),
@@ -259,7 +274,8 @@ from torch.nn.utils.fusion import fuse_conv_bn_eval
 def fold_conv_bn(gm):
     mods = dict(gm.named_modules())
     pairs = [(n.args[0], n) for n in gm.graph.nodes
-             if n.op == "call_module" and type(mods[n.target]) is nn.BatchNorm2d and isinstance(n.args[0], fx.Node)
+             if n.op == "call_module" and type(mods[n.target]) is nn.BatchNorm2d and mods[n.target].track_running_stats
+             and isinstance(n.args[0], fx.Node)
              and n.args[0].op == "call_module" and type(mods[n.args[0].target]) is nn.Conv2d and len(n.args[0].users) == 1]
     for i, (conv, bn) in enumerate(pairs):
         name = f"fused_conv_{i}"

@@ -24,7 +24,7 @@ import torch.fx as fx
 import torch.nn as nn
 import torch.nn.functional as F
 
-from helpers.checks import CheckFailed, Context, Learner, fail_if, register
+from helpers.checks import CheckFailed, Context, Learner, LearnerError, fail_if, register
 
 LAB = "02"
 CALLS = ("call_function", "call_method", "call_module")
@@ -154,8 +154,9 @@ def randomize_bn(model: nn.Module, seed: int) -> nn.Module:
     for m in model.modules():
         if isinstance(m, nn.modules.batchnorm._BatchNorm):
             with torch.no_grad():
-                m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.5)
-                m.running_var.copy_(torch.rand(m.num_features, generator=g) * 2 + 0.2)
+                if m.running_mean is not None:     # a batch norm with track_running_stats=False keeps none
+                    m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.5)
+                    m.running_var.copy_(torch.rand(m.num_features, generator=g) * 2 + 0.2)
                 if m.affine:
                     m.weight.copy_(torch.randn(m.num_features, generator=g))
                     m.bias.copy_(torch.randn(m.num_features, generator=g))
@@ -275,11 +276,38 @@ def _graph_table(ctx: Context, cases: list[TableCase]) -> str:
 
 
 # ---------------------------------------------------------------- 2: rewrites
+@contextlib.contextmanager
+def counting_pattern_rewrites():
+    """Count calls of torch.fx.subgraph_rewriter's replace_pattern functions made meanwhile (a one-item list)."""
+    from torch.fx import subgraph_rewriter
+
+    calls = [0]
+    # both public functions call the module's _replace_pattern, looked up at call time: counting it counts them
+    # however the learner imported them (a `from ... import replace_pattern` binds the public function early)
+    names = [n for n in ("_replace_pattern",) if hasattr(subgraph_rewriter, n)] or \
+        [n for n in ("replace_pattern", "replace_pattern_with_filters") if hasattr(subgraph_rewriter, n)]
+    originals = {n: getattr(subgraph_rewriter, n) for n in names}
+
+    def counted(original):
+        def wrapper(*args, **kwargs):
+            calls[0] += 1
+            return original(*args, **kwargs)
+        return wrapper
+
+    for n in names:
+        setattr(subgraph_rewriter, n, counted(originals[n]))
+    try:
+        yield calls
+    finally:
+        for n in names:
+            setattr(subgraph_rewriter, n, originals[n])
+
+
 def probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple) -> dict:
     """Trace `model`, run the learner's pass on it, then again on its result; what happened, as plain data."""
     fn = learner.fn(fn_name)
     model.eval()
-    with torch.no_grad():
+    with torch.no_grad(), counting_pattern_rewrites() as pattern_calls:
         before = model(*inputs)
         out_gm = fn(fx.symbolic_trace(model))
         if not isinstance(out_gm, fx.GraphModule):
@@ -298,7 +326,8 @@ def probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple) 
         out_again = again(*inputs) if isinstance(again, fx.GraphModule) else None
         after = model(*inputs)
     return {"returned": "GraphModule", "lint": lint, "out": out, "out_again": out_again, "kinds": kinds,
-            "relu_left": relu_left, "idempotent": same, "original_unchanged": max_diff(before, after) == 0.0}
+            "relu_left": relu_left, "idempotent": same, "original_unchanged": max_diff(before, after) == 0.0,
+            "pattern_calls": pattern_calls[0]}
 
 
 def pass_problems(p: dict, fn_name: str, want, about: str, tol: dict) -> list[str]:
@@ -353,6 +382,17 @@ def relu_problems(p: dict, fn_name: str, want, about: str, reveal: bool = True) 
     if p["returned"] == "GraphModule" and p["relu_left"]:
         left = p["relu_left"] if reveal else sorted({a_node(r.split()[0]) for r in p["relu_left"]})
         return [f"on {about}, ReLU is still there as: {', '.join(left)}."]
+    if p["returned"] == "GraphModule":
+        before, after = call_kinds(p["kinds_before"]), call_kinds(p["kinds"])
+        gone = sorted(k for k in before if k not in ("relu", "gelu") and "relu" in k.lower() and after[k] < before[k])
+        if gone:
+            return [f"on {about}, your pass rewrote {', '.join(gone)}, which {'is' if len(gone) == 1 else 'are'} not ReLU: "
+                    "match ReLU's own spellings exactly (the functions torch.relu and F.relu, the method .relu(), the "
+                    "module class nn.ReLU), not every name that contains 'relu'."]
+    if fn_name == "relu_to_gelu_pattern" and p.get("pattern_calls") == 0:
+        return ["relu_to_gelu_pattern never called torch.fx.subgraph_rewriter.replace_pattern: this exercise is the "
+                "pattern rewrite (write the patterns and their replacement as functions and let replace_pattern find "
+                "them); the hand-written loop is relu_to_gelu."]
     problems = pass_problems(p, fn_name, want, about, SAME)
     if problems:
         return problems
@@ -419,15 +459,33 @@ class SingleRelu(nn.Module):
         return F.gelu(x) if self.gelu else torch.relu(x)
 
 
+class Lookalikes(nn.Module):
+    """Activations whose names contain "relu" but are not ReLU (leaky_relu, relu6, nn.LeakyReLU, nn.ReLU6), and one
+    nn.ReLU; gelu=True writes only that one as GELU."""
+
+    def __init__(self, gelu: bool = False):
+        super().__init__()
+        self.gelu = gelu
+        self.leaky = nn.LeakyReLU(0.2)
+        self.six = nn.ReLU6()
+        self.act = nn.GELU() if gelu else nn.ReLU()
+
+    def forward(self, x):
+        a = F.leaky_relu(x, 0.1) + F.relu6(x * 4) + self.leaky(x) + self.six(x * 5)
+        return self.act(a - 1)
+
+
 def relu_cases(main: type, about: str) -> list[RewriteCase]:
-    """The main model, the empty graph, one op, and a graph already rewritten."""
+    """The main model, the empty graph, one op, a graph already rewritten, and ReLU's lookalikes."""
     with seeded(2):
         ins = (torch.randn(3, 8), torch.randn(3, 8)) if main is Spellings else (torch.randn(4, 5),)
-        empty, single = (torch.randn(4),), (torch.randn(6),)
+        empty, single, look = (torch.randn(4),), (torch.randn(6),), (torch.randn(4, 6),)
     return [rewrite_case(about, built(3, main), ins),
             rewrite_case("the empty graph (it returns its input)", Identity(), empty),
             rewrite_case("a graph of one torch.relu", SingleRelu(), single),
-            rewrite_case("a graph that already uses GELU only", built(3, main, gelu=True), ins)]
+            rewrite_case("a graph that already uses GELU only", built(3, main, gelu=True), ins),
+            rewrite_case("a model with F.leaky_relu, F.relu6, nn.LeakyReLU and nn.ReLU6 (none of them ReLU) and one "
+                         "nn.ReLU", Lookalikes(), look)]
 
 
 def spellings_cases() -> list[RewriteCase]:
@@ -515,20 +573,45 @@ class ConvBNNet(nn.Module):
         return F.relu(self.side_bn(s) + s)
 
 
+def small_variances(model: nn.Module, eps: float, seed: int) -> nn.Module:
+    """Every batch norm gets this eps and running variances of the same order: folding that leaves eps out, or
+    assumes PyTorch's default 1e-5, is then visibly wrong (with variances near 1 it hides under the tolerance)."""
+    g = torch.Generator().manual_seed(seed)
+    for m in model.modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.running_var is not None:
+            m.eps = eps
+            with torch.no_grad():
+                m.running_var.copy_((torch.rand(m.num_features, generator=g) + 0.2) * eps)
+    return model.eval()
+
+
 def fold_cases() -> list[FoldCase]:
     with seeded(4):
-        ins = (torch.randn(2, 3, 8, 8),), (torch.randn(4),), (torch.randn(1, 2, 5, 5),)
+        ins = (torch.randn(2, 3, 8, 8),), (torch.randn(4),), (torch.randn(1, 2, 5, 5),), (torch.randn(3, 2, 6, 6),)
         cnn, one_conv = randomize_bn(ConvBNNet(), 5), nn.Sequential(nn.Conv2d(2, 3, 3))
+        tiny_var = small_variances(randomize_bn(ConvBNNet(), 6), eps=1e-2, seed=7)
+        batch_stats = nn.Sequential(nn.Conv2d(2, 4, 3), nn.BatchNorm2d(4, track_running_stats=False))
     return [fold_case("a CNN with two foldable conv → batch-norm pairs and one conv read twice", cnn, ins[0], 1),
             fold_case("the empty graph (it returns its input)", Identity(), ins[1], 0),
-            fold_case("a graph of one Conv2d (nothing to fold)", one_conv, ins[2], 0)]
+            fold_case("a graph of one Conv2d (nothing to fold)", one_conv, ins[2], 0),
+            fold_case("the same CNN with eps=0.01 and running variances of the same order", tiny_var, ins[0], 1),
+            fold_case("a conv → batch norm that keeps no running statistics (track_running_stats=False: it normalizes "
+                      "with each batch's own statistics, so it is not a fixed map)", batch_stats, ins[3], 1)]
 
 
 @register("02.fold_conv_bn", points=3, exercise="2", title="conv + batch-norm folding for inference, checked numerically",
           cases=fold_cases)
 def _fold_conv_bn(ctx: Context, cases: list[FoldCase]) -> str:
     for case in cases:
-        got = {**ctx.probe(probe_pass, "fold_conv_bn", case.model, case.inputs), "kinds_before": kinds_of(case.model)}
+        try:
+            got = {**ctx.probe(probe_pass, "fold_conv_bn", case.model, case.inputs), "kinds_before": kinds_of(case.model)}
+        except Exception as err:   # the learner's pass raised: say on which case, and the likely cause
+            if isinstance(err, CheckFailed) and not isinstance(err, LearnerError):
+                raise                  # not written yet, a timeout: as they are
+            said = str(err) if isinstance(err, LearnerError) else f"{type(err).__name__}: {err}"
+            hint = (" A batch norm with track_running_stats=False has no running_mean or running_var: it is not a "
+                    "fixed map, so leave it unfolded." if "running statistics" in case.about else "")
+            raise CheckFailed(f"on {case.about}, fold_conv_bn raised {said}.{hint}") from None
         fail_if(fold_problems(got, case.want, case.about, case.bn_left, reveal=ctx.reveal))
     return "the foldable pairs are folded, the shared conv is not, outputs agree within 1e-4 and the model is untouched"
 

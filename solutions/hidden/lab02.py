@@ -40,6 +40,8 @@ RELU_MODELS = (
     ("a graph with no activation at all", inputs.HNoAct, {}, ((2, 4),)),
     ("a graph whose only op is x.relu()", inputs.HSingle, {}, ((7,),)),
     ("a graph that already uses GELU only", inputs.HRelu, {"gelu": True}, ((3, 6), (3, 6))),
+    ("a model with activations named like ReLU that are not ReLU (RReLU, relu6, leaky_relu, LeakyReLU) and one F.relu",
+     inputs.HLookalikes, {}, ((5, 3),)),
 )
 
 
@@ -55,12 +57,18 @@ FOLD_MODELS = (
      (2, 4, 9, 9), 2),
     ("a graph of one batch norm and no conv", inputs.HOnlyBN, (2, 3, 4, 4), 1),
     ("the empty graph", inputs.HIdentity, (3,), 0),
+    ("a model with a batch norm that keeps no running statistics (it normalizes with each batch's own), then a "
+     "foldable pair", inputs.HBatchStats, (3, 2, 9, 9), 1),
 )
 
 
 def fold_cases() -> list[public.FoldCase]:
-    return [public.fold_case(about, public.randomize_bn(public.built(50 + i, cls), 60 + i), randn(70 + i, shape), bn_left)
-            for i, (about, cls, shape, bn_left) in enumerate(FOLD_MODELS)]
+    cases = [public.fold_case(about, public.randomize_bn(public.built(50 + i, cls), 60 + i), randn(70 + i, shape), bn_left)
+             for i, (about, cls, shape, bn_left) in enumerate(FOLD_MODELS)]
+    tiny = public.small_variances(public.randomize_bn(public.built(57, inputs.HSmallVar), 67), eps=3e-3, seed=77)
+    cases.append(public.fold_case("the grader's second CNN, with eps=0.003 and running variances of that order", tiny,
+                                  randn(78, (2, 3, 7, 7)), 0))
+    return cases
 
 
 def cleanup_cases() -> list[public.CleanupCase]:

@@ -62,6 +62,20 @@ class HNoAct(nn.Module):
         return self.fc(x).tanh()
 
 
+class HLookalikes(nn.Module):
+    """Activations named like ReLU that are not ReLU (nn.RReLU in eval, F.relu6, F.leaky_relu, nn.LeakyReLU), one F.relu."""
+
+    def __init__(self, gelu=False):
+        super().__init__()
+        self.gelu = gelu
+        self.rrelu = nn.RReLU(0.1, 0.3)
+        self.leaky = nn.LeakyReLU(0.05)
+
+    def forward(self, x):
+        a = self.rrelu(x) * F.relu6(3 * x) - F.leaky_relu(x, 0.3) + self.leaky(2 * x)
+        return F.gelu(a + 0.5) if self.gelu else F.relu(a + 0.5)
+
+
 class HSingle(nn.Module):
     """A graph whose only op is x.relu()."""
 
@@ -95,6 +109,35 @@ class HFold(nn.Module):
         t = self.tap(d)
         u = self.bn_t(t) * t.sigmoid()
         return self.bn_late(F.relu(u))
+
+
+class HSmallVar(nn.Module):
+    """Two foldable pairs (a depthwise conv among them) whose batch norms have a large eps and variances of its order."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 5, 3, padding=1)
+        self.b1 = nn.BatchNorm2d(5)
+        self.c2 = nn.Conv2d(5, 5, 3, padding=1, groups=5, bias=False)
+        self.b2 = nn.BatchNorm2d(5)
+
+    def forward(self, x):
+        a = self.b1(self.c1(x))
+        return a * 0.5 + self.b2(self.c2(a))
+
+
+class HBatchStats(nn.Module):
+    """A strided conv into a batch norm that keeps no running statistics, then a foldable pair."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(2, 3, 3, stride=2)
+        self.b1 = nn.BatchNorm2d(3, track_running_stats=False)
+        self.c2 = nn.Conv2d(3, 3, 1)
+        self.b2 = nn.BatchNorm2d(3)
+
+    def forward(self, x):
+        return self.b2(self.c2(self.b1(self.c1(x))))
 
 
 class HOnlyBN(nn.Module):
