@@ -144,6 +144,13 @@ WRONG = {
     "folds random ops": ("02.cleanup", patched("ex-2d", ("and not is_random(node) ", "")), "should still be there"),
     "forgets module parameters": ("02.node_costs", patched(
         "ex-3", ("moved += sum(t.numel() * t.element_size() for t in [*mod.parameters(), *mod.buffers()])", "pass")), "bytes"),
+    "conv FLOPs that ignore groups": ("02.node_costs", patched(
+        "ex-3", ("return 2 * out * mod.weight[0].numel()", "return 2 * out * mod.in_channels * math.prod(mod.kernel_size)")),
+        "flops"),
+    "four bytes per element": ("02.node_costs", patched(
+        "ex-3", ("return math.prod(meta.shape) * meta.dtype.itemsize", "return math.prod(meta.shape) * 4")), "bytes"),
+    "a repeated input counted twice": ("02.node_costs", patched(
+        "ex-3", ("for i in node.all_input_nodes)", "for i in node.args if isinstance(i, fx.Node))")), "bytes"),
     "ShapeProp on a copy": ("02.node_costs", patched(
         "ex-3", ("ShapeProp(gm).propagate(*example)", "gm = copy.deepcopy(gm)\n        ShapeProp(gm).propagate(*example)")),
         "tensor_meta"),

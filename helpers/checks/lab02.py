@@ -836,10 +836,34 @@ def cost_net_truth(gm: fx.GraphModule | None = None, inputs: tuple | None = None
     }
 
 
+class GroupedSquare(nn.Module):
+    """A grouped conv without bias, a square (one input read twice) and a mean: run in bfloat16."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 6, 3, groups=2, bias=False)
+
+    def forward(self, x):
+        h = self.conv(x)
+        return (h * h).mean()
+
+
+def grouped_square_truth(gm: fx.GraphModule | None = None, inputs: tuple | None = None) -> dict[str, dict]:
+    """GroupedSquare's costs by hand (one 4×5×5 image, bfloat16: 2 bytes per element). Each of the 6 output channels
+    sees 4 / 2 = 2 input channels × 3 × 3 = 18 weights; h * h reads its one input node once."""
+    f, x, h, weights = 2, 4 * 5 * 5, 6 * 3 * 3, 6 * 2 * 3 * 3
+    return {"conv": {"flops": 2 * h * 18, "bytes": f * (x + weights + h)},
+            "mul": {"flops": 0, "bytes": f * (h + h)},
+            "mean": {"flops": 0, "bytes": f * (h + 1)}}
+
+
 def cost_cases() -> list[CostCase]:
     with seeded(7):
         model, inputs = CostNet(), (torch.randn(2, 3, 8, 8), torch.randn(2, 8, 8, 8))
-    return [cost_case("a conv → add → relu → flatten → linear → matmul model", model, inputs, 4.0, cost_net_truth)]
+        grouped, image = GroupedSquare().to(torch.bfloat16), (torch.randn(1, 4, 5, 5, dtype=torch.bfloat16),)
+    return [cost_case("a conv → add → relu → flatten → linear → matmul model", model, inputs, 4.0, cost_net_truth),
+            cost_case("a bfloat16 model: a grouped conv (groups=2), then h * h and a mean", grouped, image, 4.0,
+                      grouped_square_truth)]
 
 
 @register("02.node_costs", points=3, exercise="3", title="shapes on every node; FLOPs and bytes per node; memory-bound nodes",

@@ -139,7 +139,11 @@ def cost_cases() -> list[public.CostCase]:
         tokens = torch.randint(0, 50, (3, 10))
     exported = public.cost_case("a MiniGPT captured by torch.export (ATen spellings)", gpt, (tokens,), 7.5, reference_costs,
                                 export=True)
-    return [cnn, exported]
+    with public.seeded(104):
+        squares_in = (torch.randn(2, 3, 6, 6).bfloat16(),)
+    squares = public.cost_case("the grader's bfloat16 model (a depthwise conv, then ops that read one input twice)",
+                               public.built(105, inputs.HSquares).bfloat16(), squares_in, 7.5, reference_costs)
+    return [cnn, exported, squares]
 
 
 REFERENCES = {"node_costs": cost_cases}

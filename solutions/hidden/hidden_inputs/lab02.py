@@ -140,6 +140,18 @@ class HBatchStats(nn.Module):
         return self.b2(self.c2(self.b1(self.c1(x))))
 
 
+class HSquares(nn.Module):
+    """In bfloat16: a depthwise conv, x * x and a sum of a tensor with itself (one input node read twice each)."""
+
+    def __init__(self):
+        super().__init__()
+        self.dw = nn.Conv2d(3, 6, 3, groups=3)
+
+    def forward(self, x):
+        h = self.dw(x)
+        return torch.add(h * h, h).sum(dim=1)
+
+
 class HOnlyBN(nn.Module):
     """One batch norm, no conv."""
 
