@@ -159,6 +159,10 @@ WRONG = {
     "traces the model itself": ("02.pipeline", patched(
         "ex-4b", ("fx.symbolic_trace(copy.deepcopy(model))", "fx.symbolic_trace(model)")), "original model"),
     "never recompiles": ("02.pipeline", patched("ex-4b", ("            gm.recompile()\n", "")), "Recompile"),
+    "an absolute tolerance": ("02.pipeline", patched("ex-4b", ("if not diff <= tol * scale:", "if not diff <= tol:")),
+                              "keep the outputs"),
+    "compares with the previous pass": ("02.pipeline", patched(
+        "ex-4b", ("        report.append({", "        reference = out\n        report.append({")), "original model's outputs"),
     "never verifies": ("02.pipeline", patched("ex-4b", ("if not diff <= tol * scale:", "if False:")), "without an error"),
     "no idempotence test": ("02.check_pass", patched(
         "ex-5", ('return "" if second == first else "idempotent: a second run changed the graph again"', 'return ""')),

@@ -947,6 +947,20 @@ class ScaleOutput(GraderPass):
         return gm
 
 
+class ShiftOutput(GraderPass):
+    """Adds `amount` to the output (an error of a known size, whatever the output's scale)."""
+
+    def __init__(self, amount: float, name: str):
+        self.amount, self.name = amount, name
+
+    def apply(self, gm):
+        out = next(n for n in gm.graph.nodes if n.op == "output")
+        with gm.graph.inserting_before(out):
+            shifted = gm.graph.call_function(operator.add, (out.args[0], self.amount))
+        out.args = (shifted,)
+        return gm
+
+
 class Crash(GraderPass):
     name = "crashes"
 
@@ -1088,7 +1102,7 @@ def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True) -> l
     for e in p["errors"]:
         if e["raised"] is None:
             return [f"on {about}, a pass that {e['pass']} went through the pipeline without an error: verify the outputs "
-                    "after every pass and raise PassVerificationError."]
+                    "after every pass against the original model's outputs and raise PassVerificationError."]
         if e["raised"] != "PassVerificationError":
             return [f"on {about}, a pass that {e['pass']} made the pipeline raise {e['raised']}; wrap it in PassVerificationError."]
     return []
@@ -1117,14 +1131,21 @@ PIPE_MATCHES = {"ReluToGelu": 1, "FoldConvBN": 1, "FoldConstants": 3, "DeadCode"
 def BAD_PASSES() -> list[tuple]:
     """(passes, what the bad one does) for the pipeline's refusals."""
     return [((IdentityPass(), ScaleOutput(1.01, "scale_by_1.01")), "changes the output by 1%"),
-            ((Crash(),), "raises ValueError")]
+            ((Crash(),), "raises ValueError"),
+            ((ScaleOutput(1 + 7e-5, "drift_a"), ScaleOutput(1 + 7e-5, "drift_b")),
+             "drifts by 0.7 × tol twice (1.4 × tol from the original model; compare with the model, not the previous pass)")]
 
 
 def pipeline_cases() -> list[PipelineCase]:
     with seeded(8):
         model, inputs = randomize_bn(PipeNet(), 9), (torch.randn(2, 3, 6, 6),)
+        large = randomize_bn(PipeNet(), 9), (torch.randn(2, 3, 6, 6) * 1e4,)
     ok = (IdentityPass(), RebuildWithoutDeadCode(), NoRecompile(), DoubleWeightsInPlace(), ScaleOutput(1 + 1e-7, "tiny_rounding"))
+    relative = (*ok, ScaleOutput(1 + 2e-5, "relative_rounding"))
     return [PipelineCase("a conv → bn → relu model with a dead module call and a constant", model, inputs, PIPE_MATCHES, ok,
+                         tuple(BAD_PASSES())),
+            PipelineCase("the same model on inputs 10⁴ times larger (outputs near 10⁴: a pass that rounds by 2e-5 of the "
+                         "output keeps it within a tolerance relative to the output's scale)", *large, PIPE_MATCHES, relative,
                          tuple(BAD_PASSES()))]
 
 
