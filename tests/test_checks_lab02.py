@@ -167,6 +167,12 @@ WRONG = {
     "no idempotence test": ("02.check_pass", patched(
         "ex-5", ('return "" if second == first else "idempotent: a second run changed the graph again"', 'return ""')),
         "let"),
+    "a harness without a deep copy": ("02.check_pass", patched(
+        "ex-5", ("gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case[\"model\"])))", "gm = pass_fn(fx.symbolic_trace(case[\"model\"]))")),
+        "deep copy"),
+    "a harness that ignores tol": ("02.check_pass", patched(
+        "ex-5", ("torch.allclose(got, case[\"expected\"], rtol=tol, atol=tol)", "torch.allclose(got, case[\"expected\"], rtol=1e-5, atol=1e-5)")),
+        "tol=1e-07"),
     "no lint": ("02.check_pass", patched("ex-5", ("            gm.graph.lint()\n", "            pass\n")), ""),
 }
 HIDDEN_NAMES = ("HRelu", "HFold", "HDead", "HConst", "HCost", "HPipe", "bn_t", "deep.0", "sub.0", "shared", "tap")
@@ -215,7 +221,7 @@ def test_relu_validator_names_the_spelling_left_and_hides_it_when_asked():
 def test_harness_validator_wants_the_right_word_first():
     rows = [{"case": c, "ok": c != "two-input op", "problem": "" if c != "two-input op" else "lint: nope"} for c in lab02.ALL]
     bad = lab02.harness_pass(lab02.mul_drops_second_input, lab02.HARNESS_EXPECT["mul_drops_second_input"])
-    problems = lab02.harness_problems([rows], [bad], lab02.ALL)
+    problems = lab02.harness_problems([{"rows": rows, "changed": []}], [bad], lab02.ALL)
     assert problems and "start with 'output'" in problems[0]
 
 

@@ -16,7 +16,7 @@ import copy
 import math
 import operator
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import torch
@@ -1165,11 +1165,12 @@ def _pipeline(ctx: Context, cases: list[PipelineCase]) -> str:
 @dataclass(frozen=True)
 class HarnessPass:
     """A pass of the grader's, how messages describe it, and {case: the word its problem must start with ("" = any
-    problem)}; on the cases not named it must pass."""
+    problem)}; on the cases not named it must pass. `tol`: check_pass is called with this tol (None: its default)."""
 
     fn: Callable
     words: str
     flagged: dict
+    tol: float | None = None
 
 
 @dataclass(frozen=True)
@@ -1282,6 +1283,32 @@ def linear_drops_bias(gm):
     return _done(gm)
 
 
+def nudges_the_output(gm):
+    """Adds 3e-6 to the output: within the default tolerance, outside tol=1e-7."""
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    if not any(a.op == "call_function" and a.target is operator.add and 3e-6 in a.args for a in out.all_input_nodes):
+        with gm.graph.inserting_before(out):
+            plus = gm.graph.call_function(operator.add, (out.args[0], 3e-6))
+        out.args = (plus,)
+    return _done(gm)
+
+
+def doubles_weights_in_place(gm):
+    """Doubles a Linear's weight and bias in place and halves its output: right outputs, but it changes the module it
+    was given (a harness that does not trace a deep copy of the case's model lets that reach the model)."""
+    for n in list(gm.graph.nodes):
+        if n.op == "call_module" and isinstance(gm.get_submodule(n.target), nn.Linear) and not n.meta.get("doubled"):
+            mod = gm.get_submodule(n.target)
+            with torch.no_grad():
+                mod.weight.mul_(2)
+                mod.bias.mul_(2)
+            with gm.graph.inserting_after(n):
+                half = gm.graph.call_function(operator.mul, (n, 0.5))
+            n.replace_all_uses_with(half, delete_user_cb=lambda user: user is not half)
+            n.meta["doubled"] = True
+    return _done(gm)
+
+
 def moves_a_call_first(gm):
     """Moves the last call before the inputs: a graph that uses values before they exist."""
     calls = [n for n in gm.graph.nodes if n.op in CALLS]
@@ -1300,7 +1327,11 @@ HARNESS_EXPECT = {
     "needs_a_call": {"empty graph": "raised"},
     "linear_drops_bias": {"call_module with parameters": "output"},
     "moves_a_call_first": {c: "lint" for c in ALL if c != "empty graph"},
+    "nudges_the_output": {},
+    "doubles_weights_in_place": {},
 }
+# passes run again with an explicit tol: check_pass(fn, cases, tol=...) must use it
+HARNESS_STRICT = {"nudges_the_output": (1e-7, {c: "output" for c in ALL})}
 
 
 def harness_pass(fn: Callable, flagged: dict) -> HarnessPass:
@@ -1310,7 +1341,8 @@ def harness_pass(fn: Callable, flagged: dict) -> HarnessPass:
 
 def harness_cases() -> list[HarnessCase]:
     passes = tuple(harness_pass(globals()[name], flagged) for name, flagged in HARNESS_EXPECT.items())
-    return [HarnessCase(harness_gallery(), passes)]
+    strict = tuple(replace(harness_pass(globals()[name], flagged), tol=tol) for name, (tol, flagged) in HARNESS_STRICT.items())
+    return [HarnessCase(harness_gallery(), passes + strict)]
 
 
 def plain_harness_row(row: Any) -> dict:
@@ -1318,18 +1350,32 @@ def plain_harness_row(row: Any) -> dict:
         if isinstance(row, dict) else {"case": "?", "ok": None, "problem": str(row)}
 
 
-def probe_harness(learner: Learner, gallery: list[dict], passes: list[Callable]) -> list:
-    """The learner's check_pass on each of the grader's passes, each on a fresh copy of the gallery: rows as plain data."""
+def model_fingerprint(model: nn.Module) -> list:
+    return [t.detach().clone() for t in model.state_dict().values()]
+
+
+def probe_harness(learner: Learner, gallery: list[dict], passes: list[Callable], tols: list | None = None) -> list:
+    """The learner's check_pass on each of the grader's passes (with its tol, where given), each on a fresh copy of
+    the gallery: rows as plain data, and the cases whose own model the run changed."""
     out = []
-    for fn in passes:
-        rows = learner.call("check_pass", fn, copy.deepcopy(gallery))
-        out.append([plain_harness_row(r) for r in rows] if isinstance(rows, list) else f"<{type(rows).__name__}>")
+    for fn, tol in zip(passes, tols or [None] * len(passes)):
+        cases = copy.deepcopy(gallery)
+        before = [model_fingerprint(c["model"]) for c in cases]
+        rows = learner.call("check_pass", fn, cases, **({} if tol is None else {"tol": tol}))
+        changed = [c["name"] for c, b in zip(cases, before)
+                   if any(not torch.equal(x, y) for x, y in zip(b, model_fingerprint(c["model"])))]
+        out.append({"rows": [plain_harness_row(r) for r in rows] if isinstance(rows, list) else f"<{type(rows).__name__}>",
+                    "changed": changed})
     return out
 
 
 def harness_problems(got: list, passes: list[HarnessPass], cases: tuple) -> list[str]:
     """Each pass flagged on exactly the cases it breaks, with a problem that starts with the right word."""
-    for p, rows in zip(passes, got):
+    for p, result in zip(passes, got):
+        rows = result["rows"]
+        if result["changed"]:
+            return [f"checking {p.words}, check_pass let it change the case's own model ('{result['changed'][0]}'): run "
+                    "the pass on a trace of a deep copy of case['model'], so a pass never touches the model it checks."]
         if not isinstance(rows, list) or [r["case"] for r in rows] != list(cases):
             return [f"check_pass should return one row per case, in order, with the case's name; for {p.words} it "
                     f"returned {rows if not isinstance(rows, list) else [r['case'] for r in rows]}."]
@@ -1338,7 +1384,9 @@ def harness_problems(got: list, passes: list[HarnessPass], cases: tuple) -> list
             if want is None and r["ok"] is not True:
                 return [f"check_pass flagged {p.words} on the case '{r['case']}', where it is correct: {r['problem'][:120]}"]
             if want is not None and r["ok"] is not False:
-                return [f"check_pass let {p.words} through on the case '{r['case']}'."]
+                with_tol = (f" with tol={p.tol:g} (compare with the tol you are given, as rtol and atol)"
+                            if p.tol is not None else "")
+                return [f"check_pass let {p.words} through on the case '{r['case']}'{with_tol}."]
             if want and not r["problem"].startswith(want):
                 return [f"for {p.words} on '{r['case']}', the problem should start with '{want}'; it reads {r['problem'][:100]!r}."]
     return []
@@ -1348,6 +1396,6 @@ def harness_problems(got: list, passes: list[HarnessPass], cases: tuple) -> list
           cases=harness_cases)
 def _check_pass(ctx: Context, cases: list[HarnessCase]) -> str:
     for case in cases:
-        got = ctx.probe(probe_harness, case.gallery, [p.fn for p in case.passes])
+        got = ctx.probe(probe_harness, case.gallery, [p.fn for p in case.passes], [p.tol for p in case.passes])
         fail_if(harness_problems(got, list(case.passes), tuple(c["name"] for c in case.gallery)))
     return "a correct pass passes every case; each broken one is caught on the case that breaks it, for the right reason"

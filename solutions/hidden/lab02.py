@@ -187,6 +187,10 @@ HARNESS_PASSES = (
     (inputs.last_call_required, "a pass that assumes the graph has a call node", {"empty graph": "raised"}),
     (inputs.conv_without_bias, "a pass that drops a module's bias", {"call_module with parameters": "output"}),
     (inputs.output_first, "a pass that moves a node before its inputs", {c: "lint" for c in public.ALL if c != "empty graph"}),
+    (inputs.conv_thirds_in_place, "a pass that changes a module's weights in place and compensates in the graph", {}),
+    (inputs.output_plus_tiny, "a pass that shifts the output by 4e-6, checked with the default tol", {}),
+    (inputs.output_plus_tiny, "a pass that shifts the output by 4e-6, checked with tol=1e-7",
+     {c: "output" for c in public.ALL}, 1e-7),
 )
 
 

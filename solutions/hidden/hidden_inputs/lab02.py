@@ -363,6 +363,31 @@ def conv_without_bias(gm):
     return _recompiled(gm)
 
 
+def conv_thirds_in_place(gm):
+    """Scales a conv module's weight and bias by 3 in place, and its output by 1/3: right outputs, changed module."""
+    for n in list(gm.graph.nodes):
+        if n.op == "call_module" and isinstance(gm.get_submodule(n.target), nn.Conv1d) and not n.meta.get("tripled"):
+            mod = gm.get_submodule(n.target)
+            with torch.no_grad():
+                mod.weight.mul_(3)
+                mod.bias.mul_(3)
+            with gm.graph.inserting_after(n):
+                third = gm.graph.call_function(operator.truediv, (n, 3.0))
+            n.replace_all_uses_with(third, delete_user_cb=lambda user: user is not third)
+            n.meta["tripled"] = True
+    return _recompiled(gm)
+
+
+def output_plus_tiny(gm):
+    """Adds 4e-6 to the output once."""
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    if not any(a.op == "call_function" and a.target is operator.add and 4e-6 in a.args for a in out.all_input_nodes):
+        with gm.graph.inserting_before(out):
+            plus = gm.graph.call_function(operator.add, (out.args[0], 4e-6))
+        out.args = (plus,)
+    return _recompiled(gm)
+
+
 def output_first(gm):
     """Moves a node before its inputs."""
     calls = [n for n in gm.graph.nodes if n.op.startswith("call")]
