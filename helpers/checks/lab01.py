@@ -104,6 +104,9 @@ def knee_problems(answers: list, cases: list[KneeCase], reveal: bool) -> list[st
     return []
 
 
+MIN_OP_US = 0.1   # a dispatched PyTorch op costs a microsecond or more; a time below this is in the wrong unit
+
+
 def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None) -> list[str]:
     """Whether the sweep's rows are one measurement per size, each with its quartiles in order."""
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
@@ -117,6 +120,11 @@ def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None) -> lis
         vals = [r.get(k) for k in ("q25_us", "median_us", "q75_us")]
         if not all(isinstance(v, (int, float)) and math.isfinite(v) and v > 0 for v in vals) or not vals[0] <= vals[1] <= vals[2]:
             return ["each row of time_op_sweep needs positive times with q25_us ≤ median_us ≤ q75_us."]
+    smallest = min(rows, key=lambda r: r["numel"])["median_us"]
+    if smallest < MIN_OP_US:
+        return [f"time_op_sweep says an op on {min(got)} element(s) took {smallest:.3g} µs; no PyTorch op is that fast. "
+                "Report microseconds: bench.measure gives milliseconds (median_ms × 1e3), time.perf_counter seconds "
+                "(× 1e6)."]
     if seen is not None and seen != sorted(set(sizes)):
         return ["time_op_sweep should run the op it is given on a tensor of each size; the grader's op did not see those sizes."]
     return []
@@ -578,7 +586,10 @@ def probe_export(learner: Learner, case: ExportCase) -> dict:
     except Exception:
         info["refused"] = True
     with tempfile.TemporaryDirectory() as tmp:
-        loaded = learner.call("save_and_load", program, Path(tmp) / "p.pt2")
+        path = Path(tmp) / "p.pt2"
+        loaded = learner.call("save_and_load", program, path)
+        info["saved_bytes"] = path.stat().st_size if path.is_file() else 0
+        info["same_object"] = loaded is program
         info["loaded"] = loaded.module()(case.inputs()[1]) if isinstance(loaded, torch.export.ExportedProgram) else None
     return info
 
@@ -598,6 +609,12 @@ def export_problems(info: dict, case: ExportCase, reveal: bool) -> list[str]:
             return [f"at {batch} the exported program differs from eager."]
     if not info["refused"]:
         return ["the exported program accepted a batch above max_batch; its Dim should stop at max_batch."]
+    if not info.get("saved_bytes"):
+        return ["save_and_load wrote nothing at the path it was given: save the program there with torch.export.save, "
+                "then load it back with torch.export.load."]
+    if info.get("same_object"):
+        return ["save_and_load returned the very program it was given: return what torch.export.load gives back from "
+                "the file (that is what proves the file holds the whole program)."]
     loaded = info["loaded"]
     if not isinstance(loaded, torch.Tensor) or loaded.shape != wants[1].shape or not torch.allclose(loaded, wants[1], atol=1e-6):
         return ["save_and_load should return the loaded ExportedProgram, computing what the model computes."]
