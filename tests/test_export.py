@@ -59,6 +59,7 @@ def test_moodle_and_csv_layouts(roster):
     moodle = list(csv.reader(io.StringIO(export_text("moodle", m, "04"))))
     assert moodle[0] == ["ID number", "Email address", "Full name", "Lab 04", "Lab 04 feedback"]
     assert moodle[2][:4] == ["s2", "ben@uni.example", "Ben Roe", "0"] and "not passed: 04.a" in moodle[2][4]
+    assert "every check passed" in moodle[1][4]
     plain = list(csv.DictReader(io.StringIO(export_text("csv", m, "04"))))
     assert plain[2]["key"] == "report-1111" and plain[3]["status"] == "no submission"
 

@@ -70,6 +70,7 @@ def test_filled_points_reach_totals_csv_json_and_feedback_and_survive_a_rebuild(
     assert "07.manual.a-answer" in (out / "grades.csv").read_text().splitlines()[0]
     feedback = (out / "feedback" / "ann-0000.md").read_text()
     assert "📝" in feedback and "misses the short prompt" in feedback and "21.5 / 24" in feedback
+    assert "Almost nobody passes" not in (out / "summary.html").read_text()     # scored answers are not failed checks
     batch.finish(out, "07", specs)                                              # a later batch keeps the points
     assert "1.5,misses the short prompt" in (out / "manual.csv").read_text()
     assert json.loads((out / "grades.json").read_text())["ann-0000"]["total"] == 21.5

@@ -936,29 +936,23 @@ class DoubleWeightsInPlace(GraderPass):
 class ScaleOutput(GraderPass):
     """Multiplies the output by `factor`: 1 + 1e-7 is within any sane tolerance, 1.01 is not."""
 
+    combine = staticmethod(operator.mul)
+
     def __init__(self, factor: float, name: str):
         self.factor, self.name = factor, name
 
     def apply(self, gm):
         out = next(n for n in gm.graph.nodes if n.op == "output")
         with gm.graph.inserting_before(out):
-            scaled = gm.graph.call_function(operator.mul, (out.args[0], self.factor))
-        out.args = (scaled,)
+            changed = gm.graph.call_function(self.combine, (out.args[0], self.factor))
+        out.args = (changed,)
         return gm
 
 
-class ShiftOutput(GraderPass):
-    """Adds `amount` to the output (an error of a known size, whatever the output's scale)."""
+class ShiftOutput(ScaleOutput):
+    """Adds `factor` to the output: an error of a known size, whatever the output's scale."""
 
-    def __init__(self, amount: float, name: str):
-        self.amount, self.name = amount, name
-
-    def apply(self, gm):
-        out = next(n for n in gm.graph.nodes if n.op == "output")
-        with gm.graph.inserting_before(out):
-            shifted = gm.graph.call_function(operator.add, (out.args[0], self.amount))
-        out.args = (shifted,)
-        return gm
+    combine = staticmethod(operator.add)
 
 
 class Crash(GraderPass):

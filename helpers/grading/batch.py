@@ -350,7 +350,8 @@ def finish(out: Path, lab: str, specs: list) -> list[SubmissionResult]:
     gradebook.write_gradebook(out, names, results)
     for r in results:
         gradebook.write_feedback(out, r, titles)
-    class_report.write_class_report(out, results, names, titles, lab)
+    # pass rates are about the automatic checks: a scored written answer is "manual", never "passed"
+    class_report.write_class_report(out, results, [s.name for s in specs], titles, lab)
     if its:
         gradebook.write_atomic(out / "answers.html", manual.answers_html(lab, its, results, out))
         gradebook.write_atomic(out / "manual.csv", manual.template_text(its, results, rows))

@@ -119,7 +119,7 @@ def assignment_name(lab: str) -> str:
 
 def short_feedback(r: SubmissionResult) -> str:
     """One line for an LMS feedback column: the score and the checks to look at."""
-    failed = [c.name for c in r.checks if not c.passed]
+    failed = [c.name for c in r.checks if c.score < c.max_score]   # manual items count when short of full points
     return (f"{r.total:g}/{r.max_total:g}" + (f"; not passed: {', '.join(failed)}" if failed else "; every check passed")
             + f"; details in {feedback_name(r).removesuffix('.md')}.html")
 
