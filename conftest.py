@@ -34,3 +34,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The checks' catch rates against the corpus of wrong answers (tests/test_catch_rates.py), when it ran."""
+    import sys
+
+    corpus = sys.modules.get("tests.wrong_answers")
+    lines = corpus.summary_lines() if corpus else []
+    if lines:
+        terminalreporter.section("catch rates of the checks (tests/wrong_answers)")
+        for line in lines:
+            terminalreporter.write_line(line)

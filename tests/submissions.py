@@ -74,13 +74,14 @@ ALTERNATIVE = {
         "    old = (inductor_config.trace.enabled, inductor_config.fx_graph_cache, torch._dynamo.config.debug_dir_root)\n"
         "    inductor_config.trace.enabled, inductor_config.fx_graph_cache = True, False\n"
         "    torch._dynamo.config.debug_dir_root = str(debug_root)\n"
-        "    t = time.time()\n"
+        "    pattern = os.path.join(str(debug_root), '**', 'ir_post_fusion.txt')\n"
+        "    before = set(glob.glob(pattern, recursive=True))   # other runs' dumps, however new\n"
         "    try:\n"
         "        with torch.no_grad():\n"
         "            torch.compile(fn, backend='inductor')(*args)\n"
         "    finally:\n"
         "        inductor_config.trace.enabled, inductor_config.fx_graph_cache, torch._dynamo.config.debug_dir_root = old\n"
-        "    found = sorted(glob.glob(os.path.join(str(debug_root), '**', 'ir_post_fusion.txt'), recursive=True), key=os.path.getmtime)\n"
+        "    found = sorted(set(glob.glob(pattern, recursive=True)) - before, key=os.path.getmtime)\n"
         "    return Path(found[-1]).parent\n"
     ),
     "ex-c": (

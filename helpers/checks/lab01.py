@@ -21,7 +21,7 @@ from typing import Callable
 import torch
 import torch.nn as nn
 
-from helpers.checks import CheckFailed, Context, Learner, fail_if, register
+from helpers.checks import CheckFailed, Context, Learner, LearnerError, fail_if, register
 
 LAB = "01"
 METHODS = ("torch.jit.trace", "torch.jit.script", "torch.fx.symbolic_trace", "torch.compile", "torch.export")
@@ -44,6 +44,25 @@ def digest(value) -> str:
     return hashlib.sha256(str(value).encode()).hexdigest()[:16]
 
 
+@contextlib.contextmanager
+def calling(label: str, hint: str = ""):
+    """Code under this block runs the learner's `label`: an exception it raises fails the check in words that name
+    the function and, with `hint`, the likely cause (not as a bare traceback)."""
+    try:
+        yield
+    except (CheckFailed, NotImplementedError):
+        raise
+    except Exception as err:
+        text = str(err).strip().splitlines()[0][:160] if str(err).strip() else ""
+        raise LearnerError(f"`{label}` raised {type(err).__name__}{': ' + text if text else ''}.{hint}") from None
+
+
+def call(learner: Learner, name: str, *args, hint: str = "", **kwargs):
+    """learner.call, with an exception the learner's function raises said in words (see `calling`)."""
+    with calling(name, hint):
+        return learner.call(name, *args, **kwargs)
+
+
 # ---------------------------------------------------------------- 1: dispatch overhead
 def synthetic_op_rows(floor_us: float, per_element_ns: float, sizes) -> list[dict]:
     """Rows as time_op_sweep returns them, from a fixed cost plus a cost per element."""
@@ -60,10 +79,12 @@ class KneeCase:
     floor: float
     knee: int | None
     about: str
+    factor: float = 2.0      # first_size_beyond_overhead is asked with this factor
 
 
 class RecordingOp:
-    """An op for time_op_sweep that remembers the sizes it ran on (is each size really timed?)."""
+    """An op for time_op_sweep that remembers the sizes it ran on, once per call (is each size really timed, and
+    more than once?)."""
 
     def __init__(self):
         self.seen: list[int] = []
@@ -80,13 +101,19 @@ class DispatchCases:
     notebook_rows: bool          # also judge the notebook's own op_rows
 
 
-def probe_dispatch(learner: Learner, row_lists: list[list[dict]], sweep_sizes: list[int], notebook_rows: bool) -> dict:
-    """The floor and knee on each list of rows; time_op_sweep on the sizes; the notebook's op_rows if asked."""
-    info = {"answers": [(learner.call("overhead_floor_us", list(rows)),
-                         learner.call("first_size_beyond_overhead", list(rows), 2.0)) for rows in row_lists]}
+def probe_knees(learner: Learner, row_lists: list[list[dict]], factors: list[float]) -> list:
+    """The floor and the knee (with each case's factor) on each list of rows."""
+    return [(call(learner, "overhead_floor_us", list(rows)), call(learner, "first_size_beyond_overhead", list(rows), factor))
+            for rows, factor in zip(row_lists, factors)]
+
+
+def probe_sweep(learner: Learner, sweep_sizes: list[int], notebook_rows: bool) -> dict:
+    """time_op_sweep on the sizes, with how many times the op ran on each; the notebook's op_rows if asked."""
+    info = {}
     op = RecordingOp()
-    info["rows"] = learner.call("time_op_sweep", op, list(sweep_sizes))
+    info["rows"] = call(learner, "time_op_sweep", op, list(sweep_sizes))
     info["seen"] = sorted(set(op.seen))
+    info["calls"] = {n: op.seen.count(n) for n in info["seen"]}
     if notebook_rows:
         info["op_rows"] = learner.value("op_rows")
     return info
@@ -99,15 +126,19 @@ def knee_problems(answers: list, cases: list[KneeCase], reveal: bool) -> list[st
             said = f"gave {floor!r} on {case.about}; expected {case.floor:g}" if reveal else f"is wrong on {case.about}"
             return [f"overhead_floor_us {said} (the median of the three smallest sizes)."]
         if knee != case.knee:
-            said = f"gave {knee!r} on {case.about}; expected {case.knee!r}" if reveal else f"is wrong on {case.about}"
-            return [f"first_size_beyond_overhead {said} (the smallest size whose time exceeds factor × the floor)."]
+            said = (f"gave {knee!r} on {case.about} with factor={case.factor:g}; expected {case.knee!r}" if reveal
+                    else f"is wrong on {case.about}")
+            return [f"first_size_beyond_overhead {said} (the smallest size whose time is strictly more than factor × "
+                    "the floor, with the factor it is given; None when no size is)."]
     return []
 
 
 MIN_OP_US = 0.1   # a dispatched PyTorch op costs a microsecond or more; a time below this is in the wrong unit
+MAX_SMALL_OP_US = 500.0   # ... and far less than half a millisecond on a few elements; a time above is in ns
+MIN_CALLS = 5     # a measurement is a median over repeated calls: fewer calls on a size is one timing, not a median
 
 
-def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None) -> list[str]:
+def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None, calls: dict | None = None) -> list[str]:
     """Whether the sweep's rows are one measurement per size, each with its quartiles in order."""
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         return ["time_op_sweep should return a list of dicts {numel, median_us, q25_us, q75_us}."]
@@ -127,22 +158,42 @@ def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None) -> lis
                 "(× 1e6)."]
     if seen is not None and seen != sorted(set(sizes)):
         return ["time_op_sweep should run the op it is given on a tensor of each size; the grader's op did not see those sizes."]
+    few = {n: k for n, k in (calls or {}).items() if k < MIN_CALLS}
+    if few:
+        n, k = next(iter(few.items()))
+        return [f"time_op_sweep ran the op only {k} time(s) on {n} element(s): one timing is no measurement (the first "
+                "call warms up, and the next are noisy). Time many calls with bench.measure(op, x) and report its "
+                "median and quartiles."]
+    if smallest > MAX_SMALL_OP_US:
+        return [f"time_op_sweep says an op on {min(got)} element(s) took {smallest:.4g} µs, which is the time of "
+                "thousands of ops: report microseconds (bench.measure gives milliseconds: median_ms × 1e3, not × 1e6)."]
     return []
+
+
+def rows_of(times: dict[int, float]) -> tuple:
+    """Rows with these medians {numel: µs} and quartiles 5% either side."""
+    return tuple({"numel": n, "median_us": t, "q25_us": 0.95 * t, "q75_us": 1.05 * t} for n, t in times.items())
 
 
 PUBLIC_KNEE_CASES = [
     KneeCase(tuple(synthetic_op_rows(4.0, 0.5, [10**k for k in range(8)])), 4.005, 10**4, "4 µs + 0.5 ns per element, sizes 1…10⁷"),
     KneeCase(tuple(synthetic_op_rows(10.0, 0.0, [1, 10, 100])), 10.0, None, "a flat 10 µs (never beyond the overhead)"),
+    KneeCase(rows_of({1: 5.0, 2: 5.0, 4: 5.0, 8: 10.0, 16: 11.0}), 5.0, 16,
+             "rows where size 8 takes exactly 2 × the floor (not more), size 16 more"),
+    KneeCase(rows_of({1: 3.0, 10: 3.0, 100: 3.0, 1000: 7.0, 10000: 12.5}), 3.0, 10000,
+             "a floor of 3 µs asked with factor=4 (7 µs is beyond 2 × the floor, not beyond 4 ×)", factor=4.0),
+    KneeCase(tuple(reversed(synthetic_op_rows(4.0, 0.5, [10**k for k in range(8)]))), 4.005, 10**4,
+             "the first rows again, from the largest size down"),
 ]
 
 
 @register("01.dispatch", points=2, exercise="1", title="the fixed cost of one op, and where the work takes over",
           cases=DispatchCases(tuple(PUBLIC_KNEE_CASES), (1, 100, 10000), True))
 def _dispatch(ctx: Context, cases: DispatchCases) -> str:
-    info = ctx.probe(probe_dispatch, [list(c.rows) for c in cases.knees], list(cases.sweep_sizes), cases.notebook_rows,
-                     timeout=180)
-    fail_if(knee_problems(info["answers"], cases.knees, ctx.reveal)
-            or sweep_problems(info["rows"], list(cases.sweep_sizes), info["seen"])
+    fail_if(knee_problems(ctx.probe(probe_knees, [list(c.rows) for c in cases.knees], [c.factor for c in cases.knees]),
+                          cases.knees, ctx.reveal))
+    info = ctx.probe(probe_sweep, list(cases.sweep_sizes), cases.notebook_rows, timeout=180)
+    fail_if(sweep_problems(info["rows"], list(cases.sweep_sizes), info["seen"], info["calls"])
             or (sweep_problems(info["op_rows"], None, None) if cases.notebook_rows else []))
     return "the floor and the knee are right, and the sweep measures every size"
 
@@ -159,7 +210,7 @@ def probe_fit(learner: Learner, point_lists: list[tuple], chain_rows: bool) -> d
     """fit_per_op_us on each list of (n_ops, median_us) points; the notebook's chain_rows when asked."""
     info = {"fits": []}
     for points in point_lists:
-        got = learner.call("fit_per_op_us", [{"n_ops": k, "median_us": t} for k, t in points])
+        got = call(learner, "fit_per_op_us", [{"n_ops": k, "median_us": t} for k, t in points])
         try:
             info["fits"].append([float(v) for v in got])
         except (TypeError, ValueError):
@@ -199,7 +250,8 @@ def _line(slope, intercept, ks, about) -> FitCase:
 PUBLIC_FIT_CASES = [_line(3.0, 1.5, (1, 2, 4, 8), "points exactly on 3·k + 1.5"),
                     _line(0.25, 10.0, (1, 3, 5), "points exactly on 0.25·k + 10"),
                     _line(5.0, 0.0, (2, 4, 6, 8, 10), "points exactly on 5·k"),
-                    FitCase(((1, 5.0), (2, 9.0), (3, 10.0)), 2.5, 3.0, "the points (1, 5), (2, 9), (3, 10)")]
+                    FitCase(((1, 5.0), (2, 9.0), (3, 10.0)), 2.5, 3.0, "the points (1, 5), (2, 9), (3, 10)"),
+                    FitCase(((1, 4.0), (2, 7.0), (4, 9.0)), 11 / 7, 3.0, "the points (1, 4), (2, 7), (4, 9)")]
 
 
 @register("01.per_op", points=2, exercise="1", title="the overhead adds up per op in a chain",
@@ -357,12 +409,18 @@ class BreakCase:
 def probe_recording(learner: Learner, fn: Callable, x: torch.Tensor) -> dict:
     """The learner's recording backend on a function with breaks: its result, the graphs kept, count_graphs."""
     torch._dynamo.reset()
-    backend, graphs = learner.call("make_recording_backend")
-    with learner.running("make_recording_backend"):
+    made = call(learner, "make_recording_backend")
+    if not (isinstance(made, tuple) and len(made) == 2 and callable(made[0])):
+        raise CheckFailed(f"make_recording_backend should return (backend, graphs); it returned {type(made).__name__} "
+                          f"{str(made)[:60]}.")
+    backend, graphs = made
+    with learner.running("make_recording_backend"), \
+            calling("make_recording_backend", " Dynamo calls backend(gm, example_inputs) and runs what it returns: "
+                    "return something that runs the graph (gm.forward)."):
         out = torch.compile(fn, backend=backend)(x)
     kept = list(graphs)
     return {"out": out, "n": len(kept), "all_gm": all(isinstance(g, torch.fx.GraphModule) for g in kept),
-            "types": [type(g).__name__ for g in kept], "count": learner.call("count_graphs", fn, x)}
+            "types": [type(g).__name__ for g in kept], "count": call(learner, "count_graphs", fn, x)}
 
 
 def recording_problems(info: dict, case: BreakCase) -> list[str]:
@@ -439,16 +497,19 @@ def no_break_problems(got: dict, inputs: list[torch.Tensor]) -> list[str]:
                 break
             want = ref(x)
             if result.shape != want.shape or not torch.allclose(result, want, atol=1e-5):
-                problems.append(f"{name} computes something else than {BREAKERS[name]} on an input whose sum is "
-                                f"{'positive' if x.sum() > 0 else 'negative'}.")
+                signs = "of both signs" if (x > 0).any() and (x < 0).any() else "of one sign"
+                problems.append(f"{name} computes something else than {BREAKERS[name]} on an input with elements {signs} "
+                                f"whose sum is {'positive' if x.sum() > 0 else 'negative'}.")
                 break
     return problems
 
 
 def break_inputs(seed: int, shapes) -> list[torch.Tensor]:
+    """Inputs of these shapes: random signs, all positive, all negative, and random signs with a positive sum."""
     g = torch.Generator().manual_seed(seed)
     a = torch.randn(*shapes[0], generator=g)
-    return [a, torch.rand(*shapes[1], generator=g) + 0.5, -torch.rand(*shapes[2], generator=g) - 0.5]
+    mixed = a.abs() - 0.5 * a.abs().mean()      # negative elements, positive sum
+    return [a, torch.rand(*shapes[1], generator=g) + 0.5, -torch.rand(*shapes[2], generator=g) - 0.5, mixed]
 
 
 @register("01.no_breaks", points=3, exercise="3", title="the three functions without graph breaks",
@@ -501,11 +562,15 @@ def probe_recompiles(learner: Learner, fn: Callable, calls: list, dynamic_fn: Ca
     """The prediction, count_compiles on the calls, and compile_dynamic's frame count over the shapes."""
     from torch._dynamo.testing import CompileCounter
 
-    info = {"predicted": learner.value("PREDICTED_COMPILES"), "counted": learner.call("count_compiles", fn, list(calls))}
+    torch._dynamo.reset()
+    warm = torch.compile(fn, backend="eager")     # the function compiled before, as the notebook's cells leave it:
+    for args in calls:                             # a count that does not start from a reset Dynamo is then wrong
+        warm(*args)
+    info = {"predicted": learner.value("PREDICTED_COMPILES"), "counted": call(learner, "count_compiles", fn, list(calls))}
     torch._dynamo.reset()
     counter = CompileCounter()
-    compiled = learner.call("compile_dynamic", dynamic_fn, counter)
-    with learner.running("compile_dynamic"):
+    compiled = call(learner, "compile_dynamic", dynamic_fn, counter)
+    with learner.running("compile_dynamic"), calling("compile_dynamic"):
         for shape in dynamic_shapes:
             compiled(torch.ones(*shape))
     info["frames"] = counter.frame_count
@@ -521,7 +586,10 @@ def recompile_problems(info: dict, case: RecompileCase, reveal: bool) -> list[st
         on = "the lab's calls" if reveal else "the grader's own sequence of calls"
         problems.append(f"count_compiles returned {info['counted']!r}, which disagrees with a CompileCounter on {on}: "
                         "reset Dynamo first, and count frames with torch._dynamo.testing.CompileCounter as the backend.")
-    if info["frames"] != 1:
+    if info["frames"] == 0:
+        problems.append("compile_dynamic's function never reached the backend it was given: compile with "
+                        "torch.compile(fn, backend=backend, dynamic=True).")
+    elif info["frames"] != 1:
         problems.append(f"compile_dynamic's function compiled {info['frames']} times for {len(case.dynamic_shapes)} sizes; "
                         "it should compile once.")
     return problems
@@ -571,7 +639,7 @@ class ExportCase:
 def probe_export(learner: Learner, case: ExportCase) -> dict:
     """export_dynamic on the case's model: outputs at each batch, whether max_batch + 1 is refused, save and load."""
     model = case.model()
-    program = learner.call("export_dynamic", model, torch.randn(case.example_batch, case.d_in), case.max_batch)
+    program = call(learner, "export_dynamic", model, torch.randn(case.example_batch, case.d_in), case.max_batch)
     if not isinstance(program, torch.export.ExportedProgram):
         return {"type": type(program).__name__}
     info = {"type": "ExportedProgram", "outs": []}
@@ -587,10 +655,15 @@ def probe_export(learner: Learner, case: ExportCase) -> dict:
         info["refused"] = True
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "p.pt2"
-        loaded = learner.call("save_and_load", program, path)
+        loaded = call(learner, "save_and_load", program, path,
+                      hint=" Save with torch.export.save and load it back with torch.export.load.")
         info["saved_bytes"] = path.stat().st_size if path.is_file() else 0
         info["same_object"] = loaded is program
-        info["loaded"] = loaded.module()(case.inputs()[1]) if isinstance(loaded, torch.export.ExportedProgram) else None
+        info["loaded_type"] = type(loaded).__name__
+        try:
+            info["loaded"] = loaded.module()(case.inputs()[1]) if isinstance(loaded, torch.export.ExportedProgram) else None
+        except Exception as err:
+            info["loaded"] = type(err).__name__
     return info
 
 
@@ -604,7 +677,9 @@ def export_problems(info: dict, case: ExportCase, reveal: bool) -> list[str]:
     for b, got, want in zip(case.batches, info["outs"], wants):
         batch = f"batch {b}" if reveal else "one of the grader's batch sizes"
         if isinstance(got, str):
-            return [f"the exported program fails at {batch} ({got}): is dimension 0 declared dynamic?"]
+            top = " (max_batch itself: a Dim's max is inclusive)" if b == case.max_batch else ""
+            return [f"the exported program fails at {batch}{top} ({got}): is dimension 0 declared dynamic, with a Dim "
+                    "from 1 to max_batch?"]
         if got.shape != want.shape or not torch.allclose(got, want, atol=1e-6):
             return [f"at {batch} the exported program differs from eager."]
     if not info["refused"]:
@@ -615,6 +690,9 @@ def export_problems(info: dict, case: ExportCase, reveal: bool) -> list[str]:
     if info.get("same_object"):
         return ["save_and_load returned the very program it was given: return what torch.export.load gives back from "
                 "the file (that is what proves the file holds the whole program)."]
+    if info.get("loaded_type") != "ExportedProgram":
+        return [f"save_and_load returned {'None' if info.get('loaded_type') == 'NoneType' else 'a ' + str(info.get('loaded_type'))}: "
+                "return what torch.export.load(path) gives back, an ExportedProgram."]
     loaded = info["loaded"]
     if not isinstance(loaded, torch.Tensor) or loaded.shape != wants[1].shape or not torch.allclose(loaded, wants[1], atol=1e-6):
         return ["save_and_load should return the loaded ExportedProgram, computing what the model computes."]
@@ -639,8 +717,8 @@ class TrafficCases:
 
 def probe_traffic(learner: Learner, moved: list[tuple], speedups: list[int], payoff: bool) -> dict:
     """bytes_moved on each (numel, n_ops, fused, bytes_per_element), predicted_speedup on each n_ops, the payoff table."""
-    info = {"moved": [learner.call("bytes_moved", *args) for args in moved],
-            "speedups": [learner.call("predicted_speedup", k) for k in speedups]}
+    info = {"moved": [call(learner, "bytes_moved", *args) for args in moved],
+            "speedups": [call(learner, "predicted_speedup", k) for k in speedups]}
     if payoff:
         info["payoff"] = learner.value("payoff")
     return info

@@ -15,6 +15,7 @@ import contextlib
 import copy
 import math
 import operator
+import time
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Callable
@@ -231,7 +232,8 @@ def graph_table_problems(rows: list | str, truth: list[dict], about: str, reveal
             return [f"rows need the keys name, op, target, inputs, users; the row of {node} lacks {', '.join(missing)}."]
         if row["name"] != want["name"] or row["op"] != want["op"]:
             where = f"{want['name']!r} ({want['op']})" if reveal else a_node(want["op"])
-            return [f"on {about}, row {i} says {row['name']!r} ({row['op']}) where the graph has {where}: one row per node, "
+            said = f"says {row['name']!r} ({row['op']})" if reveal else "has another name or op"
+            return [f"on {about}, row {i} {said} where the graph has {where}: one row per node, "
                     "in the graph's order, with node.name and node.op."]
         if not _target_ok(row["target"], want):
             return [f"on {about}, {node} has target {row['target']!r}: for a string target give it as it is; "
@@ -303,13 +305,55 @@ def counting_pattern_rewrites():
             setattr(subgraph_rewriter, n, originals[n])
 
 
+def input_names(gm: fx.GraphModule) -> list[str]:
+    """The names of the graph's placeholders: its inputs."""
+    return [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+
+
+def stale_code(gm: fx.GraphModule) -> bool:
+    """True when gm's forward is not the code of its graph: the graph changed and gm.recompile() was not called."""
+    try:
+        return gm.code != gm.graph.python_code("self").src
+    except Exception:
+        return False
+
+
+def approximate_gelus(gm: fx.GraphModule) -> list[str]:
+    """GELU nodes (function or module) that are not the exact GELU: 'call_function gelu (approximate='tanh')'."""
+    found = []
+    for n in gm.graph.nodes:
+        if n.op == "call_function" and n.target in GELU_FUNCTIONS:
+            approx = n.kwargs.get("approximate", "none")
+        elif n.op == "call_module" and isinstance(module_of(gm, n), nn.GELU):
+            approx = module_of(gm, n).approximate
+        else:
+            continue
+        if approx != "none":
+            found.append(f"{n.op} {target_text(n)} (approximate={approx!r})")
+    return found
+
+
+def in_place_calls(gm: fx.GraphModule) -> int:
+    """Calls that change a tensor in place (a name ending in one underscore, inplace=True): they have a side effect."""
+    count = 0
+    for n in gm.graph.nodes:
+        if n.op == "call_module":
+            count += getattr(module_of(gm, n), "inplace", False) is True
+        elif n.op in CALLS:
+            name = n.target if isinstance(n.target, str) else getattr(n.target, "__name__", "")
+            count += n.kwargs.get("inplace") is True or (name.endswith("_") and not name.endswith("__"))
+    return count
+
+
 def probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple) -> dict:
     """Trace `model`, run the learner's pass on it, then again on its result; what happened, as plain data."""
     fn = learner.fn(fn_name)
     model.eval()
     with torch.no_grad(), counting_pattern_rewrites() as pattern_calls:
         before = model(*inputs)
-        out_gm = fn(fx.symbolic_trace(model))
+        traced = fx.symbolic_trace(model)
+        inputs_before = input_names(traced)
+        out_gm = fn(traced)
         if not isinstance(out_gm, fx.GraphModule):
             return {"returned": type(out_gm).__name__}
         try:
@@ -317,25 +361,37 @@ def probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple) 
             lint = ""
         except Exception as err:
             lint = f"{type(err).__name__}: {str(err)[:160]}"
+        shape = {"returned": "GraphModule", "lint": lint, "stale": stale_code(out_gm), "approximate_gelu": approximate_gelus(out_gm),
+                 "in_place": in_place_calls(out_gm), "kinds": [(n.op, node_kind(out_gm, n)) for n in out_gm.graph.nodes],
+                 "relu_left": [f"{n.op} {target_text(n)}" for n in out_gm.graph.nodes if activation(out_gm, n) == "relu"],
+                 "pattern_calls": pattern_calls[0], "n_inputs": len(inputs_before),
+                 "removed_inputs": [name for name in inputs_before if name not in input_names(out_gm)]}
+        if shape["stale"] or shape["removed_inputs"]:
+            return shape       # not run: it cannot take the model's inputs, or its forward is the old code
         out = out_gm(*inputs)
-        kinds = [(n.op, node_kind(out_gm, n)) for n in out_gm.graph.nodes]
-        relu_left = [f"{n.op} {target_text(n)}" for n in out_gm.graph.nodes if activation(out_gm, n) == "relu"]
         sig = signature(out_gm)
         again = fn(out_gm)
         same = isinstance(again, fx.GraphModule) and signature(again) == sig
         out_again = again(*inputs) if isinstance(again, fx.GraphModule) else None
         after = model(*inputs)
-    return {"returned": "GraphModule", "lint": lint, "out": out, "out_again": out_again, "kinds": kinds,
-            "relu_left": relu_left, "idempotent": same, "original_unchanged": max_diff(before, after) == 0.0,
-            "pattern_calls": pattern_calls[0]}
+    return {**shape, "out": out, "out_again": out_again, "idempotent": same, "original_unchanged": max_diff(before, after) == 0.0}
 
 
-def pass_problems(p: dict, fn_name: str, want, about: str, tol: dict) -> list[str]:
-    """The problems every pass can have: wrong type, lint, wrong output, not idempotent, original model changed."""
+def pass_problems(p: dict, fn_name: str, want, about: str, tol: dict, reveal: bool = True) -> list[str]:
+    """The problems every pass can have: wrong type, an input removed, lint, code not recompiled, wrong output, not
+    idempotent, original model changed."""
     if p["returned"] != "GraphModule":
         return [f"{fn_name} should return a torch.fx.GraphModule; it returned a {p['returned']}."]
+    if p.get("removed_inputs"):
+        which = (f"placeholder {', '.join(repr(n) for n in p['removed_inputs'])}" if reveal
+                 else f"{len(p['removed_inputs'])} of its {p['n_inputs']} placeholder(s)")
+        return [f"on {about}, your pass removed an input of the graph ({which}): the GraphModule can no longer be "
+                "called with the model's inputs. Never erase a placeholder, even one nothing reads."]
     if p["lint"]:
         return [f"on {about}, the rewritten graph fails gm.graph.lint() ({p['lint']})."]
+    if p.get("stale"):
+        return [f"on {about}, {fn_name} changed the graph but the GraphModule still runs its old code (gm.code is not "
+                "the graph's): did you call gm.recompile() after changing gm.graph?"]
     if not close(p["out"], want, **tol):
         return [f"on {about}, the rewritten graph computes something else (largest difference {max_diff(p['out'], want):.3g})."]
     if not p["idempotent"]:
@@ -393,7 +449,11 @@ def relu_problems(p: dict, fn_name: str, want, about: str, reveal: bool = True) 
         return ["relu_to_gelu_pattern never called torch.fx.subgraph_rewriter.replace_pattern: this exercise is the "
                 "pattern rewrite (write the patterns and their replacement as functions and let replace_pattern find "
                 "them); the hand-written loop is relu_to_gelu."]
-    problems = pass_problems(p, fn_name, want, about, SAME)
+    if p.get("approximate_gelu"):
+        found = p["approximate_gelu"] if reveal else sorted({a_node(g.split()[0]) for g in p["approximate_gelu"]})
+        return [f"on {about}, GELU must be exact (approximate='none'): your graph has the tanh approximation as "
+                f"{', '.join(found)}. Call F.gelu(x) without approximate=..., or nn.GELU()."]
+    problems = pass_problems(p, fn_name, want, about, SAME, reveal)
     if problems:
         return problems
     kb, ka = call_kinds(p["kinds_before"]), call_kinds(p["kinds"])
@@ -497,10 +557,26 @@ def nested_cases() -> list[RewriteCase]:
                                        "and torch.relu, one result read three times")
 
 
+def pass_on_case(ctx: Context, fn_name: str, model: nn.Module, inputs: tuple, about: str, hint: str = "") -> dict:
+    """probe_pass on one case, with the trace's node kinds and in-place calls before the pass; a pass that raises
+    fails with the case it raised on (and `hint`, the case's likely cause), not as a bare exception."""
+    try:
+        got = ctx.probe(probe_pass, fn_name, model, inputs)
+    except Exception as err:
+        if isinstance(err, CheckFailed) and not isinstance(err, LearnerError):
+            raise                  # not written yet, a timeout: as they are
+        if isinstance(err, LearnerError):
+            said = str(err)
+        else:
+            said = f"raised {type(err).__name__}" + (f": {str(err)[:300].rstrip('.!')}" if ctx.reveal else "")
+        raise CheckFailed(f"on {about}, {fn_name} {said}.{hint}") from None
+    return {**got, "kinds_before": kinds_of(model), "in_place_before": in_place_calls(fx.symbolic_trace(model))}
+
+
 def judge_rewrites(ctx: Context, cases: list[RewriteCase], fn_name: str) -> None:
     """Run the learner's ReLU → GELU pass `fn_name` on every case; fail on the first problem."""
     for case in cases:
-        got = {**ctx.probe(probe_pass, fn_name, case.model, case.inputs), "kinds_before": kinds_of(case.model)}
+        got = pass_on_case(ctx, fn_name, case.model, case.inputs, case.about)
         fail_if(relu_problems(got, fn_name, case.want, case.about, reveal=ctx.reveal))
 
 
@@ -527,17 +603,24 @@ class FoldCase:
     inputs: tuple
     want: Any
     bn_left: int
+    hint: str = ""           # the likely cause of a failure on this case, added to its message
 
 
-def fold_case(about: str, model: nn.Module, inputs: tuple, bn_left: int) -> FoldCase:
-    return FoldCase(about, model.eval(), inputs, output_of(model, inputs), bn_left)
+def fold_case(about: str, model: nn.Module, inputs: tuple, bn_left: int, hint: str = "") -> FoldCase:
+    return FoldCase(about, model.eval(), inputs, output_of(model, inputs), bn_left, hint)
 
 
-def fold_problems(p: dict, want, about: str, bn_left: int, reveal: bool = True) -> list[str]:
+BATCH_STATS_HINT = (" A batch norm with track_running_stats=False has no running_mean or running_var: it normalizes "
+                    "with each batch's own statistics, so it is not a fixed map: leave it unfolded.")
+TRAINING_HINT = (" A batch norm in training mode (bn.training is True) normalizes with each batch's own statistics, "
+                 "not its running ones, so it is not a fixed map: fold only batch norms in eval mode.")
+
+
+def fold_problems(p: dict, want, about: str, bn_left: int, reveal: bool = True, hint: str = "") -> list[str]:
     """Folding keeps the outputs and one conv per conv, and leaves exactly the batch norms it cannot fold."""
-    problems = pass_problems(p, "fold_conv_bn", want, about, FOLDED)
+    problems = pass_problems(p, "fold_conv_bn", want, about, FOLDED, reveal)
     if problems:
-        return problems
+        return [problems[0] + hint]
     kb, ka = call_kinds(p["kinds_before"]), call_kinds(p["kinds"])
     convs_b = sum(v for k, v in kb.items() if k.startswith("Conv"))
     convs_a = sum(v for k, v in ka.items() if k.startswith("Conv"))
@@ -573,6 +656,24 @@ class ConvBNNet(nn.Module):
         return F.relu(self.side_bn(s) + s)
 
 
+class StaysInTraining(nn.Module):
+    """A conv → batch norm whose batch norm stays in training mode when the model is put in eval mode (the model's
+    train() keeps it there), as when a model is not switched to eval before folding: it is not a fixed map."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+
+    def train(self, mode: bool = True):
+        super().train(mode)
+        self.bn.train(True)
+        return self
+
+    def forward(self, x):
+        return self.bn(self.conv(x))
+
+
 def small_variances(model: nn.Module, eps: float, seed: int) -> nn.Module:
     """Every batch norm gets this eps and running variances of the same order: folding that leaves eps out, or
     assumes PyTorch's default 1e-5, is then visibly wrong (with variances near 1 it hides under the tolerance)."""
@@ -591,28 +692,23 @@ def fold_cases() -> list[FoldCase]:
         cnn, one_conv = randomize_bn(ConvBNNet(), 5), nn.Sequential(nn.Conv2d(2, 3, 3))
         tiny_var = small_variances(randomize_bn(ConvBNNet(), 6), eps=1e-2, seed=7)
         batch_stats = nn.Sequential(nn.Conv2d(2, 4, 3), nn.BatchNorm2d(4, track_running_stats=False))
+        training = randomize_bn(StaysInTraining(), 8)
     return [fold_case("a CNN with two foldable conv → batch-norm pairs and one conv read twice", cnn, ins[0], 1),
             fold_case("the empty graph (it returns its input)", Identity(), ins[1], 0),
             fold_case("a graph of one Conv2d (nothing to fold)", one_conv, ins[2], 0),
             fold_case("the same CNN with eps=0.01 and running variances of the same order", tiny_var, ins[0], 1),
             fold_case("a conv → batch norm that keeps no running statistics (track_running_stats=False: it normalizes "
-                      "with each batch's own statistics, so it is not a fixed map)", batch_stats, ins[3], 1)]
+                      "with each batch's own statistics, so it is not a fixed map)", batch_stats, ins[3], 1, BATCH_STATS_HINT),
+            fold_case("a conv → batch norm left in training mode (bn.training is True: it normalizes with each batch's "
+                      "own statistics)", training, ins[3], 1, TRAINING_HINT)]
 
 
 @register("02.fold_conv_bn", points=3, exercise="2", title="conv + batch-norm folding for inference, checked numerically",
           cases=fold_cases)
 def _fold_conv_bn(ctx: Context, cases: list[FoldCase]) -> str:
     for case in cases:
-        try:
-            got = {**ctx.probe(probe_pass, "fold_conv_bn", case.model, case.inputs), "kinds_before": kinds_of(case.model)}
-        except Exception as err:   # the learner's pass raised: say on which case, and the likely cause
-            if isinstance(err, CheckFailed) and not isinstance(err, LearnerError):
-                raise                  # not written yet, a timeout: as they are
-            said = str(err) if isinstance(err, LearnerError) else f"{type(err).__name__}: {err}"
-            hint = (" A batch norm with track_running_stats=False has no running_mean or running_var: it is not a "
-                    "fixed map, so leave it unfolded." if "running statistics" in case.about else "")
-            raise CheckFailed(f"on {case.about}, fold_conv_bn raised {said}.{hint}") from None
-        fail_if(fold_problems(got, case.want, case.about, case.bn_left, reveal=ctx.reveal))
+        got = pass_on_case(ctx, "fold_conv_bn", case.model, case.inputs, case.about, case.hint)
+        fail_if(fold_problems(got, case.want, case.about, case.bn_left, reveal=ctx.reveal, hint=case.hint))
     return "the foldable pairs are folded, the shared conv is not, outputs agree within 1e-4 and the model is untouched"
 
 
@@ -638,8 +734,12 @@ def cleanup_case(fn_name: str, about: str, model: nn.Module, inputs: tuple, call
 
 def cleanup_problems(p: dict, fn_name: str, want, about: str, want_calls: Counter, placeholders: int | None = None,
                      reveal: bool = True) -> list[str]:
-    """The pass keeps the outputs, leaves exactly the calls it should, and keeps every input."""
-    problems = pass_problems(p, fn_name, want, about, SAME)
+    """The pass keeps the outputs and the in-place calls, leaves exactly the calls it should, and keeps every input."""
+    if p["returned"] == "GraphModule" and not p.get("removed_inputs") and p["in_place"] < p["in_place_before"]:
+        return [f"on {about}, {fn_name} removed a call that changes a tensor in place (a method or function whose name "
+                "ends in _, or inplace=True): nothing reads its result, but the tensor it changes is read later, so it "
+                "has a side effect and must stay."]
+    problems = pass_problems(p, fn_name, want, about, SAME, reveal)
     if problems:
         return problems
     got = call_kinds(p["kinds"])
@@ -703,7 +803,7 @@ def cleanup_cases() -> list[CleanupCase]:
 @register("02.cleanup", points=2, exercise="2", title="dead-code elimination and constant folding", cases=cleanup_cases)
 def _cleanup(ctx: Context, cases: list[CleanupCase]) -> str:
     for case in cases:
-        got = ctx.probe(probe_pass, case.fn_name, case.model, case.inputs)
+        got = pass_on_case(ctx, case.fn_name, case.model, case.inputs, case.about)
         fail_if(cleanup_problems(got, case.fn_name, case.want, case.about, Counter(case.calls), case.placeholders,
                                  reveal=ctx.reveal))
     return "dead code goes (side effects stay), constants are computed once (random ops are not)"
@@ -955,6 +1055,17 @@ class ShiftOutput(ScaleOutput):
     combine = staticmethod(operator.add)
 
 
+class Sleeps(GraderPass):
+    """Changes nothing and takes `seconds` to do it: the report must say it took that long, in seconds."""
+
+    def __init__(self, seconds: float, name: str):
+        self.seconds, self.name = seconds, name
+
+    def apply(self, gm):
+        time.sleep(self.seconds)
+        return gm
+
+
 class Crash(GraderPass):
     name = "crashes"
 
@@ -1083,6 +1194,11 @@ def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True) -> l
                     "it returns (it may be a new one)."]
         if isinstance(row["seconds"], bool) or not isinstance(row["seconds"], (int, float)) or row["seconds"] < 0:
             return [f"seconds should be the pass's time in seconds (a float); for '{name}' it is {row['seconds']!r}."]
+        slept = p["sleeps"].get(name)
+        if slept and not slept <= row["seconds"] < 50 * slept:
+            which = f"pass '{name}' sleeps {slept:g} s in apply()" if reveal else "a pass of the grader's takes a known time in apply()"
+            return [f"{which}; your report says it took {row['seconds']:.4g} s. Time p.apply(gm) itself with "
+                    "time.perf_counter() before and after it, and report seconds (not ms)."]
         if not isinstance(row["max_abs_diff"], (int, float)) or not row["max_abs_diff"] <= tol * p["ref_scale"]:
             return [f"max_abs_diff should be the largest |optimized − original| after the pass; for '{name}' it is {row['max_abs_diff']!r}."]
     if not p["recompiled"]:
@@ -1103,7 +1219,7 @@ def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True) -> l
 
 
 class PipeNet(nn.Module):
-    """conv → bn → F.relu, a dead module call, a constant from a parameter (three nodes), and x.mean()."""
+    """conv → bn → F.relu, a dead module call, a constant from a parameter (three nodes), x.relu() and x.mean()."""
 
     def __init__(self):
         super().__init__()
@@ -1116,10 +1232,10 @@ class PipeNet(nn.Module):
         h = F.relu(self.bn(self.conv(x)))
         unused = self.pool(h)  # noqa: F841 (dead code, on purpose)
         scale = (self.w.exp() + 1).view(1, 4, 1, 1)
-        return h * scale + x.mean()
+        return (h * scale).relu() + x.mean()
 
 
-PIPE_MATCHES = {"ReluToGelu": 1, "FoldConvBN": 1, "FoldConstants": 3, "DeadCode": 1}
+PIPE_MATCHES = {"ReluToGelu": 2, "FoldConvBN": 1, "FoldConstants": 3, "DeadCode": 1}
 
 
 def BAD_PASSES() -> list[tuple]:
@@ -1134,7 +1250,8 @@ def pipeline_cases() -> list[PipelineCase]:
     with seeded(8):
         model, inputs = randomize_bn(PipeNet(), 9), (torch.randn(2, 3, 6, 6),)
         large = randomize_bn(PipeNet(), 9), (torch.randn(2, 3, 6, 6) * 1e4,)
-    ok = (IdentityPass(), RebuildWithoutDeadCode(), NoRecompile(), DoubleWeightsInPlace(), ScaleOutput(1 + 1e-7, "tiny_rounding"))
+    ok = (IdentityPass(), RebuildWithoutDeadCode(), NoRecompile(), DoubleWeightsInPlace(), ScaleOutput(1 + 1e-7, "tiny_rounding"),
+          Sleeps(0.03, "sleeps_30ms"))
     relative = (*ok, ScaleOutput(1 + 2e-5, "relative_rounding"))
     return [PipelineCase("a conv → bn → relu model with a dead module call and a constant", model, inputs, PIPE_MATCHES, ok,
                          tuple(BAD_PASSES())),
@@ -1150,7 +1267,8 @@ def _pipeline(ctx: Context, cases: list[PipelineCase]) -> str:
         classes = ctx.probe(probe_pass_classes, list(case.matches), case.model)
         fail_if(pass_class_problems(classes, case.about, case.matches, reveal=ctx.reveal))
         got = {**ctx.probe(probe_pipeline, case.model, case.inputs, list(case.ok), list(case.bad), case.tol),
-               "names": [p.name for p in case.ok], "counts": node_counts(case.model, case.ok)}
+               "names": [p.name for p in case.ok], "counts": node_counts(case.model, case.ok),
+               "sleeps": {p.name: p.seconds for p in case.ok if isinstance(p, Sleeps)}}
         fail_if(pipeline_problems(got, case.tol, case.about, reveal=ctx.reveal))
     return "the passes analyze without touching the graph; the pipeline recompiles, reports and verifies every pass"
 
@@ -1355,7 +1473,13 @@ def probe_harness(learner: Learner, gallery: list[dict], passes: list[Callable],
     for fn, tol in zip(passes, tols or [None] * len(passes)):
         cases = copy.deepcopy(gallery)
         before = [model_fingerprint(c["model"]) for c in cases]
-        rows = learner.call("check_pass", fn, cases, **({} if tol is None else {"tol": tol}))
+        try:
+            rows = learner.call("check_pass", fn, cases, **({} if tol is None else {"tol": tol}))
+        except CheckFailed:
+            raise
+        except Exception as err:      # the pass's own exception escaped the harness
+            out.append({"raised": type(err).__name__, "rows": [], "changed": []})
+            break
         changed = [c["name"] for c, b in zip(cases, before)
                    if any(not torch.equal(x, y) for x, y in zip(b, model_fingerprint(c["model"])))]
         out.append({"rows": [plain_harness_row(r) for r in rows] if isinstance(rows, list) else f"<{type(rows).__name__}>",
@@ -1367,6 +1491,10 @@ def harness_problems(got: list, passes: list[HarnessPass], cases: tuple) -> list
     """Each pass flagged on exactly the cases it breaks, with a problem that starts with the right word."""
     for p, result in zip(passes, got):
         rows = result["rows"]
+        if result.get("raised"):
+            return [f"check_pass itself raised {result['raised']} while checking {p.words}: run the pass (and the "
+                    "graph it returns) inside try/except, and report what it raised as the case's problem "
+                    "(starting with 'raised')."]
         if result["changed"]:
             return [f"checking {p.words}, check_pass let it change the case's own model ('{result['changed'][0]}'): run "
                     "the pass on a trace of a deep copy of case['model'], so a pass never touches the model it checks."]

@@ -13,7 +13,9 @@ grader's job pickled; the probe moves them to the device.
 from __future__ import annotations
 
 import copy
+import math
 import numbers
+import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -248,6 +250,18 @@ def view_then_sigmoid(x):
     return x.relu().view(-1).sigmoid()
 
 
+def view_then_sum(x):
+    return x.exp().view(-1).sum()
+
+
+def view_of_view(x):
+    return x.exp().unsqueeze(0).view(-1).sigmoid()
+
+
+def three_outputs(x):
+    return x.relu(), x.sigmoid(), x.tanh()
+
+
 def inplace_relu(x):
     return torch.relu_(x.sigmoid()) * 2
 
@@ -265,7 +279,7 @@ def gelu_bias(x, b):
 
 
 def number_on_left(x):
-    return (2.0 - x).abs()
+    return (2.0 - x).sigmoid()
 
 
 def add_alpha(x):
@@ -312,9 +326,9 @@ def probe_bytes(learner: Learner, fn_name: str, graphs: list[tuple[Callable, tup
 BYTES_HINTS = {  # fn_name → (got, want) → what the difference suggests
     "traffic_bytes": lambda g, w: " (half: count both the reads and the write)" if w and g == w // 2 else "",
     "estimate_peak_bytes": lambda g, w: (
-        " (too low: allocate a node's output before freeing its inputs, and keep a value alive while an alias of it "
-        "is read)" if g < w else " (too high: free each value after its last reader; views and in-place ops allocate "
-        "nothing)"),
+        " (too low: allocate a node's output before freeing its inputs, keep a value alive while an alias of it "
+        "is read, and keep the outputs alive to the end)" if g < w else
+        " (too high: free each value after its last reader; views and in-place ops allocate nothing)"),
 }
 
 
@@ -477,7 +491,7 @@ CHAIN_CASES = [
 ]
 
 
-@register("03.chains", points=3, exercise="2a", title="find_fusible_chains finds maximal chains, every spelling",
+@register("03.chains", points=2, exercise="2a", title="find_fusible_chains finds maximal chains, every spelling",
           cases=CHAIN_CASES)
 def _chains(ctx: Context, cases: list[ChainCase]) -> str:
     problems = []
@@ -515,7 +529,7 @@ def probe_fuse(learner: Learner, model: nn.Module, chains: list[list[str]], inpu
             sub = gm.get_submodule(new.target) if isinstance(new, fx.Node) and new.op == "call_module" else None
             report["returned"].append({
                 "node": isinstance(new, fx.Node), "op": getattr(new, "op", type(new).__name__),
-                "graph_module": isinstance(sub, fx.GraphModule),
+                "graph_module": isinstance(sub, fx.GraphModule), "target": str(getattr(new, "target", "")),
                 "sub_calls": calls(sub) if isinstance(sub, fx.GraphModule) else 0})
         gm.graph.lint()
         gm.recompile()
@@ -532,8 +546,6 @@ def probe_fuse(learner: Learner, model: nn.Module, chains: list[list[str]], inpu
 
 def fuse_problems(report: dict, chain_lengths: list[int], want: Any, about: str, reveal: bool = True) -> list[str]:
     """Why the fused graph is not one call_module node per chain computing what the model computes."""
-    if report["error"]:
-        return [f"on {about}, fusing raised {report['error']}."]
     problems = []
     for length, r in zip(chain_lengths, report["returned"]):
         if not r["node"]:
@@ -543,6 +555,12 @@ def fuse_problems(report: dict, chain_lengths: list[int], want: Any, about: str,
                             f"is an fx.GraphModule of the chain (the backend needs to find it).")
         elif r["sub_calls"] != length:
             problems.append(f"on {about}, a fused submodule holds {r['sub_calls']} call nodes for a chain of {length}.")
+    targets = [r.get("target") for r in report["returned"] if r["op"] == "call_module"]
+    if len(set(targets)) < len(targets):
+        problems.append(f"on {about}, two chains were fused into the same submodule name ({targets[0]}): the second "
+                        f"replaced the first; give each fused submodule a name that is not taken yet.")
+    if report["error"]:
+        return problems + [f"on {about}, fusing raised {report['error']}."]
     saved = sum(n - 1 for n in chain_lengths)
     if report["after"] != report["before"] - saved:
         problems.append(f"on {about}, the graph went from {report['before']} to {report['after']} call nodes; fusing "
@@ -579,11 +597,27 @@ def _fuse(ctx: Context, cases: list[FuseCase]) -> str:
 # ---------------------------------------------------------------- 3: the hand-written kernel
 @dataclass(frozen=True)
 class KernelCase:
-    """An input of chain_triton (on the CPU; the probe moves it to the run's device) and the block size to use."""
+    """An input of chain_triton (on the CPU; the probe moves it to the run's device), the block size to use, and the
+    strided view of it the kernel is given (LAYOUTS)."""
 
     about: str
     x: torch.Tensor
     block: int
+    layout: str = ""
+
+    def input(self) -> torch.Tensor:
+        return LAYOUTS[self.layout](self.x)
+
+
+# A tensor → the strided view of it a kernel is given, made on the run's device (a strided tensor moved with .to()
+# arrives contiguous on a GPU). Sliced and expanded views are not one block of memory: read them as one, and the
+# kernel reads the wrong elements.
+LAYOUTS = {
+    "": lambda t: t,
+    "sliced": lambda t: t[:, ::2],
+    "expanded": lambda t: t[:1].expand(t.shape[0], *t.shape[1:]),
+    "channels_last": lambda t: t.contiguous(memory_format=torch.channels_last),
+}
 
 
 def reference_chain(x: torch.Tensor) -> torch.Tensor:
@@ -591,12 +625,13 @@ def reference_chain(x: torch.Tensor) -> torch.Tensor:
     return chain_ops(x.float()).to(x.dtype)
 
 
-def probe_kernel(learner: Learner, inputs: list[tuple[torch.Tensor, int]], bad_block: int) -> dict:
-    """Run the learner's chain_triton on each input, recording ATen compute ops; then try a bad block size."""
+def probe_kernel(learner: Learner, inputs: list[tuple], bad_block: int) -> dict:
+    """Run the learner's chain_triton on each (input, block, layout), recording ATen compute ops; then try a bad block
+    size."""
     device = device_of(learner)
     outs = []
-    for x, block in inputs:
-        x = x.to(device)
+    for x, block, layout in inputs:
+        x = LAYOUTS[layout](x.to(device))
         rec = OpRecorder()
         try:
             with rec:
@@ -620,7 +655,7 @@ def kernel_problems(report: dict, cases: list[KernelCase], bad_block: int, revea
     """Wrong results, PyTorch ops run instead of the kernel, fp16 not computed in fp32, a bad block size accepted."""
     problems = []
     for case, r in zip(cases, report["outs"]):
-        about, x = case.about, case.x
+        about, x = case.about, case.input()
         if "error" in r:
             problems.append(f"on {about}, chain_triton raised {r['error']}.")
             continue
@@ -629,12 +664,12 @@ def kernel_problems(report: dict, cases: list[KernelCase], bad_block: int, revea
                             f"not with torch.")
         want = reference_chain(x)
         diff = close(r["out"], want, atol=TOLERANCE[x.dtype], reveal=reveal)
-        if not diff and x.dtype == torch.float16 and x.numel():   # (Triton's interpreter truncates to bf16)
-            same = (r["out"].cpu() == want).float().mean().item()
-            if same < 0.99:
-                problems.append(f"on {about}, only {same:.1%} of the results equal 'compute in fp32, round once': "
-                                f"convert the loaded values to fp32 (.to(tl.float32)) and round once, when storing.")
-        if diff:
+        if not diff:
+            problems += rounding_problems(r["out"], want, about)
+        elif case.layout in ("sliced", "expanded"):
+            problems.append(f"on {about}, the result {diff}. This input is not one block of memory: make it "
+                            f".contiguous() before the kernel reads it as one.")
+        else:
             problems.append(f"on {about}, the result {diff}. Check the masks (offsets < n_elements) and that the "
                             f"arithmetic is done in fp32 and rounded once, at the store.")
     if report["bad_block"]:
@@ -642,22 +677,37 @@ def kernel_problems(report: dict, cases: list[KernelCase], bad_block: int, revea
     return problems
 
 
+def rounding_problems(out: torch.Tensor, want: torch.Tensor, about: str) -> list[str]:
+    """fp16 results that are close but not 'computed in fp32, rounded once' (`want`): the arithmetic ran in fp16."""
+    if want.dtype != torch.float16 or not want.numel():      # (Triton's interpreter truncates to bf16)
+        return []
+    same = (out.cpu() == want).float().mean().item()
+    if same >= 0.99:
+        return []
+    return [f"on {about}, only {same:.1%} of the results equal 'compute in fp32, round once': convert the loaded "
+            f"values to fp32 (.to(tl.float32)) and round once, when storing."]
+
+
 def kernel_cases() -> tuple[list[KernelCase], int]:
-    """Awkward inputs, and a block size that is not a power of two."""
+    """Awkward inputs and strided views, and a block size that is not a power of two."""
     big, one, empty, wide, short, odd = tensors(3, (1823, 781), (1,), (0, 5), (37, 300), (1000,), (4097,))
+    sliced, row, image = tensors(4, (64, 100), (40, 33), (2, 3, 5, 7))
     return ([KernelCase("a 1823×781 fp32 tensor (not a multiple of the block)", big, 1024),
              KernelCase("a single element", one, 1024),
              KernelCase("an empty tensor", empty, 1024),
              KernelCase("a transposed (non-contiguous) 300×37 fp16 tensor", wide.half().t(), 1024),
              KernelCase("1000 bf16 elements with block=128", (short * 4).bfloat16(), 128),
-             KernelCase("4097 fp32 elements with block=4096 (one element in the last block)", odd, 4096)], 1000)
+             KernelCase("4097 fp32 elements with block=4096 (one element in the last block)", odd, 4096),
+             KernelCase("every other column of a 64×100 fp32 tensor (a strided view)", sliced, 1024, "sliced"),
+             KernelCase("one row expanded to 40 rows (stride 0)", row, 256, "expanded"),
+             KernelCase("a channels-last 2×3×5×7 fp32 tensor", image, 128, "channels_last")], 1000)
 
 
-@register("03.triton_kernel", points=3, exercise="3", title="the hand-written Triton kernel is right on awkward sizes",
+@register("03.triton_kernel", points=2, exercise="3", title="the hand-written Triton kernel is right on awkward sizes",
           cases=kernel_cases)
 def _triton_kernel(ctx: Context, cases: tuple[list[KernelCase], int]) -> str:
     kernels, bad_block = cases
-    report = ctx.probe(probe_kernel, [(c.x, c.block) for c in kernels], bad_block, timeout=240)
+    report = ctx.probe(probe_kernel, [(c.x, c.block, c.layout) for c in kernels], bad_block, timeout=240)
     fail_if(kernel_problems(report, kernels, bad_block, ctx.reveal))
     return f"right on {len(kernels)} awkward inputs ({report['device']}), and a bad block size is refused"
 
@@ -676,14 +726,22 @@ class CodegenCase:
         """The chain in float64, rounded to the input's dtype."""
         return self.fn(*[t.double() for t in self.inputs]).to(self.inputs[0].dtype)
 
+    def rounded_once(self) -> torch.Tensor:
+        """The chain in fp32, rounded once to the input's dtype: what a kernel computing in fp32 stores."""
+        return self.fn(*[t.float() for t in self.inputs]).to(self.inputs[0].dtype)
+
 
 def probe_codegen(learner: Learner, fn: Callable, inputs: tuple) -> dict:
-    """Build a TritonChain of the traced chain and run it on the run's device, recording ATen compute ops and launches."""
+    """Build a TritonChain of the traced chain and run it on the run's device, recording ATen compute ops and launches
+    (first, emit_triton asked for a kernel of a name of the probe's: is it called what it is asked to be?)."""
     device = device_of(learner)
     inputs = [t.to(device) for t in inputs]
     gm = fx.symbolic_trace(fn)
     runner_cls = learner.value("TritonChain")
     try:
+        source = learner.call("emit_triton", fx.symbolic_trace(fn), "kernel_under_test")
+        if isinstance(source, str) and "def kernel_under_test(" not in source:
+            return {"misnamed": True}
         with learner.running("emit_triton"):
             runner = runner_cls(gm)
         before = sum(runner_cls.launches.values())
@@ -698,10 +756,17 @@ def probe_codegen(learner: Learner, fn: Callable, inputs: tuple) -> dict:
         return {"error": failure(err)}
 
 
-def codegen_problems(r: dict, want: torch.Tensor, about: str, supported: bool, reveal: bool = True) -> list[str]:
-    """A generated kernel that is missing, not launched, helped by PyTorch ops, or wrong; a fallback that is wrong."""
+def codegen_problems(r: dict, want: torch.Tensor, about: str, supported: bool, reveal: bool = True,
+                     once: torch.Tensor | None = None) -> list[str]:
+    """A generated kernel that is missing, not launched, helped by PyTorch ops, wrong, or computing fp16 in fp16 (its
+    results not `once`, the chain in fp32 rounded once); a fallback that is wrong."""
     if "error" in r:
-        return [f"on {about}, building or running the kernel raised {r['error']}."]
+        hint = " (Triton's math functions take fp32: convert each load with .to(tl.float32))" \
+            if "Expected dtype" in r["error"] else ""
+        return [f"on {about}, building or running the kernel raised {r['error']}{hint}."]
+    if r.get("misnamed"):
+        return [f"on {about}, emit_triton's source does not define a function called by the name it is given "
+                "(def {name}(...)): TritonChain imports the kernel by that name."]
     problems = []
     if r["source"] is not None:
         if not isinstance(r["source"], str) or f"def {r['name']}(" not in r["source"]:
@@ -715,6 +780,8 @@ def codegen_problems(r: dict, want: torch.Tensor, about: str, supported: bool, r
     diff = close(r["out"], want, atol=TOLERANCE[want.dtype], rtol=1e-5, reveal=reveal)
     if diff:
         problems.append(f"on {about}, the {'generated kernel' if r['source'] else 'fallback'}'s result {diff}.")
+    elif r["source"] is not None and once is not None:
+        problems += rounding_problems(r["out"], once, about)
     return problems
 
 
@@ -725,20 +792,20 @@ def codegen_cases() -> list[CodegenCase]:
         CodegenCase("a two-input chain (x * y + 1).sigmoid() - y", two_input_chain, tensors(41, (33, 17), (33, 17)), True),
         CodegenCase("(x * x).tanh(): one input read twice", square_tanh, tensors(42, (1000,)), True),
         CodegenCase("F.gelu(x + b) * 0.5 with a broadcast bias b", gelu_bias, tensors(43, (64, 40), (40,)), True),
-        CodegenCase("(2.0 - x).abs() in fp16: a number on the left", number_on_left,
+        CodegenCase("(2.0 - x).sigmoid() in fp16: a number on the left", number_on_left,
                     tensors(44, (513,), dtype=torch.float16), True),
         CodegenCase("torch.add(x, x, alpha=2).relu(): a keyword codegen may decline", add_alpha, tensors(45, (100,)), False),
         CodegenCase("x.clamp(0, 1).exp(): an op missing from TRITON_EXPR", clamp_exp, tensors(46, (100,)), False),
     ]
 
 
-@register("03.codegen", points=3, exercise="4", title="emit_triton generates a working kernel for any supported chain",
+@register("03.codegen", points=2, exercise="4", title="emit_triton generates a working kernel for any supported chain",
           cases=codegen_cases)
 def _codegen(ctx: Context, cases: list[CodegenCase]) -> str:
     problems = []
     for case in cases:
         report = ctx.probe(probe_codegen, case.fn, case.inputs, timeout=240)
-        problems += codegen_problems(report, case.want(), case.about, case.supported, ctx.reveal)
+        problems += codegen_problems(report, case.want(), case.about, case.supported, ctx.reveal, case.rounded_once())
     fail_if(problems)
     made = sum(c.supported for c in cases)
     return f"generated kernels match eager on {made} chains, and the {len(cases) - made} it may decline run correctly"
@@ -804,7 +871,7 @@ def backend_cases() -> list[BackendCase]:
             BackendCase("a gated MLP block with a residual", seeded(GatedMLP, 5), tensors(6, (8, 16)), 2)]
 
 
-@register("03.backend", points=3, exercise="5", title="backend='memfuse' fuses the chains and runs generated kernels",
+@register("03.backend", points=2, exercise="5", title="backend='memfuse' fuses the chains and runs generated kernels",
           cases=backend_cases)
 def _backend(ctx: Context, cases: list[BackendCase]) -> str:
     problems = []
@@ -826,6 +893,11 @@ def peak_cases() -> list[BytesCase]:
                   tensors(62, (1000,)), 2 * n),
         BytesCase("x.relu().view(-1).sigmoid(): the view keeps relu's memory alive", view_then_sigmoid,
                   tensors(63, (10, 100)), 2 * n),
+        BytesCase("x.exp().view(-1).sum(): the view allocates nothing", view_then_sum, tensors(67, (1000,)), n + 4),
+        BytesCase("x.exp().unsqueeze(0).view(-1).sigmoid(): a view of a view keeps exp's memory alive", view_of_view,
+                  tensors(68, (10, 100)), 2 * n),
+        BytesCase("three outputs, (x.relu(), x.sigmoid(), x.tanh()): each stays alive to the end", three_outputs,
+                  tensors(69, (1000,)), 3 * n),
         BytesCase("torch.relu_(x.sigmoid()) * 2: the in-place op allocates nothing", inplace_relu,
                   tensors(64, (1000,)), 2 * n),
         BytesCase("Linear(16, 32) → ReLU → Linear(32, 8) on a 4×16 input", seeded(small_mlp, 65), tensors(65, (4, 16)),
@@ -942,7 +1014,8 @@ def fp16_problems(h: dict, case: PitfallCase) -> list[str]:
     if "error" in h:
         return [f"memfuse on fp16 input raised {h['error']}."]
     if not h["launched"]:
-        return ["memfuse on fp16 input ran no generated kernel."]
+        return ["memfuse on fp16 input ran no generated kernel: fuse fp16 chains too (their kernels compute in fp32 "
+                "and round once), and fall back to eager only when gradients are needed."]
     out = h["out"]
     if not isinstance(out, torch.Tensor) or out.shape != case.x16.shape:
         return ["memfuse on fp16 input returned the wrong shape."]
@@ -990,3 +1063,367 @@ def _pitfalls(ctx: Context, cases: list[PitfallCase]) -> str:
         problems += pitfall_problems(ctx.probe(probe_pitfalls, case, timeout=300), case, ctx.reveal)
     fail_if(problems)
     return "falls back for gradients, keeps in-place order, rounds fp16 once, one compile for every size"
+
+
+# ================================================================ part 8: linear + bias + GELU, one Triton matmul
+# Tolerance of a linear + GELU output against an fp64 reference, |got − ref| ≤ tol · (1 + |ref|): the inputs'
+# dtype and the device decide it (a GPU's tl.dot on fp32 rounds the operands to tf32, 10 mantissa bits).
+LINEAR_TOLERANCE = {torch.float32: 1e-4, torch.float16: 5e-3, torch.bfloat16: 3e-2}
+TF32_TOLERANCE = 5e-3
+# The ATen ops that would mean the matmul, the bias or the GELU ran in PyTorch rather than in the kernel.
+LINEAR_OPS = COMPUTE_OPS | {"mm", "addmm", "matmul", "linear", "bmm", "baddbmm", "erf", "dot", "mv", "einsum"}
+COPY_OPS = {"clone", "copy_", "contiguous", "_to_copy"}
+
+
+@dataclass(frozen=True)
+class LinearCase:
+    """Inputs of linear_gelu (CPU tensors; the probe moves them to the run's device, keeping their strides).
+
+    `epilogue`: x is all zeros, so the output is GELU(bias) whatever the matmul's precision: a tight test of the
+    bias and of the exact (erf) GELU. `strided`: x or w is a view with strides of its own (no copy wanted)."""
+
+    about: str
+    x: torch.Tensor
+    w: torch.Tensor
+    b: torch.Tensor
+    epilogue: bool = False
+    strided: bool = False
+
+
+class InputCopies(OpRecorder):
+    """An OpRecorder that also notes the copies made *from* the given tensors (a .contiguous() of a strided
+    input). Under Triton's interpreter every launch copies its arguments itself, so there nothing is noted."""
+
+    def __init__(self, *inputs: torch.Tensor):
+        super().__init__()
+        self.storages = {t.untyped_storage().data_ptr() for t in inputs}
+        self.copied: set[str] = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func.overloadpacket.__name__
+        if name in COPY_OPS and os.environ.get("TRITON_INTERPRET") != "1":
+            source = args[1] if name == "copy_" else args[0]
+            if isinstance(source, torch.Tensor) and source.untyped_storage().data_ptr() in self.storages:
+                self.copied.add(name)
+        return super().__torch_dispatch__(func, types, args, kwargs)
+
+
+def to_device_keeping_strides(t: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """The same view (sizes and strides) of a copy of t's storage on `device`."""
+    if t.device == device:
+        return t
+    base = t.as_strided((t.untyped_storage().nbytes() // t.element_size(),), (1,), 0)
+    return base.to(device).as_strided(t.shape, t.stride(), t.storage_offset())
+
+
+def reference_linear_gelu(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+    """GELU(x wᵀ + b) in fp64 from the inputs as given (already rounded to their dtype)."""
+    return F.gelu(F.linear(x.double(), w.double(), b.double()), approximate=approximate)
+
+
+def probe_linear_gelu(learner: Learner, inputs: list[tuple], wrong_shapes: list[tuple]) -> dict:
+    """Run linear_gelu on each case (recording the ATen ops it dispatches), then on shapes that do not fit."""
+    device = device_of(learner)
+    outs = []
+    for x, w, b in inputs:
+        x, w, b = (to_device_keeping_strides(t, device) for t in (x, w, b))
+        rec = InputCopies(x, w)
+        try:
+            with rec:
+                y = learner.call("linear_gelu", x, w, b)
+            outs.append({"out": y.detach().cpu() if isinstance(y, torch.Tensor) else y,
+                         "computed": sorted({op for op in rec.ops if op in LINEAR_OPS}),
+                         "copied": sorted(rec.copied)})
+        except CheckFailed:
+            raise
+        except Exception as err:
+            outs.append({"error": failure(err)})
+    refused = []
+    for x, w, b in wrong_shapes:
+        try:
+            learner.function("linear_gelu")(x.to(device), w.to(device), b.to(device))
+            refused.append("returned normally")
+        except ValueError:
+            refused.append(None)
+        except Exception as err:
+            refused.append(f"raised {type(err).__name__}, not ValueError")
+    return {"outs": outs, "refused": refused, "device": str(device)}
+
+
+def linear_tolerance(dtype: torch.dtype, device: str, epilogue: bool) -> float:
+    """How close an output of this dtype must be on this device (see LINEAR_TOLERANCE)."""
+    if epilogue:
+        return TOLERANCE[dtype]
+    if dtype == torch.float32 and device.startswith("cuda"):
+        return TF32_TOLERANCE
+    return LINEAR_TOLERANCE[dtype]
+
+
+def linear_gelu_problems(report: dict, cases: list[LinearCase], wrong_shapes: list[str], reveal: bool = True) -> list[str]:
+    """Wrong values (with the likely cause), work done in PyTorch, copies of strided inputs, shapes not refused."""
+    problems = []
+    for case, r in zip(cases, report["outs"]):
+        about = case.about
+        if "error" in r:
+            problems.append(f"on {about}, linear_gelu raised {r['error']}.")
+            continue
+        got = r["out"]
+        if r["computed"]:
+            problems.append(f"on {about}, PyTorch computed ({', '.join(r['computed'])}): the matmul, the bias and "
+                            f"the GELU all belong in the Triton kernel.")
+        if case.strided and r["copied"]:
+            problems.append(f"on {about}, the launcher copied an input ({', '.join(r['copied'])}): pass the tensors' "
+                            f"own strides (x.stride(0), x.stride(1), w.stride(0), w.stride(1)) to the kernel "
+                            f"instead of making them contiguous; a copy of a weight moves it twice.")
+        if not isinstance(got, torch.Tensor):
+            problems.append(f"on {about}, linear_gelu returned a {type(got).__name__}, not a tensor.")
+            continue
+        want_shape = (case.x.shape[0], case.w.shape[0])
+        if tuple(got.shape) != want_shape:
+            problems.append(f"on {about}, the result has shape {tuple(got.shape)}, not (M, N)"
+                            + (f" = {want_shape}." if reveal else " (x's rows by w's rows)."))
+            continue
+        if got.dtype != case.x.dtype:
+            problems.append(f"on {about}, the result is {got.dtype}: store it in x's dtype ({case.x.dtype}), "
+                            f"converting the fp32 accumulator once, at the store.")
+            continue
+        tol = linear_tolerance(case.x.dtype, report["device"], case.epilogue)
+        ref = reference_linear_gelu(case.x, case.w, case.b)
+        bad = lambda want: bool(((got.double() - want).abs() > tol * (1 + want.abs())).any() or got.isnan().any())
+        if not bad(ref):
+            continue
+        if not bad(reference_linear_gelu(case.x, case.w, case.b, approximate="tanh")):
+            problems.append(f"on {about}, the result is GELU's tanh approximation: GELU must be exact, "
+                            f"0.5·y·(1 + erf(y/√2)) (F.gelu's default).")
+        elif not bad(reference_linear_gelu(case.x, case.w, torch.zeros_like(case.b))):
+            problems.append(f"on {about}, the result has no bias: add b[n] to every row before the GELU.")
+        elif not bad(F.linear(case.x.double(), case.w.double(), case.b.double())):
+            problems.append(f"on {about}, the result has no GELU: apply it in the epilogue, after the bias.")
+        else:
+            diff = close(got, ref.to(got.dtype), atol=tol, rtol=tol, reveal=reveal)
+            problems.append(f"on {about}, the result {diff}. Check the masks on M, N and K (a K that is not a "
+                            f"multiple of BLOCK_K needs `other=0.0`), the strides, and that the accumulator is fp32.")
+    for about, outcome in zip(wrong_shapes, report["refused"]):
+        if outcome:
+            problems.append(f"{about}: linear_gelu {outcome}; check the shapes and raise ValueError saying what "
+                            f"does not fit.")
+    return problems
+
+
+def linear_inputs(seed: int, m: int, k: int, n: int, dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
+    """x (m×k), w (n×k, scaled like nn.Linear's) and b (n) in `dtype`, drawn from `seed`."""
+    x, w, b = tensors(seed, (m, k), (n, k), (n,))
+    return x.to(dtype), (w / math.sqrt(k)).to(dtype), b.to(dtype)
+
+
+def linear_cases() -> tuple[list[LinearCase], list[tuple], list[str]]:
+    """Awkward shapes and layouts, three dtypes, an epilogue-only case; and shapes that must be refused."""
+    x1, w1, b1 = linear_inputs(200, 17, 33, 29, torch.float32)
+    x2, w2, b2 = linear_inputs(201, 1, 64, 48, torch.float16)
+    x3, w3, b3 = linear_inputs(202, 40, 70, 24, torch.bfloat16)
+    x4, wt4, b4 = linear_inputs(203, 19, 40, 23, torch.float32)
+    x5, w5, b5 = linear_inputs(204, 9, 37, 30, torch.float32)
+    b6 = torch.linspace(-5, 5, 40)
+    cases = [LinearCase("x 17×33, w 29×33, fp32 (no size a multiple of a block)", x1, w1, b1),
+             LinearCase("one row (M=1, a decode step), fp16", x2, w2, b2),
+             LinearCase("x 40×70, w 24×70, bf16", x3, w3, b3),
+             LinearCase("a transposed weight (w = wt.t(), strides (1, 23))", x4, wt4.t().contiguous().t(), b4,
+                        strided=True),
+             LinearCase("x sliced as x[:, ::2] (a stride of 2 along K)", torch.stack([x5, -x5], dim=2).flatten(1)[:, ::2],
+                        w5, b5, strided=True),
+             LinearCase("x all zeros with a bias from −5 to 5: the output is GELU(bias) exactly", torch.zeros(5, 16),
+                        torch.randn(40, 16), b6, epilogue=True)]
+    wrong = [(torch.zeros(4, 10), torch.zeros(6, 11), torch.zeros(6)), (torch.zeros(4, 10), torch.zeros(6, 10),
+                                                                          torch.zeros(5))]
+    about_wrong = ["x 4×10 with w 6×11 (K differs)", "w 6×10 with a bias of 5 (N differs)"]
+    return cases, wrong, about_wrong
+
+
+@register("03.linear_gelu", points=2, exercise="8a",
+          title="linear_gelu: one Triton matmul with bias and exact GELU in its epilogue", cases=linear_cases)
+def _linear_gelu(ctx: Context, cases: tuple) -> str:
+    linear, wrong, about_wrong = cases
+    report = ctx.probe(probe_linear_gelu, [(c.x, c.w, c.b) for c in linear], wrong, timeout=300)
+    fail_if(linear_gelu_problems(report, linear, about_wrong, ctx.reveal))
+    return f"right on {len(linear)} shapes, layouts and dtypes ({report['device']}), and wrong shapes are refused"
+
+
+# ---------------------------------------------------------------- 8b: shared memory per config
+def reference_smem_bytes(block_m: int, block_n: int, block_k: int, num_stages: int, itemsize: int) -> int:
+    """The operand tiles a pipelined matmul keeps in shared memory: num_stages copies of an A and a B tile."""
+    return num_stages * (block_m * block_k + block_k * block_n) * itemsize
+
+
+@dataclass(frozen=True)
+class SmemCase:
+    about: str
+    configs: list[dict]
+    itemsize: int
+    limit: int
+
+
+def probe_smem(learner: Learner, configs: list[dict], itemsize: int, limit: int) -> dict:
+    sizes = [learner.call("smem_bytes", c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], itemsize)
+             for c in configs]
+    fit = learner.call("configs_that_fit", [dict(c) for c in configs], limit, itemsize)
+    return {"sizes": [as_number(s) for s in sizes], "fit": list(fit) if isinstance(fit, (list, tuple)) else repr(fit)}
+
+
+def smem_problems(report: dict, case: SmemCase, reveal: bool = True) -> list[str]:
+    problems = []
+    for c, got in zip(case.configs, report["sizes"]):
+        want = reference_smem_bytes(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], case.itemsize)
+        if got != want:
+            name = f"BLOCK {c['BLOCK_M']}×{c['BLOCK_N']}×{c['BLOCK_K']}, {c['num_stages']} stages"
+            hint = ""
+            if isinstance(got, numbers.Number) and want:
+                ratio = got / want
+                hint = {c["num_stages"] ** -1: " (every stage holds its own A and B tiles: multiply by num_stages)",
+                        case.itemsize ** -1: " (that is elements: multiply by the bytes per element)",
+                        }.get(ratio, "")
+                if got == c["num_stages"] * c["BLOCK_M"] * c["BLOCK_N"] * case.itemsize:
+                    hint = " (that is the output tile: shared memory holds the A tile BLOCK_M×BLOCK_K and the B tile " \
+                           "BLOCK_K×BLOCK_N)"
+            shown = f"{got} bytes, expected {want}" if reveal else f"{got} bytes, which is not the size of its tiles"
+            problems.append(f"{case.about}: smem_bytes for {name} at {case.itemsize} bytes per element gave "
+                            f"{shown}{hint}.")
+    if problems:
+        return problems
+    if not isinstance(report["fit"], list):
+        return [f"{case.about}: configs_that_fit returned {report['fit'][:80]}, not a list of the configs that fit."]
+    want_fit = [c for c in case.configs
+                if reference_smem_bytes(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], case.itemsize)
+                <= case.limit]
+    if report["fit"] != want_fit:
+        kept = [c for c in report["fit"] if c not in want_fit]
+        dropped = [c for c in want_fit if c not in report["fit"]]
+        words = []
+        if kept:
+            words.append(f"kept {len(kept)} that need more than the limit of {case.limit:,} bytes")
+        if dropped:
+            words.append(f"left out {len(dropped)} that fit (a config that needs exactly the limit fits)")
+        if not words:
+            words.append("changed the configs' order")
+        problems.append(f"{case.about}: configs_that_fit {' and '.join(words)}; keep the configs that fit, in "
+                        f"their order.")
+    return problems
+
+
+AUTOTUNE_CONFIGS = [
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "num_warps": 8, "num_stages": 3},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "num_warps": 8, "num_stages": 4},
+    {"BLOCK_M": 64, "BLOCK_N": 256, "BLOCK_K": 32, "num_warps": 4, "num_stages": 4},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "num_warps": 4, "num_stages": 4},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "num_warps": 4, "num_stages": 4},
+    {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_K": 128, "num_warps": 4, "num_stages": 4},
+    {"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 128, "num_warps": 8, "num_stages": 5},
+]
+
+
+def smem_cases() -> list[SmemCase]:
+    return [SmemCase("the lab's configs in fp16 with an H100's 232,448-byte limit", AUTOTUNE_CONFIGS, 2, 232_448),
+            SmemCase("the lab's configs in fp32 with a 101,376-byte limit (an RTX 4090)", AUTOTUNE_CONFIGS, 4,
+                     101_376)]
+
+
+@register("03.smem", points=1, exercise="8b",
+          title="smem_bytes and configs_that_fit: which autotune configs a GPU can run", cases=smem_cases)
+def _smem(ctx: Context, cases: list[SmemCase]) -> str:
+    problems = []
+    for case in cases:
+        problems += smem_problems(ctx.probe(probe_smem, case.configs, case.itemsize, case.limit), case, ctx.reveal)
+    fail_if(problems)
+    return f"shared memory and the configs that fit right on {len(cases)} cases"
+
+
+# ---------------------------------------------------------------- 8c: the roofline of the epilogue
+def reference_linear_gelu_cost(m: int, n: int, k: int, itemsize: int, fused: bool) -> dict:
+    """FLOPs (the matmul's 2·M·N·K) and bytes: x, w, b read and y written once; unfused, the GELU kernel reads y
+    and writes it again."""
+    moved = (m * k + n * k + n + m * n) * itemsize
+    return {"flops": 2 * m * n * k, "bytes": moved + (0 if fused else 2 * m * n * itemsize)}
+
+
+def reference_epilogue_saving(m: int, n: int, k: int, itemsize: int, peak_flops: float, bandwidth: float) -> float:
+    """1 − t_fused / t_unfused, each kernel at its roofline time max(FLOPs / peak, bytes / bandwidth)."""
+    fused = reference_linear_gelu_cost(m, n, k, itemsize, True)
+    t_fused = max(fused["flops"] / peak_flops, fused["bytes"] / bandwidth)
+    t_unfused = t_fused + 2 * m * n * itemsize / bandwidth
+    return 1 - t_fused / t_unfused
+
+
+@dataclass(frozen=True)
+class RooflineCase:
+    about: str
+    shape: tuple[int, int, int]      # M, N, K
+    itemsize: int
+    peak_flops: float
+    bandwidth: float
+
+
+def probe_roofline(learner: Learner, shapes: list[tuple], itemsize: int, peak: float, bandwidth: float) -> list:
+    out = []
+    for m, n, k in shapes:
+        costs = {fused: learner.call("linear_gelu_cost", m, n, k, itemsize, fused) for fused in (True, False)}
+        saving = learner.call("epilogue_saving", m, n, k, itemsize, peak, bandwidth)
+        out.append({"fused": dict(costs[True]) if isinstance(costs[True], dict) else repr(costs[True]),
+                    "unfused": dict(costs[False]) if isinstance(costs[False], dict) else repr(costs[False]),
+                    "saving": as_number(saving)})
+    return out
+
+
+def roofline_problems(report: list, case: RooflineCase, reveal: bool = True) -> list[str]:
+    m, n, k = case.shape
+    problems = []
+    for r in report:
+        for fused in (True, False):
+            got, want = r["fused" if fused else "unfused"], reference_linear_gelu_cost(m, n, k, case.itemsize, fused)
+            label = "fused" if fused else "unfused"
+            if not isinstance(got, dict) or set(got) != {"flops", "bytes"}:
+                problems.append(f"{case.about}: linear_gelu_cost(..., fused={fused}) should return "
+                                f"{{'flops': ..., 'bytes': ...}}, got {str(got)[:80]}.")
+                continue
+            if got["flops"] != want["flops"]:
+                problems.append(f"{case.about}: {label} FLOPs " + (f"{got['flops']:,}, expected {want['flops']:,}"
+                                if reveal else "wrong") + " (a multiply-add is 2 FLOPs: 2·M·N·K; fusing does not "
+                                                          "change the arithmetic).")
+            if got["bytes"] != want["bytes"]:
+                hint = ""
+                if got["bytes"] == want["bytes"] // case.itemsize:
+                    hint = " (those are elements: multiply by the bytes per element)"
+                elif not fused and got["bytes"] == reference_linear_gelu_cost(m, n, k, case.itemsize, True)["bytes"]:
+                    hint = " (unfused, the GELU kernel reads the M×N result back and writes it again)"
+                elif fused and got["bytes"] == reference_linear_gelu_cost(m, n, k, case.itemsize, False)["bytes"]:
+                    hint = " (fused, the M×N result is written once and never read back)"
+                problems.append(f"{case.about}: {label} bytes " + (f"{got['bytes']:,}, expected {want['bytes']:,}"
+                                                                   if reveal else "wrong") + hint + ".")
+        want_s = reference_epilogue_saving(m, n, k, case.itemsize, case.peak_flops, case.bandwidth)
+        got_s = r["saving"]
+        if not isinstance(got_s, numbers.Number) or not math.isclose(got_s, want_s, rel_tol=1e-6, abs_tol=1e-12):
+            hint = " (a fraction between 0 and 1, not a percentage)" if isinstance(got_s, numbers.Number) and \
+                math.isclose(got_s, 100 * want_s, rel_tol=1e-6) else \
+                " (time each kernel at its own roofline, max(FLOPs / peak, bytes / bandwidth), and sum the unfused pair)"
+            problems.append(f"{case.about}: epilogue_saving " + (f"{got_s!r}, expected {want_s:.6g}" if reveal else
+                                                                 "wrong") + hint + ".")
+        if problems:
+            break
+    return problems
+
+
+def roofline_cases() -> list[RooflineCase]:
+    h100 = dict(peak_flops=989e12, bandwidth=3.35e12)
+    return [RooflineCase("a decode step, M=1, N=14336, K=4096, fp16, H100 peaks", (1, 14336, 4096), 2, **h100),
+            RooflineCase("a prefill, M=4096, N=14336, K=4096, fp16, H100 peaks", (4096, 14336, 4096), 2, **h100),
+            RooflineCase("a small matmul, M=64, N=256, K=128, fp32, made-up peaks", (64, 256, 128), 4, 50e12, 1e12)]
+
+
+@register("03.linear_roofline", points=1, exercise="8c",
+          title="linear_gelu_cost and epilogue_saving: what fusing the epilogue saves, by the roofline",
+          cases=roofline_cases)
+def _linear_roofline(ctx: Context, cases: list[RooflineCase]) -> str:
+    problems = []
+    for case in cases:
+        problems += roofline_problems(ctx.probe(probe_roofline, [case.shape], case.itemsize, case.peak_flops,
+                                                case.bandwidth), case, ctx.reveal)
+    fail_if(problems)
+    return f"FLOPs, bytes and the saving right on {len(cases)} shapes"

@@ -12,9 +12,12 @@ import dataclasses
 import hashlib
 import json
 import math
+import os
+import random
 import re
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -55,6 +58,11 @@ def max_abs_diff(got: Any, want: torch.Tensor) -> float:
     return math.inf if not bool(torch.isfinite(diff).all()) else diff.max().item()
 
 
+def raised(err: BaseException) -> str:
+    """What the learner's code raised, in words."""
+    return f"raised {type(err).__name__}: {str(err)[:200]}"
+
+
 # ---------------------------------------------------------------- A: compile
 @dataclass(frozen=True)
 class HeadCase:
@@ -80,36 +88,51 @@ class HeadCase:
 
 
 def probe_compile(learner: Learner, case: HeadCase) -> dict:
-    """compile_head on the case's TinyHead, on the run's device: what it returned, what it computed, graphs captured."""
+    """compile_head on the case's TinyHead, on the run's device: what it returned, what it computed, graphs captured,
+    and whether Inductor compiled them (Dynamo's caches are reset first, so the first call really compiles)."""
     from helpers.env import pick_device
 
     model, x = case.build()
     device = pick_device(learner.settings.device)
     model, x = model.to(device), x.to(device)
-    compiled = learner.call("compile_head", model)
-    info = {"optimized": isinstance(compiled, torch._dynamo.eval_frame.OptimizedModule),
-            "same": getattr(compiled, "_orig_mod", None) is model, "type": type(compiled).__name__}
-    if info["optimized"]:
-        stats = torch._dynamo.utils.counters["stats"]
-        before = stats["unique_graphs"]
-        with torch.no_grad(), learner.running("compile_head"):
-            info["out"] = compiled(x)
-        info["graphs"], info["graphs_ever"] = stats["unique_graphs"] - before, stats["unique_graphs"]
+    try:
+        compiled = learner.call("compile_head", model)
+        info = {"optimized": isinstance(compiled, torch._dynamo.eval_frame.OptimizedModule),
+                "same": getattr(compiled, "_orig_mod", None) is model, "type": type(compiled).__name__}
+        if info["optimized"]:
+            counters = torch._dynamo.utils.counters
+            torch._dynamo.reset()
+            graphs, inductor = counters["stats"]["unique_graphs"], sum(counters["inductor"].values())
+            with torch.no_grad(), learner.running("compile_head"):
+                info["out"] = compiled(x)
+            info["graphs"] = counters["stats"]["unique_graphs"] - graphs
+            info["inductor"] = sum(counters["inductor"].values()) > inductor
+    except CheckFailed:
+        raise
+    except Exception as err:
+        return {"raised": raised(err)}
     return info
 
 
 def compiled_problems(info: dict, want: torch.Tensor, about: str) -> list[str]:
-    """Why compile_head's result is not a torch.compile'd model that matches eager within 1e-6."""
+    """Why compile_head's result is not a model compiled by torch.compile's default backend that matches eager within 1e-6."""
+    if "raised" in info:
+        return [f"compile_head, or the compiled model when called, {info['raised']}."]
     if not info.get("optimized"):
-        return [f"compile_head returned a {info.get('type')}; return the result of torch.compile(model)."]
+        return [f"compile_head returned a {info.get('type')}; return the result of torch.compile(model) (the model "
+                "itself, not its forward method)."]
     if not info.get("same"):
-        return ["compile_head returned a compiled module, but not of the model it was given."]
+        return ["compile_head returned a compiled module, but not of the model it was given (compile `model` itself, "
+                "not a copy)."]
     err = max_abs_diff(info.get("out"), want)
     if err > 1e-6:
         said = "is not a finite tensor of the right shape" if math.isinf(err) else f"differs from eager by {err:.2e}"
         return [f"on {about}, the compiled output {said} (must be within 1e-6)."]
-    if info.get("graphs", 0) < 1 and info.get("graphs_ever", 0) < 1:   # a model of the same shape may reuse a graph
+    if info.get("graphs", 0) < 1:
         return ["Dynamo captured no graph when the compiled model was called: is the model really compiled?"]
+    if not info.get("inductor", True):
+        return ["the model was compiled, but not by Inductor: no Inductor compile ran when it was first called. Use "
+                "torch.compile's default backend (not backend='eager' or 'aot_eager', which run no generated code)."]
     return []
 
 
@@ -148,11 +171,43 @@ class DumpCase:
         return tuple(k.name for k in inductor.capture(self.fn, torch.randn(*self.shape)).kernels)
 
 
+# Debug folders already under debug_root when the dump starts: an older run's, and one another run wrote "later"
+# (a newer time in its name and on disk). Returning the newest folder on disk, not this compile's, gets a decoy.
+DECOY_RUNS = (("run_2000_01_01_00_00_00_000000-pid_1", -3600.0), ("run_2999_12_31_23_59_59_999999-pid_1", 3600.0))
+
+
+def plant_decoys(root: Path) -> None:
+    """Other runs' debug folders under `root`, with every debug file but none of this function's code."""
+    for run, age in DECOY_RUNS:
+        folder = root / run / "torchinductor" / "model__0_inference_0.0"
+        folder.mkdir(parents=True)
+        for name in DEBUG_FILES:
+            (folder / name).write_text("# another run's dump: not the function you were given\n")
+        when = time.time() + age
+        for path in [*folder.iterdir(), folder, folder.parent, folder.parent.parent]:
+            os.utime(path, (when, when))
+
+
+def warm_caches(fn: Callable, shape: tuple) -> None:
+    """Compile fn once with every cache on, as an earlier run of the notebook did: a dump that neither resets Dynamo
+    nor turns the FX graph cache off then gets a cache hit, and Inductor writes no debug files for it."""
+    with torch.no_grad():
+        torch.compile(fn)(torch.randn(*shape))
+
+
 def probe_debug_dump(learner: Learner, fn: Callable, shape: tuple) -> dict:
-    """dump_inductor_debug on a fresh folder: what it returned, the files there, the generated code."""
+    """dump_inductor_debug on a folder holding other runs' dumps, after fn was compiled once with the caches on: what it
+    returned (or raised), the files there, the generated code."""
     root = Path(tempfile.mkdtemp(prefix="debug-root-"))
     try:
-        folder = learner.call("dump_inductor_debug", fn, (torch.randn(*shape),), root)
+        plant_decoys(root)
+        warm_caches(fn, shape)
+        try:
+            folder = learner.call("dump_inductor_debug", fn, (torch.randn(*shape),), root)
+        except CheckFailed:
+            raise
+        except Exception as err:
+            return {"raised": raised(err)}
         if folder is None:
             return {"folder": None}
         folder = Path(folder)
@@ -161,13 +216,22 @@ def probe_debug_dump(learner: Learner, fn: Callable, shape: tuple) -> dict:
             info["files"] = sorted(p.name for p in folder.iterdir() if p.is_file())
             code = folder / "output_code.py"
             info["output_code"] = code.read_text(errors="replace")[:500_000] if code.is_file() else None
+            info["dumps_below"] = not code.is_file() and any(folder.glob("*/**/output_code.py"))
         return info
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
 
+CACHE_HINT = ("the function had been compiled before with the caches on, so a compile that is a cache hit writes no debug "
+              "files: call torch._dynamo.reset() and turn the FX graph cache off (inductor_config.fx_graph_cache = False) "
+              "while dumping")
+
+
 def debug_folder_problems(info: dict, marker: str, kernels: tuple = ()) -> list[str]:
     """Why the returned folder is not a fresh Inductor debug folder of the function given."""
+    if "raised" in info:
+        return [f"dump_inductor_debug {info['raised']}. Inductor writes debug files only when it really compiles: "
+                f"call the compiled function (compiling is lazy), with the trace on; and {CACHE_HINT}."]
     if info.get("folder") is None:
         return ["dump_inductor_debug returned None; return the folder that holds output_code.py."]
     if not info.get("is_dir"):
@@ -175,13 +239,17 @@ def debug_folder_problems(info: dict, marker: str, kernels: tuple = ()) -> list[
     if not info.get("under_root"):
         return ["the folder returned is not under the debug_root it was given."]
     missing = [f for f in DEBUG_FILES if f not in info.get("files", [])]
+    if missing and info.get("dumps_below"):
+        return ["the folder returned holds debug folders further down, not the debug files: return the folder that holds "
+                "output_code.py itself (run_*/torchinductor/<graph>)."]
     if missing:
-        hint = " (an FX-graph-cache hit writes no debug files: turn the cache off while dumping)" if "ir_post_fusion.txt" in missing else ""
+        hint = f" ({CACHE_HINT})" if "ir_post_fusion.txt" in missing else ""
         return [f"the folder lacks {', '.join(missing)}{hint}."]
     code = info.get("output_code") or ""
     if marker not in code or (kernels and not any(name in code for name in kernels)):
         return ["output_code.py in the folder returned is not the code of the function you were given: return the "
-                "folder of THIS compile, not an older one."]
+                "folder of THIS compile, not the newest folder on disk (debug_root held other runs' folders, one of "
+                "them newer), and not an older one."]
     return []
 
 
@@ -206,54 +274,102 @@ class KernelsCase:
     want: str | None = None
 
 
-def decoys(kernels: list) -> list:
-    """The kernel list reversed and padded with look-alikes that are not a softmax."""
+def look_alikes() -> list:
+    """Kernels that look like the softmax by their name, their place or their size, but do not both reduce and exponentiate."""
     from helpers.inductor import Kernel
 
-    fake_exp = Kernel(name="cpp_fused_exp_0", kind="cpp", device="cpu", aten_ops=["exp"], aten_ops_source="kernel_name",
-                      loads=[], stores=[], reductions=[], source="// exp only, no reduction")
-    fake_sum = Kernel(name="cpp_fused_sum_1", kind="cpp", device="cpu", aten_ops=["sum"], aten_ops_source="kernel_name",
-                      loads=[], stores=[], reductions=["sum"], source="// a sum, no exp")
-    return [fake_exp, *reversed(kernels), fake_sum]
+    def fake(name, kind, ops, reductions):
+        return Kernel(name=name, kind=kind, device="cpu" if kind == "cpp" else "cuda", aten_ops=ops,
+                      aten_ops_source="kernel_name", loads=[], stores=[], reductions=reductions,
+                      source=f"// {name}: {', '.join(ops)}; reductions: {', '.join(reductions) or 'none'}")
+
+    return [fake("cpp_fused__softmax_exp_0", "cpp", ["exp", "mul"], []),
+            fake("triton_per_fused__softmax_layer_norm_1", "persistent_reduction",
+                 ["var_mean", "sub", "add", "rsqrt", "mul", "amax", "sum", "div"], ["welford", "max", "sum"]),
+            fake("triton_red_fused__softmax_sum_2", "reduction", ["sum"], ["sum"]),
+            fake("triton_poi_fused__softmax_exp_3", "pointwise", ["sub", "exp", "div"], [])]
+
+
+def decoys(kernels: list) -> tuple[list, dict]:
+    """The kernels renamed (their names no longer say what they fuse) and shuffled, between look-alikes named like a
+    softmax, one at each end; and {new name: the kernel's own name}."""
+    renamed = [dataclasses.replace(k, name=f"kernel_{i}") for i, k in enumerate(kernels)]
+    names = {k.name: orig.name for k, orig in zip(renamed, kernels)}
+    random.Random(len(kernels)).shuffle(renamed)
+    first, big, red, last = look_alikes()
+    return [first, big, *renamed, red, last], names
+
+
+def found_name(got: Any, names: dict) -> str:
+    """What find_softmax_kernel returned, as the name of the kernel it is (or what it is instead)."""
+    name = getattr(got, "name", None)
+    if isinstance(name, str):
+        return names.get(name, name)
+    return f"a {type(got).__name__}" + (f" ({str(got)[:60]!r})" if isinstance(got, str) else "")
 
 
 def probe_find_softmax(learner: Learner, kernels: list | None) -> dict:
-    """find_softmax_kernel on the kernels (None: the notebook's capture) and on a decoy list; save_kernel on each kernel.
+    """find_softmax_kernel on the kernels (None: the notebook's capture) and on them renamed, shuffled and mixed with
+    look-alikes; save_kernel on each kernel and on a Triton look-alike.
 
     Nothing of the answer travels here: the grader knows which kernel it expects, the probe reports what happened."""
     kernels = list(learner.value("code").kernels) if kernels is None else list(kernels)
     info = {"found": [], "saved": {}, "softmax_by_rule": [k.name for k in kernels if kernel_is_softmax(k)]}
-    for ks in (kernels, decoys(kernels)):
-        got = learner.call("find_softmax_kernel", ks)
-        info["found"].append(getattr(got, "name", repr(got)[:80]))
-    for kernel in kernels:
+    mixed, names = decoys(kernels)
+    for ks in (kernels, mixed):
+        try:
+            got = learner.call("find_softmax_kernel", ks)
+        except CheckFailed:
+            raise
+        except Exception as err:
+            info["found"].append(raised(err))
+            continue
+        info["found"].append(found_name(got, names))
+    for kernel in [*kernels, look_alikes()[1]]:
         folder = Path(tempfile.mkdtemp(prefix="save-kernel-"))
         try:
-            path = Path(learner.call("save_kernel", kernel, folder))
-            info["saved"][kernel.name] = {"name": path.name, "exists": path.is_file(), "kind": kernel.kind,
-                                          "matches": path.is_file() and path.read_text() == kernel.source}
+            path = learner.call("save_kernel", kernel, folder)
+            entry = {"kind": kernel.kind}
+            if not isinstance(path, (str, Path)):
+                entry["returned"] = type(path).__name__
+            else:
+                path = Path(path)
+                entry.update(name=path.name, exists=path.is_file(), in_folder=path.parent.resolve() == folder.resolve(),
+                             matches=path.is_file() and path.read_text() == kernel.source)
+            info["saved"][kernel.name] = entry
         finally:
             shutil.rmtree(folder, ignore_errors=True)
     return info
 
 
 def find_problems(info: dict, want: str | None, about: str, reveal: bool) -> list[str]:
-    """Whether find_softmax_kernel found `want` (None: the one kernel the rule picks) in both orders and save_kernel
+    """Whether find_softmax_kernel found `want` (None: the one kernel the rule picks) in both lists and save_kernel
     wrote each kernel's exact source."""
     if want is None:
         if len(info["softmax_by_rule"]) != 1:
             return [f"{about} should hold one softmax kernel but holds {len(info['softmax_by_rule'])}; re-run the capture cell."]
         want = info["softmax_by_rule"][0]
-    for got, order in zip(info["found"], ("as given", "shuffled among look-alike kernels")):
+    rule = ("the kernel that both reduces and exponentiates, found by what it does, not by its name, its place or its "
+            "size")
+    for got, order in zip(info["found"], ("as given", "renamed and shuffled among look-alike kernels named like a softmax")):
+        if got.startswith("raised "):
+            return [f"on {about} ({order}), find_softmax_kernel {got} (return {rule})."]
+        if got.startswith("a "):
+            return [f"on {about} ({order}), find_softmax_kernel returned {got}; return the Kernel itself."]
         if got != want:
             said = f"returned {got!r}; expected {want!r}" if reveal else "returned another kernel"
-            return [f"on {about} ({order}), find_softmax_kernel {said} (the kernel that both reduces and "
-                    "exponentiates, found by what it does, not by its name or place)."]
+            return [f"on {about} ({order}), find_softmax_kernel {said} ({rule})."]
     for name, saved in info["saved"].items():
         ext = ".cpp" if saved.get("kind") == "cpp" else ".py"
-        if saved.get("name") != "kernel" + ext or not saved.get("exists"):
-            return [f"save_kernel wrote {saved.get('name')!r}; a {saved.get('kind')} kernel goes to kernel{ext}, and the "
-                    "function returns its path."]
+        kind = f"a {saved.get('kind')} kernel" + ("" if ext == ".cpp" else " (Triton)")
+        if "returned" in saved:
+            return [f"save_kernel returned a {saved['returned']}; return the path of the file it wrote."]
+        if saved.get("name") != "kernel" + ext:
+            return [f"save_kernel wrote {saved.get('name')!r} for {kind}; a C++ kernel (kind 'cpp') goes to kernel.cpp, "
+                    "every Triton kind to kernel.py."]
+        if not saved.get("exists") or not saved.get("in_folder"):
+            return ["save_kernel's file is not in the folder it was given: write it to out_dir (the argument) and return "
+                    "its path."]
         if not saved.get("matches"):
             return ["save_kernel's file is not exactly the kernel's source."]
     return []
@@ -285,7 +401,8 @@ def sections(text: str) -> dict[str, str]:
     return found
 
 
-NOT_STORED = re.compile(r"\b(no|not|never|without|nothing|avoid\w*|skip\w*|instead of)\b[^.]{0,80}?"
+# A negation and the storing it denies, in one clause ("Nothing: exp(x - max) is written" denies nothing).
+NOT_STORED = re.compile(r"\b(no|not|never|without|nothing|avoid\w*|skip\w*|instead of)\b[^.:;—–]{0,80}?"
                         r"\b(buffer|memory|stored?|writ\w*|materiali[sz]\w*|allocat\w*|sav\w*|round[- ]trip|dram|hbm|global)\b"
                         r"|\b(stays?|kept|lives?|held)\b[^.]{0,40}?\b(registers?|on[- ]chip|in the kernel|locally)\b", re.I)
 EXP_WORDS = re.compile(r"\bexp\b|exponent|x\s*-\s*max|shifted|numerator|intermediate", re.I)
@@ -308,6 +425,57 @@ def _mentions(body: str, op: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(op)}(?!\w)", body) is not None
 
 
+LOOP_VAR = r"(?:[xyz]\d+|r\d*_\d+|r\d+)"          # x0, x1, r0_1: the loop variables of C++ and Triton kernels
+ROLE = r"(rows?|columns?|cols?)"
+ROLE_SAID = [                                      # the ways an annotation says which variable walks what: (regex, var first?)
+    (rf"\b{ROLE}\s+(?:index|variable|loop(?:\s+variable)?|counter|dimension)\s*(?:is\s+|[:=]\s*)?\(?({LOOP_VAR})\b", False),
+    (rf"\b{ROLE}\s+(?:(?:are|is)\s+)?(?:(?:walked|indexed|iterated|enumerated|selected|picked|counted|traversed)"
+     rf"(?:\s+over)?\s+)?by\s+({LOOP_VAR})\b", False),
+    (rf"\b({LOOP_VAR})\b\s*(?:\([^)]*\)\s*)?,?\s*(?:(?:walks|indexes|iterates|runs|loops|ranges|steps|goes|moves|counts|"
+     rf"enumerates|covers|selects|picks|is|for)(?:\s+(?:over|through|along|across|down))?\s+)?"
+     rf"(?:(?:the|a|one|each|every|its)\s+)?(?:\d+\s+)?{ROLE}", True),
+]
+REDUCTION_CODE = re.compile(r"max_propagate_nan|min_propagate_nan|vec_reduce_all|_masked_reduce|\btmp_acc\d+|\b[mM]ax2\b|"
+                            r"\bmin2\b|\btl\.(?:max|min|sum|reduce|argmax|argmin)\b|online_softmax|welford|"
+                            r"at::vec::(?:maximum|minimum)")
+
+
+def _loop_vars(index: str) -> list[str]:
+    return re.findall(rf"\b{LOOP_VAR}\b", _squash(index))
+
+
+def whole_tensor(accesses: list[dict], prefix: str = "") -> list[dict]:
+    """The accesses of whole tensors (the widest index, over every loop variable) of buffers named `prefix`…, not the
+    per-row scalars (the max and the sum) a softmax kernel also loads and stores."""
+    mine = [a for a in accesses if a["index"] and a["buffer"].startswith(prefix)] or [a for a in accesses if a["index"]]
+    width = max((len(set(_loop_vars(a["index"]))) for a in mine), default=0)
+    return [a for a in mine if len(set(_loop_vars(a["index"]))) == width]
+
+
+def index_roles(index: str) -> dict[str, str]:
+    """In a row-major index such as `x1 + 600L*x0`, the variable with a stride walks the rows and the one without the
+    columns: {"x0": "rows", "x1": "columns"} (empty unless there is one of each)."""
+    roles = {}
+    for term in _squash(index).split("+"):
+        names = _loop_vars(term)
+        if len(names) == 1:
+            roles[names[0]] = "rows" if "*" in term else "columns"
+    return roles if sorted(roles.values()) == ["columns", "rows"] else {}
+
+
+def stated_roles(text: str) -> dict[str, str]:
+    """Which loop variable the text says walks the rows and which the columns ("x0 walks the rows", "the column index
+    is x1"), read from the plain text (a quoted index expression is not a statement)."""
+    text = re.sub(r"`\s*(\w+)\s*`", r"\1", text)
+    text = re.sub(r"`[^`]*`", " ", text)
+    said: dict[str, str] = {}
+    for pattern, var_first in ROLE_SAID:
+        for m in re.finditer(pattern, text, re.I):
+            var, role = (m.group(1), m.group(2)) if var_first else (m.group(2), m.group(1))
+            said.setdefault(var, "rows" if role.lower().startswith("row") else "columns")
+    return said
+
+
 def annotation_problems(text: str, kernel) -> list[str]:
     """Everything wrong with an annotation of `kernel` (plain facts or a Kernel); an empty list when it is right."""
     k = kernel_facts(kernel)
@@ -328,26 +496,46 @@ def annotation_problems(text: str, kernel) -> list[str]:
     if wrong:
         problems.append(f"the first line of 'Fused ATen ops' lists {', '.join(wrong)}, which this kernel does not hold "
                         f"(its ops: {', '.join(k['aten_ops'])}; CPU and GPU, and torch versions, differ — annotate your own dump).")
-    loads = {_squash(a["index"]) for a in k["loads"] if a["index"]}
-    quoted_in = [_squash(q) for q in re.findall(r"`([^`]+)`", found["input read"])]
-    if not any(i in q for q in quoted_in for i in loads):
-        problems.append("'Input read' should quote, in `backticks`, the index expression of the input load, e.g. one of: "
-                        + ", ".join(dict.fromkeys(f"`{a['index']}`" for a in k["loads"])) + ".")
-    out_body = found["output written"]
-    if not any(a["buffer"] in out_body and _squash(a["index"]) in _squash(out_body) for a in k["stores"]):
-        problems.append("'Output written' should name the output pointer and its index expression, e.g. "
-                        + ", ".join(f"`{a['buffer']}` at `{a['index']}`" for a in k["stores"][-2:]) + ".")
+    problems += input_problems(found["input read"], whole_tensor(k["loads"], "in_"))
+    out_body, outputs = found["output written"], whole_tensor(k["stores"])
+    if not any(_mentions(out_body, a["buffer"]) and _squash(a["index"]) in _squash(out_body) for a in outputs):
+        problems.append("'Output written' should name the pointer the probabilities are written through and its index "
+                        "expression, e.g. " + ", ".join(f"`{a['buffer']}` at `{a['index']}`" for a in outputs)
+                        + " (not the per-row max or sum the kernel also stores).")
     red_body = found["reductions"].lower()
     kinds = [r for r in k["reductions"] if r.lower() not in red_body and not (r == "online_softmax" and "online" in red_body)]
     if kinds:
         problems.append(f"'Reductions' should say which reductions the kernel performs ({', '.join(k['reductions'])}); missing: {', '.join(kinds)}.")
-    quoted = [q for q in re.findall(r"`([^`]+)`", found["reductions"]) if q.strip() and q.strip() in k["source"]]
-    if not quoted:
-        problems.append("'Reductions' should quote (in `backticks`) the code that performs a reduction, copied from the kernel.")
+    quoted = [q.strip() for q in re.findall(r"`([^`]+)`", found["reductions"]) if q.strip() and q.strip() in k["source"]]
+    if not any(REDUCTION_CODE.search(q) for q in quoted):
+        said = " (what you quoted is not a reduction: a division or an exp works element by element)" if quoted else ""
+        problems.append("'Reductions' should quote (in `backticks`) the code that performs a reduction (the running max "
+                        f"or sum across a row), copied from the kernel{said}.")
     if not says_not_stored(found["what is not there"]):
         problems.append("'What is not there' should say, in a sentence, which intermediate (the exp(x - max) tensor) "
                         "never gets its own buffer in memory.")
     return problems
+
+
+def input_problems(body: str, inputs: list[dict]) -> list[str]:
+    """'Input read': the input pointer, its index quoted, and which loop variable walks the rows and which the columns."""
+    quoted = [_squash(q) for q in re.findall(r"`([^`]+)`", body)]
+    hits = [a for a in inputs if _mentions(body, a["buffer"]) and any(_squash(a["index"]) in q for q in quoted)]
+    if not hits:
+        return ["'Input read' should name the input pointer and quote, in `backticks`, the index expression it is read "
+                "at, e.g. " + ", ".join(dict.fromkeys(f"`{a['buffer']}` at `{a['index']}`" for a in inputs))
+                + " (not the per-row max or sum the kernel reads back)."]
+    roles, said = index_roles(hits[0]["index"]), stated_roles(body)
+    if not roles:
+        return []
+    wrong = [f"{var} walks the {said[var]}" for var in roles if var in said and said[var] != roles[var]]
+    if wrong:
+        return [f"'Input read' says {' and '.join(wrong)}, but in `{hits[0]['index']}` the variable multiplied by the "
+                "row length walks the rows and the one added alone walks the columns of a row."]
+    if not set(roles) <= set(said):
+        return ["'Input read' should say which loop variable walks the rows and which the columns, e.g. \"`x0` walks "
+                "the rows, `x1` the columns of a row\"."]
+    return []
 
 
 def probe_annotation(learner: Learner, with_capture: bool) -> dict:
@@ -404,13 +592,13 @@ def rows_for(speedups, sizes) -> list[dict]:
 
 @dataclass(frozen=True)
 class SweepCase:
-    """Where the sweep rows come from: the notebook's `sweep_rows` (batches None), or measure_sweep on these batches
-    with two stand-in models that take at least `eager_ms` and `compiled_ms` per call (a sleep: load only adds)."""
+    """The notebook's `sweep_rows`, and (unless batches is None) measure_sweep on these batches with two stand-in
+    models that take at least `eager_ms` and `compiled_ms` per call (a sleep: load only adds)."""
 
     batches: tuple | None = None
     d: int = 16
-    eager_ms: float = 2.0
-    compiled_ms: float = 6.0
+    eager_ms: float = 1.0
+    compiled_ms: float = 40.0
 
 
 class CountingHead(torch.nn.Module):
@@ -424,74 +612,126 @@ class CountingHead(torch.nn.Module):
         self.head, self.ms, self.seen = TinyHead(d, 24).eval(), ms, []
 
     def forward(self, x):
-        import time
-
         self.seen.append(int(x.shape[0]))
         time.sleep(self.ms / 1000)
         return self.head(x)
 
 
 def probe_crossover(learner: Learner, row_lists: list[list[dict]], sweep: SweepCase) -> dict:
-    """find_crossover on each list of rows; the sweep's rows (and, when the probe ran it, the batch sizes each model saw)."""
-    info = {"answers": [learner.call("find_crossover", rows) for rows in row_lists]}
-    if sweep.batches is None:
-        info["rows"] = learner.value("sweep_rows")
-    else:
+    """find_crossover on each list of rows (or what it raised); the notebook's sweep_rows; and, for sweep batches,
+    measure_sweep's rows on two stand-in models and the batch sizes each model saw."""
+    import inspect
+
+    info: dict = {"answers": []}
+    for rows in row_lists:
+        try:
+            info["answers"].append(learner.call("find_crossover", rows))
+        except CheckFailed:
+            raise
+        except Exception as err:
+            info["answers"].append({"raised": raised(err)})
+    info["rows"] = learner.value("sweep_rows")
+    if sweep.batches is not None:
         from helpers.env import pick_device
 
         device = pick_device(learner.settings.device)
         eager, compiled = CountingHead(sweep.d, sweep.eager_ms).to(device), CountingHead(sweep.d, sweep.compiled_ms).to(device)
-        import inspect
-
         fn = learner.function("measure_sweep")
         kw = {"d": sweep.d} if "d" in inspect.signature(fn).parameters else {}
-        with learner.running("measure_sweep"):
-            info["rows"] = fn(eager, compiled, list(sweep.batches), **kw)
+        try:
+            with learner.running("measure_sweep"):
+                info["measured"] = fn(eager, compiled, list(sweep.batches), **kw)
+        except CheckFailed:
+            raise
+        except Exception as err:
+            info["measured"] = raised(err)
         info["seen"] = {"eager": sorted(set(eager.seen)), "compiled": sorted(set(compiled.seen))}
     return info
+
+
+def rows_problems(rows: Any, what: str) -> list[str]:
+    """Why `rows` are not sweep rows: a list of dicts with positive times in ms and speedup = eager_ms / compiled_ms."""
+    keys = ("batch", "eager_ms", "compiled_ms", "speedup")
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and set(keys) <= set(r) for r in rows):
+        return [f"{what} should be a list of dicts with batch, eager_ms, compiled_ms and speedup."]
+    for r in rows:
+        if not all(isinstance(r[k], (int, float)) and math.isfinite(r[k]) and r[k] > 0 for k in keys[1:]):
+            return [f"each row of {what} needs positive, finite eager_ms, compiled_ms and speedup."]
+        if abs(r["speedup"] - r["eager_ms"] / r["compiled_ms"]) > 1e-6 * r["speedup"] + 1e-9:
+            return [f"each row's speedup in {what} should be eager_ms / compiled_ms (above 1 when compiled is faster)."]
+    return []
+
+
+def measured_problems(info: dict, sweep: SweepCase, reveal: bool) -> list[str]:
+    """Whether measure_sweep really timed the two models it was given, one call each, in ms, at each batch size."""
+    rows, batches = info.get("measured"), list(sweep.batches)
+    asked = f"at batch sizes {batches}" if reveal else "at the grader's batch sizes"
+    if isinstance(rows, str):
+        return [f"measure_sweep {rows}, when the check called it with two models of its own (rows of d={sweep.d} "
+                f"features) {asked}: time the two models it is given on inputs built from its arguments "
+                "(torch.randn(batch, d)), not the notebook's model, compiled model or x."]
+    problems = rows_problems(rows, "measure_sweep's rows")
+    if problems:
+        return problems
+    if [r["batch"] for r in rows] != batches:
+        return ["measure_sweep should return one row per batch size, in the order given."]
+    seen = info["seen"]
+    if not seen["eager"] and not seen["compiled"]:
+        return ["measure_sweep never called the two models it was given: its rows must be their measured times, not a guess."]
+    if seen["eager"] != sorted(set(batches)) or seen["compiled"] != sorted(set(batches)):
+        return ["measure_sweep should time both models on an input of each batch size it is given (rows of d "
+                f"features); the check's models were called with batch sizes {seen['eager']} and {seen['compiled']}, "
+                f"not {sorted(set(batches))}." if reveal else "measure_sweep should time both models on an input of "
+                "each batch size it is given (rows of d features); the grader's models were not called with those batch sizes."]
+    low, high = (0.9 * sweep.eager_ms, 0.9 * sweep.compiled_ms), (30 * sweep.eager_ms + 100, 30 * sweep.compiled_ms + 100)
+    # The stand-ins differ 40-fold, so that a loaded machine (which only adds time) cannot make them look swapped.
+    if all(r["eager_ms"] >= low[1] and r["compiled_ms"] < low[1] for r in rows):
+        return ["measure_sweep's eager_ms and compiled_ms are swapped: eager_ms times the first model (eager), "
+                "compiled_ms the second (compiled)."]
+    if not all(r["eager_ms"] >= low[0] and r["compiled_ms"] >= low[1] for r in rows):
+        return ["measure_sweep's times are shorter than the models it was given can run: each row must be the measured "
+                "time of one call of each model, in milliseconds (not seconds), not a guess."]
+    if not all(r["eager_ms"] <= high[0] and r["compiled_ms"] <= high[1] for r in rows):
+        return ["measure_sweep's times are far longer than one call of the models it was given takes: give the time of "
+                "one call in milliseconds (not microseconds, not a total over many calls)."]
+    return []
 
 
 def crossover_problems(info: dict, cases: list[CrossoverCase], sweep: SweepCase, reveal: bool) -> list[str]:
     """Wrong crossover answers, and sweep rows that are not measurements of the sizes asked for."""
     for case, got in zip(cases, info["answers"]):
+        where = (f"for speedups {list(case.speedups)} at batch sizes {list(case.sizes)}"
+                 + (" (rows given largest batch first)" if case.largest_first else "")) if reveal else \
+            f"on the grader's case with {case.about}"
+        if isinstance(got, dict):
+            return [f"find_crossover {got.get('raised')} {where}: handle every list of rows, an empty one too "
+                    "(None: compiled is never faster)."]
         if got != case.want:
             if reveal:
-                return [f"for speedups {list(case.speedups)} at batch sizes {list(case.sizes)}, find_crossover returned "
-                        f"{got!r}; expected {case.want!r} (the smallest batch from which compiled is faster at every "
-                        "larger batch too; None if never)."]
-            return [f"find_crossover gave a wrong answer on the grader's case with {case.about}; sort the rows by batch "
-                    "and handle every size, not only the ones shown in the notebook."]
-    rows = info.get("rows")
-    keys = ("batch", "eager_ms", "compiled_ms", "speedup")
-    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and set(keys) <= set(r) for r in rows):
-        return ["the sweep should be a list of dicts with batch, eager_ms, compiled_ms and speedup."]
-    if sweep.batches is not None and [r["batch"] for r in rows] != list(sweep.batches):
-        return ["measure_sweep should return one row per batch size, in the order given."]
-    for r in rows:
-        if not all(isinstance(r[k], (int, float)) and math.isfinite(r[k]) and r[k] > 0 for k in keys[1:]):
-            return ["each row of the sweep needs positive, finite eager_ms, compiled_ms and speedup."]
-        if abs(r["speedup"] - r["eager_ms"] / r["compiled_ms"]) > 1e-6 * r["speedup"] + 1e-9:
-            return ["each row's speedup should be eager_ms / compiled_ms."]
-    seen = info.get("seen")
-    if seen is not None and (seen["eager"] != sorted(set(sweep.batches)) or seen["compiled"] != sorted(set(sweep.batches))):
-        return ["measure_sweep should time both models on an input of each batch size it is given (rows of d features); "
-                "the grader's models were not called with those batch sizes."]
-    if seen is not None and not all(r["eager_ms"] >= 0.9 * sweep.eager_ms and r["compiled_ms"] >= 0.9 * sweep.compiled_ms
-                                    for r in rows):
-        return ["measure_sweep's times are shorter than the models it was given can run: each row must be the measured "
-                "time of one call of each model (in milliseconds), not a guess."]
-    return []
+                return [f"{where}, find_crossover returned {got!r}; expected {case.want!r} (the smallest batch from which "
+                        "compiled is faster, speedup above 1, at every larger batch too; None if never)."]
+            return [f"find_crossover gave a wrong answer {where}; sort the rows by batch and handle every size, not "
+                    "only the ones shown in the notebook."]
+    problems = rows_problems(info.get("rows"), "your sweep (sweep_rows)")
+    if problems or sweep.batches is None:
+        return problems
+    return measured_problems(info, sweep, reveal)
 
 
 @register("04.crossover", points=2, exercise="E", title="the eager-vs-compiled sweep and its crossover",
           cases=([CrossoverCase((0.5, 0.7, 1.2, 1.5), (1, 8, 64, 512), 64), CrossoverCase((0.4, 0.6, 0.8), (1, 8, 64), None),
-                  CrossoverCase((1.3, 1.5, 2.0), (2, 4, 8), 2), CrossoverCase((0.8, 1.1, 0.9, 1.2, 1.3), (1, 2, 4, 8, 16), 8)],
-                 SweepCase()))
+                  CrossoverCase((1.3, 1.5, 2.0), (2, 4, 8), 2), CrossoverCase((0.8, 1.1, 0.9, 1.2, 1.3), (1, 2, 4, 8, 16), 8),
+                  CrossoverCase((0.9, 1.0, 1.4), (1, 2, 4), 4), CrossoverCase((0.6, 1.1, 1.3), (16, 32, 64), 32, largest_first=True),
+                  CrossoverCase((), (), None)],
+                 SweepCase(batches=(2, 6))))
 def _crossover(ctx: Context, cases: tuple) -> str:
     crossovers, sweep = cases
-    info = ctx.probe(probe_crossover, [c.rows() for c in crossovers], sweep, timeout=240)
-    fail_if(crossover_problems(info, crossovers, sweep, ctx.reveal))
-    return "find_crossover is right on every case, and the sweep rows are consistent"
+    rows_only = dataclasses.replace(sweep, batches=None)     # find_crossover first: the sweep takes seconds
+    fail_if(crossover_problems(ctx.probe(probe_crossover, [c.rows() for c in crossovers], rows_only, timeout=60),
+                               crossovers, rows_only, ctx.reveal))
+    if sweep.batches is not None:
+        fail_if(crossover_problems(ctx.probe(probe_crossover, [], sweep, timeout=240), [], sweep, ctx.reveal))
+    return "find_crossover is right on every case, and the sweep rows are consistent and measured"
 
 
 # ---------------------------------------------------------------- S: scheduler
@@ -515,6 +755,26 @@ op3.writes = []
 """
 
 
+# Ten nodes and more: names in graph order are not in sorted order.
+SCHEDULER_CASE_LONG = """op9: SchedulerNode(ComputedBuffer)
+op9.writes = [MemoryDep('buf9', c0, {c0: 8})]
+
+
+op10_op11: OuterLoopFusedSchedulerNode(FusedSchedulerNode,SchedulerNode)
+op10_op11.writes = [MemoryDep('buf10', c0, {c0: 8}), MemoryDep('buf11', c0, {c0: 8})]
+op10_op11.snodes[0] =
+op10: SchedulerNode(ComputedBuffer)
+op10.writes = [MemoryDep('buf10', c0, {c0: 8})]
+op10_op11.snodes[1] =
+op11: SchedulerNode(ComputedBuffer)
+op11.writes = [MemoryDep('buf11', c0, {c0: 8})]
+
+
+op12: ExternKernelSchedulerNode(ExternKernelOut)
+op12.writes = [StarDep(name='buf12', mode=None)]
+"""
+
+
 @dataclass(frozen=True)
 class IRCase:
     """An IR text and its top-level nodes; or, with text None, the notebook's own capture (judged by fusion's rules)."""
@@ -525,17 +785,24 @@ class IRCase:
 
 
 def probe_scheduler(learner: Learner, texts: list[str | None]) -> list:
-    """scheduler_nodes on each text; for None, on the notebook's own IR before and after fusion."""
+    """scheduler_nodes on each text (or what it raised); for None, on the notebook's own IR before and after fusion."""
+    def nodes(text: str) -> Any:
+        try:
+            return list(learner.call("scheduler_nodes", text))
+        except CheckFailed:
+            raise
+        except Exception as err:
+            return {"raised": raised(err)}
+
     out = []
     for text in texts:
         if text is not None:
-            out.append(list(learner.call("scheduler_nodes", text)))
+            out.append(nodes(text))
         else:
             code = learner.value("code")
             if not (code.ir_pre_fusion and code.ir_post_fusion):
                 raise CheckFailed("the capture in part C has no IR files; re-run it.")
-            out.append([list(learner.call("scheduler_nodes", code.ir_pre_fusion)),
-                        list(learner.call("scheduler_nodes", code.ir_post_fusion))])
+            out.append([nodes(code.ir_pre_fusion), nodes(code.ir_post_fusion)])
     return out
 
 
@@ -553,13 +820,21 @@ def scheduler_problems(pre: list[str], post: list[str]) -> list[str]:
 
 def scheduler_case_problems(got: list, cases: list[IRCase], reveal: bool) -> list[str]:
     for case, answer in zip(cases, got):
+        failed = [a for a in (answer if case.text is None else [answer]) if isinstance(a, dict)]
+        if failed:
+            return [f"on {case.about}, scheduler_nodes {failed[0]['raised']}."]
         if case.text is None:
             problems = scheduler_problems(*answer)
         elif answer != list(case.want):
+            reordered = sorted(answer) == sorted(case.want)
             said = f"returned {answer!r}; expected {list(case.want)!r}" if reveal else \
+                "returned the right names in another order" if reordered else \
                 f"returned {len(answer)} names where there are {len(case.want)} top-level nodes"
-            problems = [f"on {case.about}, scheduler_nodes {said} (top-level nodes only: the nodes listed under "
-                        "'.snodes[i] =' belong to the fused node above them)."]
+            hint = "in the order they appear in the file" if reordered else \
+                "top-level nodes only: the nodes listed under '.snodes[i] =' belong to the fused node above them" \
+                if len(answer) > len(case.want) else "every line `name: ...SchedulerNode(` opens a node, whatever its " \
+                "kind, and only the one right after a '.snodes[i] =' line is a member of the fused node above it"
+            problems = [f"on {case.about}, scheduler_nodes {said} ({hint})."]
         else:
             problems = []
         if problems:
@@ -568,7 +843,9 @@ def scheduler_case_problems(got: list, cases: list[IRCase], reveal: bool) -> lis
 
 
 @register("04.scheduler", points=2, exercise="S", title="list Inductor's scheduler nodes before and after fusion",
-          cases=[IRCase("a small IR sample", SCHEDULER_CASE, ("op0", "op1_op2", "op3")), IRCase("your capture")])
+          cases=[IRCase("a small IR sample", SCHEDULER_CASE, ("op0", "op1_op2", "op3")),
+                 IRCase("a sample with node numbers of two digits", SCHEDULER_CASE_LONG, ("op9", "op10_op11", "op12")),
+                 IRCase("your capture")])
 def _scheduler(ctx: Context, cases: list[IRCase]) -> str:
     fail_if(scheduler_case_problems(ctx.probe(probe_scheduler, [c.text for c in cases]), cases, ctx.reveal))
     return f"right on {len(cases)} IR texts"

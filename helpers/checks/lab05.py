@@ -3,18 +3,26 @@
 The distributed exercises are functions that run on every rank (``fn(rank, world_size, device, ...)``). A probe
 (`probe_launch`) launches the learner's function with `helpers.dist.launch` on a case's configuration, on the
 run's device (``learner.settings.device`` through `helpers.dist.backend_for`: gloo on the CPU unless there is a
-GPU for every rank), and brings back, as plain data, what every rank returned and what the fixed-cost layers of
-`helpers.models` did on each rank. The judges (`*_problems`) compare that with what one process computes on the
-same model and batch (`reference_*`). The notebook runs the checks on the cases given here; the grader runs the
-same checks on its hidden cases (three ranks, other widths, depths, batch sizes, bucket caps and micro-batch
-counts, an output size FSDP must pad) with ``reveal=False``, so messages leave the hidden sizes out.
+GPU for every rank), under a small wrapper (`checked_entry`) that starts the log of the fixed-cost layers of
+`helpers.models` and, for the collectives exercise, counts the collectives issued; it brings back, as plain data,
+what every rank returned, what its fixed-cost layers did (the rows each block ran on) and which collectives it
+issued. The judges (`*_problems`) compare that with what one process computes on the same model and batch
+(`reference_*`): gradients and losses, and also that each rank of DDP and FSDP ran its own slice of the batch (the
+whole batch on every rank gives the same numbers for N times the work) and that each result of the collectives
+exercise came from its own collective (an all-reduce and a slice is no reduce-scatter). The notebook runs the checks
+on the cases given here; the grader runs the same checks on its hidden cases (three ranks, other widths, depths,
+batch sizes, bucket caps and micro-batch counts, an output size FSDP must pad, uneven stage splits) with
+``reveal=False``, so messages leave the hidden sizes out.
 
 No check judges how long something took on a machine others may share. The pipeline is judged by its schedule:
 the order and count of each stage's fixed-cost calls (`helpers.models.busy_log`) and the bubble that order
 implies in units of the layer's cost, which must be GPipe's; the bubble the learner measured must agree with the
 busy time those layers logged and cannot be smaller than the step's critical path allows (load only makes it
-larger). DDP's bucket timings are judged by their order only. The survey, DISTRIBUTED.md, is read from the
-output folder (`probe_files`).
+larger). DDP's bucket timings are judged by their order only. A check judges its own exercise only: the
+calculator's predictions for the notebook's model are compared with what parts 2–5 measure when they are right
+(`reference_measured`), not with the learner's runs. The survey, DISTRIBUTED.md, is read from the output folder
+(`probe_files`); its checks give the points a reader of words can verify (structure, each collective named next to
+what it carries, what each device holds, MiniGPT's size), the rest is graded by hand (the survey cell's rubric).
 """
 
 from __future__ import annotations
@@ -61,22 +69,64 @@ def launch_device(device: str, nproc: int) -> str:
         return backend_for(device, nproc=nproc)[1]
 
 
-def probe_launch(learner: Learner, name: str, case: RunCase) -> dict:
-    """Launch the learner's `name` on the case's ranks: {"results", "busy", "backend"}, or {"error": the first failure}."""
+# What a check launches: the learner's rank function, called by a wrapper that starts the log of its fixed-cost
+# blocks (helpers.models.busy_log: the rows each block ran on) and, for the exercises about collectives, counts the
+# collectives it issues (helpers.dist.CommCounter; elsewhere no dispatch mode wraps DDP, FSDP, DTensor or the pipeline).
+CHECKED = '''
+def {entry}(rank, world_size, device, **kwargs):
+    """`{name}` as a check runs it: its fixed-cost blocks logged from the start{counted}."""
+    from helpers.models import reset_busy
+
+    reset_busy()
+{call}
+'''
+PLAIN_CALL = '    return {{"result": {name}(rank, world_size, device, **kwargs), "collectives": None}}'
+COUNTED_CALL = '''    from helpers.dist import CommCounter
+
+    with CommCounter() as comm:
+        result = {name}(rank, world_size, device, **kwargs)
+    return {{"result": result, "collectives": comm.log}}'''
+COUNTED = ("collectives",)   # the exercises whose collectives a check counts
+
+
+def checked_entry(fn, name: str) -> tuple[str, list]:
+    """(entry, needs) that launch the learner's `name` under the check's wrapper: launch(entry, needs=needs, ...)."""
+    entry, count = f"checked_{name}", name in COUNTED
+    call = (COUNTED_CALL if count else PLAIN_CALL).format(name=fn.__name__)   # the name its source defines
+    return entry, [fn, CHECKED.format(entry=entry, name=name, call=call, counted=", its collectives counted" if count else "")]
+
+
+def rank_outputs(results: list, busy: list | None, backend: str) -> dict:
+    """The probe's plain data from what every rank's wrapper returned: {"results", "collectives", "busy", "backend"}."""
+    return {"results": [r["result"] for r in results], "collectives": [r["collectives"] for r in results],
+            "busy": busy, "backend": backend}
+
+
+def launch_result(fn, name: str, case: RunCase, device: str) -> dict:
+    """Launch the learner's `name` on the case's ranks under the check's wrapper: rank_outputs, or {"error": the first
+    failure}. NotImplementedError (every failing rank raised it) goes through: not written yet."""
     import tempfile
 
     from helpers.dist import DistributedError, ScriptError, launch
 
-    fn = learner.function(name)
-    device = launch_device(learner.settings.device, case.nproc)
-    with tempfile.TemporaryDirectory(prefix=f"check-{name}-") as scripts, learner.running(name):
+    with tempfile.TemporaryDirectory(prefix=f"check-{name}-") as scripts:
         try:
-            run = launch(fn, nproc=case.nproc, device=device, timeout=LAUNCH_TIMEOUT, script_dir=scripts, **case.kwargs)
-        except NotImplementedError:   # every failing rank raised it: not written yet
+            entry, needs = checked_entry(fn, name)
+            run = launch(entry, needs=needs, nproc=case.nproc, device=device, timeout=LAUNCH_TIMEOUT, script_dir=scripts,
+                         **case.kwargs)
+        except NotImplementedError:
             raise
         except (DistributedError, ScriptError) as err:
             return {"error": str(err).split("\n\n")[0][:400]}
-    return {"results": run.results, "busy": run.busy, "backend": run.backend}
+    return rank_outputs(run.results, run.busy, run.backend)
+
+
+def probe_launch(learner: Learner, name: str, case: RunCase) -> dict:
+    """Launch the learner's `name` on the case's ranks: {"results", "collectives", "busy", "backend"}, or {"error"}."""
+    fn = learner.function(name)
+    device = launch_device(learner.settings.device, case.nproc)
+    with learner.running(name):
+        return launch_result(fn, name, case, device)
 
 
 def rank_results(probe: dict, name: str, case: RunCase) -> list:
@@ -152,6 +202,32 @@ def collectives_problems(probe: dict, case: RunCase, reveal: bool = True) -> lis
                 said = (f" expected {w.tolist()}, got {g.tolist() if isinstance(g, torch.Tensor) else g!r}" if reveal
                         else f" (a tensor of {_shape(g)})")
                 return [f"on {case.about}, rank {rank}'s {key} is wrong:{said}. {COLLECTIVE_HINTS[key]}."]
+    return issued_problems(probe.get("collectives"), case)
+
+
+# The collectives each key's result must come from (CommCounter's kinds), and why another way does not count.
+ISSUED = {
+    "all_reduce": (("all_reduce",), "an all-reduce"),
+    "all_gather": (("all_gather",), "an all-gather, and building it from another collective (an all-reduce of a "
+                                    "zero-padded buffer, a broadcast per rank) sends more"),
+    "reduce_scatter": (("reduce_scatter",), "a reduce-scatter: an all-reduce followed by a slice leaves the same numbers "
+                                            "but sends twice the bytes, 2(N-1)/N × S against (N-1)/N × S"),
+    "ring": (("send", "recv"), "a point-to-point send and receive: gathering every rank's tensor to keep one sends "
+                               "N - 1 tensors where the ring sends one"),
+}
+
+
+def issued_problems(logs, case: RunCase) -> list[str]:
+    """Each key's result made by its own collective, once: the kinds every rank issued (CommCounter's log)."""
+    for rank, log in enumerate(logs or []):
+        kinds = [entry[0] for entry in log]
+        for key, (needs, what) in ISSUED.items():
+            if not all(k in kinds for k in needs):
+                return [f"on {case.about}, rank {rank}'s {key} has the right numbers, but the function issued no "
+                        f"{' or '.join(needs).replace('_', '-')}: {key} should come from {what}. {COLLECTIVE_HINTS[key]}."]
+        if kinds.count("all_reduce") > 1:
+            return [f"on {case.about}, rank {rank} issued {kinds.count('all_reduce')} all-reduces: only all_reduce needs "
+                    "one; every other key comes from its own collective, which sends less than an all-reduce."]
     return []
 
 
@@ -165,11 +241,18 @@ def _collectives(ctx: Context, cases: list[RunCase]) -> str:
 
 
 # ---------------------------------------------------------------- shared: the toy model on one process
+def plain_model(cfg: dict):
+    """The case's toy model on one process, without fixed-cost blocks (they only sleep and log): the references'."""
+    from helpers.models import toy_model
+
+    return toy_model({**cfg, "cost_ms": 0.0})
+
+
 def reference_grads(cfg: dict) -> tuple[dict, float, int]:
     """Gradients of the mean loss on the whole batch in one process, the loss, and the parameter bytes."""
-    from helpers.models import param_bytes, toy_batch, toy_model
+    from helpers.models import param_bytes, toy_batch
 
-    model = toy_model(cfg)
+    model = plain_model(cfg)
     x, y = toy_batch(cfg)
     loss = F.mse_loss(model(x), y)
     loss.backward()
@@ -178,9 +261,9 @@ def reference_grads(cfg: dict) -> tuple[dict, float, int]:
 
 def reference_losses(cfg: dict) -> list[float]:
     """Losses of `cfg["steps"]` SGD steps on the whole batch in one process (the loss before each update)."""
-    from helpers.models import toy_batch, toy_model
+    from helpers.models import toy_batch
 
-    model = toy_model(cfg)
+    model = plain_model(cfg)
     sgd = torch.optim.SGD(model.parameters(), lr=cfg["lr"])
     x, y = toy_batch(cfg)
     losses = []
@@ -195,9 +278,9 @@ def reference_losses(cfg: dict) -> list[float]:
 
 def reference_output(cfg: dict, chunks: int = 1) -> tuple[torch.Tensor, list[float]]:
     """The model's output on the whole batch, and the loss of each of `chunks` micro-batches."""
-    from helpers.models import toy_batch, toy_model
+    from helpers.models import toy_batch
 
-    model = toy_model(cfg)
+    model = plain_model(cfg)
     x, y = toy_batch(cfg)
     with torch.no_grad():
         out = model(x)
@@ -205,18 +288,43 @@ def reference_output(cfg: dict, chunks: int = 1) -> tuple[torch.Tensor, list[flo
     return out, losses
 
 
+# The DDP and FSDP cases make every block log the rows it runs on (a fixed cost of 10 µs, nothing else changes):
+# N ranks that each run the whole batch get the same gradients and losses as N slices do, for N times the work.
+LOG_ROWS = {"cost_ms": 0.01}
+
+
+def data_split_problems(busy, case: RunCase, name: str, reveal: bool = True) -> list[str]:
+    """Whether each rank's blocks ran forward on its own slice of the batch (what its fixed-cost blocks logged)."""
+    batch, world = case.cfg["batch"], case.nproc
+    sizes = [len(c) for c in torch.arange(batch).chunk(world)]
+    logs = busy if isinstance(busy, list) and len(busy) == world else [None] * world
+    for rank, log in enumerate(logs):
+        rows = {c["rows"] for step in log or [] for c in step if c["pass"] == "forward"}
+        if not rows:
+            return [f"on {case.about}, no block of the model ran forward on rank {rank}: build the model with "
+                    "toy_model(cfg) (the check's cfg makes its blocks log the rows they run on)."]
+        if rows != {sizes[rank]}:
+            said = ("the whole batch" if batch in rows else f"{sorted(rows)} rows, not its slice of {sizes[rank]}" if reveal
+                    else "other rows than its slice of the batch")
+            return [f"on {case.about}, rank {rank}'s blocks ran forward on {said}: give rank r the r-th of world_size "
+                    f"equal slices (x.chunk(world_size)[rank], and the same for y). Every rank of {name} running the "
+                    "whole batch gets the same gradients as the slices do, for world_size times the work."]
+    return []
+
+
 # ---------------------------------------------------------------- 2: DDP
 def max_param_bytes(cfg: dict) -> int:
     """Bytes of the model's largest parameter (a bucket may exceed its cap by at most one gradient)."""
-    from helpers.models import toy_model
-
-    return max(p.numel() * p.element_size() for p in toy_model(cfg).parameters())
+    return max(p.numel() * p.element_size() for p in plain_model(cfg).parameters())
 
 
 def ddp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
     """Gradients (equal on every rank and to one process's), bytes all-reduced, buckets, and the order of their timings."""
     res = rank_results(probe, "ddp_worker", case)
     cfg, about = case.cfg, case.about
+    problems = data_split_problems(probe.get("busy"), case, "ddp_worker", reveal)
+    if problems:
+        return problems
     grads, _, nbytes = reference_grads(cfg)
     for rank, got in enumerate(res):
         missing = [k for k in ("grads", "loss", "allreduce_bytes", "steps") if not isinstance(got, dict) or k not in got]
@@ -227,11 +335,15 @@ def ddp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
         if not isinstance(g, dict) or sorted(g) != sorted(grads):
             return ["grads should map every parameter name of the model (model.named_parameters(), not the DDP "
                     f"wrapper's 'module.' names) to its gradient; got the keys {sorted(g) if isinstance(g, dict) else g!r:.120}."]
-        if rank > 0:
-            worst = max(diff(g[k], res[0]["grads"][k]) for k in grads)
-            if worst > 1e-6 + 1e-5 * max(t.abs().max().item() for t in grads.values()):
-                return [f"on {about}, rank {rank}'s gradients differ from rank 0's by {worst:.2e}: DDP makes them equal "
-                        "during backward. Call backward on the loss of the DDP-wrapped model's output."]
+    scale = max(t.abs().max().item() for t in grads.values())
+    for rank, got in enumerate(res[1:], 1):
+        worst = max(diff(got["grads"][k], res[0]["grads"][k]) for k in grads)
+        if worst > 1e-6 + 1e-5 * scale:
+            return [f"on {about}, rank {rank}'s gradients differ from rank 0's by {worst:.2e}: DDP makes them equal during "
+                    "backward, with the all-reduce your comm hook must still start: it returns the future that allreduce_hook gives. "
+                    "Call backward on the loss of the DDP-wrapped model's output."]
+    for rank, got in enumerate(res):
+        g = got["grads"]
         bad = [k for k in grads if not near(g[k], grads[k])]
         if bad:
             return [f"on {about}, the gradient of {bad[0] if reveal else 'a parameter'} differs from a single process's on "
@@ -276,7 +388,7 @@ def timing_order_problems(steps: list[dict]) -> list[str]:
 
 
 @register("05.ddp", points=3, exercise="2", title="DDP: equal gradients on every rank, bytes all-reduced per step",
-          cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, "bucket_cap_mb": 0.03}})])
+          cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, **LOG_ROWS, "bucket_cap_mb": 0.03}})])
 def _ddp(ctx: Context, cases: list[RunCase]) -> str:
     for case in cases:
         fail_if(ddp_problems(ctx.probe(probe_launch, "ddp_worker", case, timeout=PROBE_TIMEOUT), case, ctx.reveal), most=2)
@@ -286,9 +398,7 @@ def _ddp(ctx: Context, cases: list[RunCase]) -> str:
 # ---------------------------------------------------------------- 3: FSDP
 def fsdp_expected(cfg: dict, world: int) -> dict:
     """FSDP2 with every block sharded, then the root: numbers per step (dim 0 of each parameter padded to world)."""
-    from helpers.models import toy_model
-
-    model = toy_model(cfg)
+    model = plain_model(cfg)
 
     def padded(params) -> int:
         return sum(math.ceil(p.shape[0] / world) * world * (p.numel() // p.shape[0]) * p.element_size() for p in params)
@@ -304,6 +414,9 @@ def fsdp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
     """Shard sizes, losses against one process's SGD, and the all-gather and reduce-scatter volumes of a step."""
     res = rank_results(probe, "fsdp_worker", case)
     cfg, world, about = case.cfg, case.nproc, case.about
+    problems = data_split_problems(probe.get("busy"), case, "fsdp_worker", reveal)
+    if problems:
+        return problems
     want = fsdp_expected(cfg, world)
     ref = reference_losses(cfg)
     for rank, got in enumerate(res):
@@ -341,7 +454,7 @@ def fsdp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
 
 
 @register("05.fsdp", points=3, exercise="3", title="FSDP: 1/N of the parameters per rank, gather/scatter volumes, same loss",
-          cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, "lr": 0.05, "steps": 2}})])
+          cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, **LOG_ROWS, "lr": 0.05, "steps": 2}})])
 def _fsdp(ctx: Context, cases: list[RunCase]) -> str:
     for case in cases:
         fail_if(fsdp_problems(ctx.probe(probe_launch, "fsdp_worker", case, timeout=PROBE_TIMEOUT), case, ctx.reveal), most=2)
@@ -365,9 +478,12 @@ def tp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
         if missing:
             return [f"tp_worker should return a dict with out, shard_shapes and comm; rank {rank}'s lacks {', '.join(missing)}."]
         if not near(got["out"], out):
-            return [f"on {about}, rank {rank}'s output differs from the model's on one process (by {diff(got['out'], out):.2e}, "
-                    f"shape {_shape(got['out'])}): every rank feeds the whole batch; shard fc1 column-wise and fc2 row-wise "
-                    "so the block's output is complete after fc2's all-reduce."]
+            same = isinstance(got["out"], torch.Tensor) and got["out"].shape == out.shape
+            said = (f"differs from the model's on one process by {diff(got['out'], out):.2e}" if same else
+                    f"has the shape {_shape(got['out'])}, the model's on one process {_shape(out)}" if reveal else
+                    "has another shape than the model's on one process")
+            return [f"on {about}, rank {rank}'s output {said}: every rank feeds the whole batch; shard fc1 column-wise and "
+                    "fc2 row-wise so the block's output is complete after fc2's all-reduce."]
         ss = got["shard_shapes"]
         if not isinstance(ss, dict):
             return ["shard_shapes should map parameter names to the shape of this rank's local shard."]
@@ -663,7 +779,9 @@ PP_ABOUT = "the check's model (4 blocks, 2 stages)"
           cases=PipelineCase(bubbles=((2, 1), (2, 4), (4, 4), (8, 32)),
                              splits=(SplitCase(4, 2, (("inp", "blocks.0", "blocks.1"), ("blocks.2", "blocks.3", "head"))),
                                      SplitCase(5, 3, (("inp", "blocks.0", "blocks.1"), ("blocks.2", "blocks.3"),
-                                                      ("blocks.4", "head")))),
+                                                      ("blocks.4", "head"))),
+                                     SplitCase(6, 4, (("inp", "blocks.0", "blocks.1"), ("blocks.2", "blocks.3"),
+                                                      ("blocks.4",), ("blocks.5", "head")))),
                              run=RunCase(PP_ABOUT, 2, {"cfg": PP_CHECK}), per_stage=(2, 2)))
 def _pp(ctx: Context, case: PipelineCase) -> str:
     parts = ctx.probe(probe_pipeline_parts, list(case.bubbles), [(s.blocks, s.stages) for s in case.splits])
@@ -694,7 +812,8 @@ def plan_case(args: tuple, kwargs: dict, want: dict) -> PlanCase:
 
 @dataclass(frozen=True)
 class CalculatorCase:
-    """The plans to judge, and whether to judge the plan of the notebook's small model against what it measured."""
+    """The plans to judge, and whether to judge the plan of the notebook's small model against what parts 2–5
+    measure on it."""
 
     plans: tuple
     measured: bool = False
@@ -705,18 +824,30 @@ def probe_plans(learner: Learner, calls: list) -> list:
     return [learner.call("parallelism_plan", *args, **kwargs) for args, kwargs in calls]
 
 
-MEASURED_KEYS = ("ddp", "fsdp", "tp", "pp", "model")
+def probe_small_plan(learner: Learner) -> dict:
+    """The notebook's model (`CFG`) and number of processes (`WORLD`), and the learner's plan for that model in
+    float32 with SGD, the way part 6 compares it with what parts 2–5 measured."""
+    from helpers.models import toy_model
+
+    cfg, world = learner.value("CFG"), learner.value("WORLD")
+    params = sum(p.numel() for p in toy_model(cfg).parameters())
+    plan = learner.call("parallelism_plan", params / 1e9, world, layers=cfg["blocks"] / 2, hidden=cfg["d"],
+                        tokens=cfg["batch"], param_bytes=4, grad_bytes=4, optim_bytes=0, act_bytes=0)
+    return {"cfg": cfg, "world": world, "params": params, "plan": plan}
 
 
-def probe_measured(learner: Learner) -> dict:
-    """The notebook's `measured`, and (when parts 2–5 filled it) the learner's plan for the small model they ran."""
-    measured = learner.value("measured")
-    if not isinstance(measured, dict) or any(k not in measured for k in (*MEASURED_KEYS, "world")):
-        return {"measured": measured, "plan": None}
-    m = measured["model"]
-    plan = learner.call("parallelism_plan", m["params"] / 1e9, measured["world"], layers=m["blocks"] / 2, hidden=m["d"],
-                        tokens=m["batch"], param_bytes=4, grad_bytes=4, optim_bytes=0, act_bytes=0)
-    return {"measured": measured, "plan": plan}
+def reference_measured(cfg: dict, world: int) -> dict:
+    """What parts 2–5 measure on cfg's model when they are right (DDP's buckets, FSDP2's and DTensor's rules, the
+    pipeline's cut), in the shape of the notebook's `measured`. The calculator is judged against these, never against
+    the learner's own runs: a mistake in parts 2–5 costs those parts' points, not the calculator's."""
+    from helpers.models import param_bytes
+
+    fsdp = fsdp_expected(cfg, world)
+    act = cfg["batch"] * cfg["d"] * 4
+    return {"ddp": {"allreduce_bytes": param_bytes(plain_model(cfg))},
+            "fsdp": {"all_gather": fsdp["all_gather"], "reduce_scatter": fsdp["reduce_scatter"],
+                     "local_bytes": fsdp["max_local"] * 4},
+            "tp": {"all_reduce": 2 * cfg["blocks"] * act}, "pp": {"send": act}}
 
 
 def plan_shape_problems(plan) -> list[str]:
@@ -740,7 +871,7 @@ def plan_problems(plan: dict, want: dict, about: str, reveal: bool = True, rel: 
     if problems:
         return problems
     for name, row in want.items():
-        for key, value in row.items():
+        for key, value in sorted(row.items(), key=lambda kv: kv[0] == "memory_GB"):   # the parts before their sum
             got = plan[name][key]
             if not abs(got - value) <= rel * abs(value) + 1e-9:
                 said = f"{got:.4g} GB, expected {value:.4g} GB" if reveal else f"{got:.4g} GB, which is off"
@@ -759,6 +890,7 @@ PLAN_HINTS = {
     "grads_GB": "Gradients: P × grad_bytes, divided by N from ZeRO-2 on and for TP and PP.",
     "optimizer_GB": "Optimizer state: P × optim_bytes, divided by N from ZeRO-1 on and for TP and PP.",
     "activations_GB": "Activations: tokens × hidden × layers × act_bytes for the whole step, 1/N of it per device.",
+    "memory_GB": "memory_GB: the sum of the device's params_GB, grads_GB, optimizer_GB and activations_GB.",
     ("DDP", "comm_GB_per_step"): "DDP: a ring all-reduce of the gradients sends 2(N-1)/N × P × grad_bytes per device.",
     ("ZeRO-1", "comm_GB_per_step"): "ZeRO-1/2: reduce-scatter the gradients, all-gather the updated parameters: "
                                     "(N-1)/N × P × (grad_bytes + param_bytes).",
@@ -796,43 +928,45 @@ PLAN_CASES = (
 
 
 def measured_problems(info: dict) -> list[str]:
-    """The learner's predictions for the small model against what the notebook measured on it (probe_measured's facts)."""
-    measured, plan = info.get("measured"), info.get("plan")
-    need = [k for k in MEASURED_KEYS if not isinstance(measured, dict) or k not in measured]
-    if need:
-        return [f"`measured` lacks {', '.join(need)}: run parts 2–5 (and the cells that record what they measured) first."]
+    """The learner's predictions for the notebook's small model against what parts 2–5 measure on it when they are
+    right (reference_measured, from probe_small_plan's facts)."""
+    plan = info.get("plan")
     problems = plan_shape_problems(plan)
     if problems:
         return problems
-    m, n = measured["model"], measured["world"]
+    n = info["world"]
     ring = (n - 1) / n
-    pairs = [("DDP", "comm_GB_per_step", 2 * ring * measured["ddp"]["allreduce_bytes"], 0.01, "DDP's all-reduce"),
-             ("FSDP / ZeRO-3", "comm_GB_per_step", ring * (measured["fsdp"]["all_gather"] + measured["fsdp"]["reduce_scatter"]),
-              0.05, "FSDP's all-gathers and reduce-scatter"),
-             ("FSDP / ZeRO-3", "params_GB", measured["fsdp"]["local_bytes"], 0.02, "FSDP's parameter shard"),
-             ("TP", "comm_GB_per_step", 2 * ring * measured["tp"]["all_reduce"], 0.01, "tensor parallel's all-reduces"),
-             ("PP", "comm_GB_per_step", measured["pp"]["send"], 0.01, "the pipeline's sends")]
-    for name, key, value, tol, what in pairs:
+    ref = reference_measured(info["cfg"], n)
+    pairs = [("DDP", "comm_GB_per_step", 2 * ring * ref["ddp"]["allreduce_bytes"], 0.01, "DDP's all-reduce", 2),
+             ("FSDP / ZeRO-3", "comm_GB_per_step", ring * (ref["fsdp"]["all_gather"] + ref["fsdp"]["reduce_scatter"]),
+              0.05, "FSDP's all-gathers and reduce-scatter", 3),
+             ("FSDP / ZeRO-3", "params_GB", ref["fsdp"]["local_bytes"], 0.02, "FSDP's parameter shard", 3),
+             ("TP", "comm_GB_per_step", 2 * ring * ref["tp"]["all_reduce"], 0.01, "tensor parallel's all-reduces", 4),
+             ("PP", "comm_GB_per_step", ref["pp"]["send"], 0.01, "the pipeline's sends", 5)]
+    for name, key, value, tol, what, part in pairs:
         got = plan[name][key] * 1e9
         if not abs(got - value) <= tol * value:
-            return [f"for the small model (P = {m['params']} parameters, N = {n}, fp32), your plan predicts {got:.0f} bytes "
-                    f"for {name}'s {key}, but {what} measured {value:.0f} (bytes on the wire per device, with the ring "
-                    f"factor). {PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
+            return [f"for the notebook's small model (P = {info['params']} parameters, N = {n}, fp32), your plan predicts "
+                    f"{got:.0f} bytes for {name}'s {key}, but {what} come to {value:.0f} (bytes per device, with the ring "
+                    f"factor: what part {part} measures when it is right). {PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
     return []
 
 
-@register("05.calculator", points=3, exercise="6", title="the parallelism calculator, and its predictions against the measurements",
+@register("05.calculator", points=3, exercise="6", title="the parallelism calculator, and its predictions for the model parts 2–5 measure",
           cases=CalculatorCase(PLAN_CASES, measured=True))
 def _calculator(ctx: Context, case: CalculatorCase) -> str:
     plans = ctx.probe(probe_plans, [(c.args, c.kwargs) for c in case.plans])
     for c, plan in zip(case.plans, plans):
         fail_if(plan_problems(plan, c.want, c.about, ctx.reveal), most=2)
     if case.measured:
-        fail_if(measured_problems(ctx.probe(probe_measured)), most=2)
-        return "memory and traffic per device right for two models, and within a few % of what parts 2–5 measured"
+        fail_if(measured_problems(ctx.probe(probe_small_plan)), most=2)
+        return "memory and traffic per device right for two models, and within a few % of what parts 2–5 measure"
     return f"memory and traffic per device right for {len(case.plans)} models"
 
 # ---------------------------------------------------------------- 7: the survey
+# The survey's automatic points are what a reader of words can verify: the structure, each collective named next to
+# what it carries (a negated mention is no mention), what each device holds, MiniGPT's size. Whether the rest is right
+# is for the instructor (the survey cell's manual rubric).
 COLLECTIVES = {
     "all_reduce": (re.compile(r"all[-_ ]?reduce", re.I), "all-reduce"),
     "all_gather": (re.compile(r"all[-_ ]?gather", re.I), "all-gather"),
@@ -842,26 +976,56 @@ COLLECTIVES = {
 }
 OWNERS = {"all_reduce": "DDP (and tensor parallel)", "all_gather": "FSDP", "reduce_scatter": "FSDP",
           "send_recv": "pipeline parallel"}
-NEGATION = re.compile(r"\b(not|no|never|without|unlike|instead|rather|nor|none|avoid\w*|neither|doesn't|isn't|don't)\b", re.I)
+NEGATION = re.compile(r"\b(not|no|never|without|unlike|instead|rather|nor|none|avoid\w*|neither|cannot|\w+n[’']t)\b", re.I)
+NEGATED_AFTER = re.compile(r"^\W*(?:[\w’'/-]+\W+){0,4}?(?:not|never|\w+n[’']t)\b", re.I)   # "an all-reduce is not needed"
+CLAUSE = re.compile(r"[;:,()\[\]—–]|\s-\s|\b(?:but|whereas|while|although|though)\b", re.I)
+COMPARISON = re.compile(r"\b(?:than|times|compared|versus|vs)\b", re.I)
+NEAR_WORDS = 15   # how far (in words, within a sentence) what a collective carries may stand from its name
+GRADIENTS = re.compile(r"\bgrad(?:ient)?s?\b", re.I)
+PARAMETERS = re.compile(r"\bparam(?:eter)?s?\b|\bweights?\b", re.I)
+ACTIVATIONS = re.compile(r"\bactivations?\b|\bpartial\s+(?:sums?|outputs?|results?|products?)\b|\boutputs?\b|\bhidden\s+states?\b",
+                         re.I)
+REPLICA = re.compile(r"\breplica|\b(?:full|whole|complete|entire|identical)\s+(?:\w+\s+)?(?:cop(?:y|ies)|model|network)\b|"
+                     r"\bcop(?:y|ies)\s+of\s+(?:the\s+)?(?:whole\s+|entire\s+|full\s+)?(?:model|network)", re.I)
+SHARDS = re.compile(r"\bshard", re.I)
+PIECES = re.compile(r"\bshard|\bslices?\b|\bsplit|\bpartition|\bpieces?\b|\bcut\b|\b1\s*/\s*N\b|\bdivid", re.I)
+STATE = re.compile(r"\bparam|\bweights?\b|\bgrad|\boptimi[sz]er|\bstate\b|\btensors?\b|\beverything\b", re.I)
+MATRICES = re.compile(r"\bmatri|\bweights?\b|\blayers?\b|\blinear|\bprojection|\btensors?\b", re.I)
+SPLITS = re.compile(r"\bsplit|\bshard|\bpartition|\bslice|\bcut\b|\bdivid|\bcolumn|\brow", re.I)
+STAGES = re.compile(r"\bstages?\b|\bdepth\b|\bconsecutive\b|\b(?:groups?|blocks?|sets?|ranges?|runs?)\s+of\s+(?:\w+\s+)?layers\b|"
+                    r"\bfirst\s+layers\b", re.I)
 PATTERNS = {
     "ddp": {"name": "DDP", "heading": re.compile(r"\bddp\b|distributed data[- ]parallel", re.I),
             "api": re.compile(r"DistributedDataParallel"), "api_name": "torch.nn.parallel.DistributedDataParallel",
             "needs": ("all_reduce",), "allowed": (), "what": "DDP all-reduces the gradients (one all-reduce per bucket, "
-                                                              "during backward)"},
+                                                              "during backward)",
+            "carries": {"all_reduce": (GRADIENTS, "the gradients")},
+            "holds": ((REPLICA, None), "every device holds a full copy (a replica) of the model"),
+            "not_holds": (SHARDS, "sharding, which is FSDP's: in DDP no device shards anything")},
     "fsdp": {"name": "FSDP", "heading": re.compile(r"\bfsdp\b|fully[- ]sharded", re.I),
              "api": re.compile(r"fully_shard|FullyShardedDataParallel"), "api_name": "torch.distributed.fsdp.fully_shard",
              "needs": ("all_gather", "reduce_scatter"), "allowed": ("all_reduce",),
-             "what": "FSDP all-gathers each unit's parameters (forward and backward) and reduce-scatters the gradients"},
+             "what": "FSDP all-gathers each unit's parameters (forward and backward) and reduce-scatters the gradients",
+             "carries": {"all_gather": (PARAMETERS, "the parameters"), "reduce_scatter": (GRADIENTS, "the gradients")},
+             "wrong_pairs": {"all_reduce": (GRADIENTS, "all-reduces the gradients, which is DDP's: FSDP reduce-scatters "
+                                                       "them, so that each device ends with only its shard of the average")},
+             "holds": ((PIECES, STATE), "each device holds only a shard of the parameters (and of their gradients and "
+                                        "optimizer state)"),
+             "not_holds": (REPLICA, "a full copy of the model on every device, which is DDP's")},
     "tp": {"name": "tensor parallel", "heading": re.compile(r"tensor", re.I),
            "api": re.compile(r"parallelize_module|ColwiseParallel|RowwiseParallel"),
            "api_name": "torch.distributed.tensor.parallel.parallelize_module (ColwiseParallel, RowwiseParallel)",
            "needs": ("all_reduce",), "allowed": ("all_gather", "reduce_scatter"),
-           "what": "tensor parallel all-reduces the partial outputs of every layer (forward, and backward)"},
+           "what": "tensor parallel all-reduces the partial outputs of every layer (forward, and backward)",
+           "carries": {"all_reduce": (ACTIVATIONS, "the activations (the layer's partial outputs)")},
+           "holds": ((SPLITS, MATRICES), "the weight matrices inside each layer are split across the devices")},
     "pp": {"name": "pipeline parallel", "heading": re.compile(r"pipeline", re.I),
            "api": re.compile(r"torch\.distributed\.pipelining|PipelineStage|Schedule(?:GPipe|1F1B|Interleaved\w*)|pipeline\("),
            "api_name": "torch.distributed.pipelining (PipelineStage, ScheduleGPipe)",
            "needs": ("send_recv",), "allowed": (),
-           "what": "pipeline parallel sends activations to the next stage and gradients back, point to point"},
+           "what": "pipeline parallel sends activations to the next stage and gradients back, point to point",
+           "carries": {"send_recv": (ACTIVATIONS, "the activations")},
+           "holds": ((STAGES, None), "each device holds a stage: a run of consecutive layers")},
 }
 PICK_HEADING = re.compile(r"minigpt|\bpick\b|\bchoose\b|\bchoice\b|which", re.I)
 ASPECTS = {"pattern": "Pattern", "api": "API", "use": "When to use", "comm": "Communicates", "avoid": "When not to use"}
@@ -926,9 +1090,66 @@ def parse_survey(text: str) -> dict:
     return {"sections": sections, "pick": pick, "words": words(text)}
 
 
-def _mentions(text: str) -> set[str]:
-    """The collectives a text names."""
-    return {k for k, (rx, _) in COLLECTIVES.items() if rx.search(text)}
+# ---- what a text affirms: a mention in a clause that no negation governs
+@dataclass(frozen=True)
+class Clause:
+    """A clause of a sentence: its text, where it starts in the sentence, and whether a negation governs it."""
+
+    text: str
+    start: int
+    negated: bool
+
+
+def clauses(sentence: str) -> list[Clause]:
+    """The sentence cut at punctuation and at but/whereas/while ("not only" is no negation)."""
+    out, start = [], 0
+    for m in [*CLAUSE.finditer(sentence), None]:
+        end = m.start() if m else len(sentence)
+        text = sentence[start:end]
+        out.append(Clause(text, start, bool(NEGATION.search(re.sub(r"\bnot\s+only\b", "only", text, flags=re.I)))))
+        start = m.end() if m else end
+    return out
+
+
+def _affirmed(clause: Clause, m: re.Match) -> bool:
+    """Whether a match inside the clause stands affirmed: no negation before it, no "is not" right after it."""
+    before = re.sub(r"\bnot\s+only\b", "only", clause.text[:m.start()], flags=re.I)
+    return not NEGATION.search(before) and not NEGATED_AFTER.search(clause.text[m.end():])
+
+
+def affirmed_spans(sentence: str, rx: re.Pattern) -> list[int]:
+    """Where (as a word position in the sentence) rx matches in an affirmed position."""
+    spots = []
+    for clause in clauses(sentence):
+        for m in rx.finditer(clause.text):
+            if _affirmed(clause, m):
+                spots.append(words(sentence[:clause.start + m.start()]))
+    return spots
+
+
+def _mentions(text: str, affirmed: bool = True) -> set[str]:
+    """The collectives a text names (affirmed only, unless affirmed=False)."""
+    if not affirmed:
+        return {k for k, (rx, _) in COLLECTIVES.items() if rx.search(text)}
+    return {k for s in sentences(text) or [text] for k, (rx, _) in COLLECTIVES.items() if affirmed_spans(s, rx)}
+
+
+def _next_to(text: str, kind: str, carried: re.Pattern, exempt: re.Pattern | None = None) -> bool:
+    """Whether some sentence names the collective, affirmed, within NEAR_WORDS words of an affirmed `carried` word
+    (sentences that match `exempt` do not count)."""
+    for s in sentences(text) or [text]:
+        if exempt is not None and exempt.search(s):
+            continue
+        names, things = affirmed_spans(s, COLLECTIVES[kind][0]), affirmed_spans(s, carried)
+        if any(abs(a - b) <= NEAR_WORDS for a in names for b in things):
+            return True
+    return False
+
+
+def _holds(text: str, first: re.Pattern, second: re.Pattern | None) -> bool:
+    """Whether an affirmed clause of the text matches `first` (and `second`, when given)."""
+    return any(not c.negated and first.search(c.text) and (second is None or second.search(c.text))
+               for s in sentences(text) or [text] for c in clauses(s))
 
 
 def pattern_problems(text: str, key: str) -> list[str]:
@@ -953,22 +1174,51 @@ def pattern_problems(text: str, key: str) -> list[str]:
                 "name torch.distributed.pipelining (PipelineStage, ScheduleGPipe)."]
     if not p["api"].search(sec["aspects"]["api"]):
         return [f"the {name} section's **API** should name {p['api_name']}."]
-    comm = sec["aspects"]["comm"]
+    return communicates_problems(sec["aspects"]["comm"], key) or holds_problems(sec["aspects"]["pattern"], key)
+
+
+def communicates_problems(comm: str, key: str) -> list[str]:
+    """The section's **Communicates**: the pattern's collectives named (a negated mention is none), each next to what
+    it carries, and no other pattern's collective (except to contrast it)."""
+    p = PATTERNS[key]
+    name = p["name"]
     said = _mentions(comm)
     lacking = [k for k in p["needs"] if k not in said]
-    foreign = sorted({k for s in sentences(comm) or [comm] for k in _mentions(s)
-                      if k not in p["needs"] and k not in p["allowed"] and not NEGATION.search(s)})
+    foreign = sorted(k for k in said if k not in p["needs"] and k not in p["allowed"])
     if lacking or foreign:
         parts = []
         if foreign:
             parts.append(f"names {', '.join(COLLECTIVES[k][1] for k in foreign)}, which is what "
                          f"{' and '.join(sorted({OWNERS[k] for k in foreign}))} use{'s' if len(foreign) == 1 else ''}")
         if lacking:
-            parts.append(f"does not name {' and '.join(COLLECTIVES[k][1] for k in lacking)}")
+            negated = [k for k in lacking if k in _mentions(comm, affirmed=False)]
+            parts.append(f"does not name {' and '.join(COLLECTIVES[k][1] for k in lacking)}"
+                         + (f" (a negated mention, such as \"no {COLLECTIVES[negated[0]][1]} is needed\", says the pattern "
+                            "does without it)" if negated else ""))
         return [f"the {name} section's **Communicates** {', and '.join(parts)}: {p['what']}. Fix what {name} communicates."]
+    for kind, (carried, thing) in p["carries"].items():
+        if not _next_to(comm, kind, carried):
+            return [f"the {name} section's **Communicates** names {COLLECTIVES[kind][1]} but not what it carries: say, in "
+                    f"the same sentence, that it carries {thing} ({p['what']})."]
+    for kind, (carried, why) in p.get("wrong_pairs", {}).items():
+        if _next_to(comm, kind, carried, exempt=COMPARISON):
+            return [f"the {name} section's **Communicates** {why}."]
     if key == "tp" and not re.search(r"\blayers?\b", comm, re.I):
         return ["the tensor parallel section's **Communicates** should say that the all-reduce happens in every layer "
                 "(per layer, forward and backward): that is why it needs a fast link."]
+    return []
+
+
+def holds_problems(pattern: str, key: str) -> list[str]:
+    """The section's **Pattern** says what each device holds, and not what another pattern's devices hold."""
+    p = PATTERNS[key]
+    (first, second), holds = p["holds"]
+    if not _holds(pattern, first, second):
+        return [f"the {p['name']} section's **Pattern** should say what each device holds: {holds}."]
+    if "not_holds" in p:
+        rx, other = p["not_holds"]
+        if _holds(pattern, rx, None):
+            return [f"the {p['name']} section's **Pattern** describes {other}; {holds}."]
     return []
 
 
@@ -977,8 +1227,57 @@ def _sentence_set(text: str) -> set[str]:
     return {" ".join(s.lower().split()) for s in sentences(text) if words(s) >= 6}
 
 
+# ---- MiniGPT's size, as the pick paragraph states it
+SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "b": 1e9, "bn": 1e9,
+          "trillion": 1e12, "t": 1e12}
+_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*(thousand|million|billion|trillion|mn|bn|[kmbt])?(?![\w])"
+COUNT_BEFORE = re.compile(_NUMBER + r"[\s-]*(?:[a-z]+[\s-]+){0,2}?param", re.I)      # "181k parameters", "0.18M-param"
+COUNT_AFTER = re.compile(r"param\w*(?:\s+count)?\s*(?:is|are|of|:|=|totals?|comes?\s+to)?\s*(?:about|around|roughly|only|"
+                         r"just|some|~|≈)?\s*" + _NUMBER, re.I)                        # "parameter count is 180,992"
+VAGUE = {"hundreds of thousands": (1e5, 1e6), "tens of thousands": (1e4, 1e5), "thousands": (1e3, 1e6),
+         "hundreds of millions": (1e8, 1e9), "tens of millions": (1e7, 1e8), "millions": (1e6, 1e9),
+         "hundreds of billions": (1e11, 1e12), "tens of billions": (1e10, 1e11), "billions": (1e9, 1e12),
+         "trillions": (1e12, 1e15)}
+VAGUE_COUNT = re.compile(r"\b(" + "|".join(sorted(VAGUE, key=len, reverse=True)) + r")\s+of\s+(?:[a-z]+\s+){0,2}?param", re.I)
+SIZE_SLACK = 2.0   # a stated size within this factor of MiniGPT's count matches it ("about 200 thousand")
+
+
+def minigpt_params() -> int:
+    """MiniGPT's parameter count (helpers.models.MiniGPT as the course builds it)."""
+    from helpers.models import MiniGPT
+
+    return sum(p.numel() for p in MiniGPT().parameters())
+
+
+def stated_sizes(sentence: str) -> list[tuple[float, float]]:
+    """The parameter counts a sentence states, each as a range (low, high)."""
+    found = []
+    for rx in (COUNT_BEFORE, COUNT_AFTER):
+        for m in rx.finditer(sentence):
+            value = float(m.group(1).replace(",", "")) * SCALES.get((m.group(2) or "").lower(), 1)
+            found.append((value / SIZE_SLACK, value * SIZE_SLACK))
+    found += [VAGUE[m.group(1).lower()] for m in VAGUE_COUNT.finditer(sentence)]
+    return found
+
+
+def size_problems(pick: str) -> list[str]:
+    """Whether the MiniGPT paragraph states a parameter count that matches MiniGPT's, and no other for MiniGPT."""
+    n = minigpt_params()
+    count = "count them: sum(p.numel() for p in MiniGPT().parameters())"
+    stated = [(s, stated_sizes(s)) for s in sentences(pick) or [pick]]
+    for s, sizes in stated:
+        if sizes and re.search(r"minigpt", s, re.I) and not any(lo <= n <= hi for lo, hi in sizes):
+            return [f"the MiniGPT paragraph gives MiniGPT a size it does not have (\"{s[:90]}\"): {count}, and let the "
+                    "pick follow from that size."]
+    if not any(lo <= n <= hi for _, sizes in stated for lo, hi in sizes):
+        return [f"the MiniGPT paragraph should say how many parameters MiniGPT has ({count}): the pick follows from that "
+                "size against one device's memory."]
+    return []
+
+
 def survey_problems(text: str) -> list[str]:
-    """Structure and length of the whole survey: four sections, a MiniGPT paragraph, about a page, no copied sentences."""
+    """The whole survey: four sections, about a page, no copied sentences, and a MiniGPT paragraph that names a
+    pattern and MiniGPT's size."""
     parsed = parse_survey(text)
     secs = parsed["sections"]
     missing = [PATTERNS[k]["name"] for k in PATTERNS if k not in secs]
@@ -1008,9 +1307,7 @@ def survey_problems(text: str) -> list[str]:
             if shared:
                 return [f"the {PATTERNS[a]['name']} and {PATTERNS[b]['name']} sections share the sentence "
                         f"\"{next(iter(shared))[:80]}\": write each pattern's section in its own words."]
-    return []
-
-
+    return size_problems(pick)
 
 
 @dataclass(frozen=True)
@@ -1031,19 +1328,20 @@ def survey_text(ctx: Context, name: str) -> str:
     return found["text"]
 
 
-@register("05.survey", points=1, exercise="7", title="DISTRIBUTED.md: four sections, a MiniGPT paragraph, about a page",
+@register("05.survey", points=1, exercise="7", title="DISTRIBUTED.md: four sections, about a page, MiniGPT's size and pick",
           cases=SURVEY_FILE)
 def _survey(ctx: Context, name: str) -> str:
     fail_if(survey_problems(survey_text(ctx, name)), most=2)
-    return "four sections, a MiniGPT paragraph, about a page"
+    return "four sections, about a page, a MiniGPT paragraph with its size and a pick (the rest is graded by hand)"
 
 
 def _survey_section(ctx: Context, case: SectionCase) -> str:
     fail_if(pattern_problems(survey_text(ctx, case.file), case.key), most=2)
-    return f"the {PATTERNS[case.key]['name']} section: pattern, API, when (not) to use, and the right collectives"
+    return (f"the {PATTERNS[case.key]['name']} section: its five parts, what each device holds, its collectives next to "
+            "what they carry (whether it is right is graded by hand)")
 
 
 for _key in PATTERNS:
-    register(f"05.survey_{_key}", points=1, exercise="7",
-             title=f"DISTRIBUTED.md: the {PATTERNS[_key]['name']} section and its collectives",
+    register(f"05.survey_{_key}", points=0.5, exercise="7",
+             title=f"DISTRIBUTED.md: the {PATTERNS[_key]['name']} section, its collectives and what they carry",
              cases=SectionCase(SURVEY_FILE, _key))(_survey_section)

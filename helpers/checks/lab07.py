@@ -80,6 +80,32 @@ def fmt(x: Any) -> str:
     return f"{x:.6g}" if is_number(x) else repr(x)
 
 
+def attempt(learner: Learner, name: str, *args) -> Any:
+    """The learner's `name`(*args), or {"raised": "ZeroDivisionError: ..."} when its arithmetic fails on the case
+    (a division by a zero count, a None where a number was expected), so the judge can say which case and why."""
+    try:
+        return learner.call(name, *args)
+    except (ArithmeticError, TypeError, ValueError, IndexError, KeyError, RuntimeError) as err:   # RuntimeError: torch's
+        return {"raised": f"{type(err).__name__}: {err}"[:160]}                                     # shape mismatches
+
+
+def raised(answer: Any) -> str | None:
+    """What the learner's function raised, if `attempt` caught something."""
+    return answer.get("raised") if isinstance(answer, dict) and set(answer) == {"raised"} else None
+
+
+def unit_slip(got: Any, want: float) -> str:
+    """' (in milliseconds? report seconds)'-style words when `got` is `want` in another unit, else ''."""
+    if not is_number(got) or not is_number(want) or want == 0 or math.isnan(want):
+        return ""
+    for factor, words in ((1e3, "in milliseconds? report seconds"), (1e-3, "in seconds? report milliseconds"),
+                          (1e9 / 2**30, "in GiB (2³⁰ bytes)? report GB, 10⁹ bytes"),
+                          (1e2, "in percent? report a fraction")):
+        if close(got, want * factor, rel=1e-6):
+            return f" ({words})"
+    return ""
+
+
 # ---------------------------------------------------------------- A: TTFT from a stream, and the naive guess
 @dataclass(frozen=True)
 class StreamCase:
@@ -95,12 +121,13 @@ class StreamCase:
 
 def probe_latency(learner: Learner, cases: list[StreamCase]) -> list:
     with refusing("07.latency", package_versions(*LATENCY)):
-        return [learner.call("latency_summary", c.start_s, list(c.token_times_s)) for c in cases]
+        return [attempt(learner, "latency_summary", c.start_s, list(c.token_times_s)) for c in cases]
 
 
 LATENCY_HINTS = {
     "ttft_s": "TTFT is the first token's arrival minus the start of the call (timestamps are absolute perf_counter readings)",
-    "tpot_s": "TPOT is the mean gap between successive tokens after the first: (last - first) / (n - 1), NaN with one token",
+    "tpot_s": "TPOT is the mean gap between successive tokens after the first: (last - first) / (n - 1), NaN with one "
+              "token (the first token's wait is TTFT, not a decode step; and the mean, not the median gap)",
     "e2e_s": "e2e is the last token's arrival minus the start",
     "naive_ttft_s": "the naive TTFT is e2e / number of tokens, what you would guess without the stream",
     "naive_error": "naive_error is naive_ttft / ttft - 1 (negative when the guess is too small)",
@@ -109,6 +136,10 @@ LATENCY_HINTS = {
 
 def latency_problems(got: list, cases: list[StreamCase], reveal: bool) -> list[str]:
     for answer, case in zip(got, cases):
+        if raised(answer):
+            hint = (" With one token there is no gap between tokens: TPOT is NaN (math.nan)."
+                    if len(case.token_times_s) == 1 else "")
+            return [f"on {case.about}, latency_summary raised {raised(answer)}.{hint}"]
         if not isinstance(answer, dict) or not set(LATENCY_HINTS) <= set(answer):
             keys = sorted(answer) if isinstance(answer, dict) else type(answer).__name__
             return [f"latency_summary should return a dict with {', '.join(LATENCY_HINTS)}; it returned {keys}."]
@@ -116,12 +147,12 @@ def latency_problems(got: list, cases: list[StreamCase], reveal: bool) -> list[s
         for key, hint in LATENCY_HINTS.items():
             if not close(answer[key], want[key], rel=1e-6):
                 said = f"{fmt(answer[key])}, expected {fmt(want[key])}" if reveal else fmt(answer[key])
-                return [f"on {case.about}, {key} = {said}: {hint}."]
+                return [f"on {case.about}, {key} = {said}{unit_slip(answer[key], want[key])}: {hint}."]
     return []
 
 
 @register("07.latency", points=2, exercise="A", title="TTFT, TPOT and the naive TTFT from a token stream",
-          cases=[StreamCase("a short prompt (fast prefill)", 10.0, (10.004, 10.007, 10.010, 10.013),
+          cases=[StreamCase("a short prompt (fast prefill)", 10.0, (10.004, 10.006, 10.007, 10.013),
                             {"ttft_s": 0.004, "tpot_s": 0.003, "e2e_s": 0.013, "naive_ttft_s": 0.00325,
                              "naive_error": -0.1875}),
                  StreamCase("a long prompt (slow prefill)", 2.5, (2.75, 2.752, 2.754, 2.756, 2.758, 2.760),
@@ -162,7 +193,7 @@ def flops_bytes_problems(got: list, cases: list[ShapeCase], reveal: bool) -> lis
         want_f = flops_per_token(c.config, c.context)
         want_b = decode_bytes_per_token(c.config, c.context, c.batch, c.weight_bytes, c.kv_bytes)
         f, b = answer["flops"], answer["bytes"]
-        if not close(f, want_f, rel=1e-3):
+        if not close(f, want_f, rel=1e-9):
             said = f"{fmt(f)}, expected {want_f:.6g}" if reveal else fmt(f)
             attention = 4 * c.config.n_layers * c.context * c.config.n_heads * c.config.head_dim
             hint = ("count attention too: QKᵀ and attention×V are 2 × context × n_heads × head_dim FLOPs each, per layer"
@@ -170,20 +201,29 @@ def flops_bytes_problems(got: list, cases: list[ShapeCase], reveal: bool) -> lis
                     "2 FLOPs per weight of every matmul (the output head included, the embedding lookup and norm "
                     "weights not) plus 4 × layers × context × n_heads × head_dim for attention")
             return [f"flops_per_token on {c.about} gave {said}: {hint}."]
-        if not close(b, want_b, rel=1e-3):
+        if not close(b, want_b, rel=1e-9):
             said = f"{fmt(b)}, expected {want_b:.6g}" if reveal else fmt(b)
+            cfg = c.config
+            one_position = kv_cache_bytes(cfg, 1, c.batch, c.kv_bytes) / c.batch
+            norms = (2 * cfg.n_layers + 1) * cfg.dim * c.weight_bytes / c.batch
+            hint = (" The cache is read for `context` positions and the new key and value written for one more: "
+                    "context + 1 positions, not context." if is_number(b) and abs(want_b - b - one_position) < 1e-9 * want_b
+                    else " Count the RMSNorm weights too (two per layer and a final one): every weight is read."
+                    if is_number(b) and abs(want_b - b - norms) < 1e-9 * want_b else "")
             return [f"decode_bytes_per_token on {c.about} (batch {c.batch}, {c.weight_bytes} bytes per weight, "
                     f"{c.kv_bytes} per cache element) gave {said}: a decode step reads every weight once (an untied "
                     "input embedding is looked up, not read whole; a tied one is read as the output head) and the "
                     "KV cache of each sequence for context + 1 positions; the step makes `batch` tokens, so divide "
-                    "by the batch."]
+                    f"by the batch.{hint}"]
     return []
 
 
 @register("07.flops_bytes", points=2, exercise="B", title="FLOPs and bytes per token from the model's shapes",
           cases=[ShapeCase("the tiny model", LlamaConfig.named("tiny"), context=100, weight_bytes=4, kv_bytes=4),
                  ShapeCase("Llama-3.2-1B's shapes, batch 8", LlamaConfig.named("1b"), context=1000, batch=8),
-                 ShapeCase("Llama-2-7B's shapes (untied embeddings)", LlamaConfig.named("7b"), context=2048)])
+                 ShapeCase("Llama-2-7B's shapes (untied embeddings)", LlamaConfig.named("7b"), context=2048),
+                 ShapeCase("the tiny model with int8 weights and an fp32 cache", LlamaConfig.named("tiny"), context=50,
+                           weight_bytes=1, kv_bytes=4)])
 def _flops_bytes(ctx: Context, cases: list[ShapeCase]) -> str:
     fail_if(flops_bytes_problems(ctx.probe(probe_flops_bytes, cases), cases, ctx.reveal))
     return "FLOPs and bytes per token match the shapes"
@@ -205,12 +245,13 @@ def probe_roofline(learner: Learner, cases: list[RooflineCase]) -> list:
 
 
 def roofline_problems(got: list, cases: list[RooflineCase], reveal: bool) -> list[str]:
-    for answer, c in zip(got, cases):
+    for i, (answer, c) in enumerate(zip(got, cases)):
         seconds, bound = c.want
         if not isinstance(answer, (list, tuple)) or len(answer) != 2:
             return [f"roofline_time should return (seconds, 'compute' or 'bandwidth'); it returned {answer!r}."]
         s, b = answer
-        case = f"roofline_time({c.flops:g}, {c.bytes_moved:g}, {c.peak_flops:g}, {c.bandwidth:g})"
+        case = (f"roofline_time({c.flops:g}, {c.bytes_moved:g}, {c.peak_flops:g}, {c.bandwidth:g})" if reveal else
+                f"roofline_time on the grader's case {i + 1} of {len(cases)}")
         if b not in ("compute", "bandwidth"):
             return [f"{case} said the bound is {b!r}: return 'compute' or 'bandwidth'."]
         if b != bound:
@@ -219,8 +260,8 @@ def roofline_problems(got: list, cases: list[RooflineCase], reveal: bool) -> lis
                     "intensity FLOPs/byte with the ridge point peak FLOP/s ÷ bandwidth)."]
         if not close(s, seconds, rel=1e-6):
             said = f"{fmt(s)} s, expected {seconds:.6g}" if reveal else f"{fmt(s)} s"
-            return [f"{case} gave {said}: the roofline's time is the larger of flops / peak_flops and bytes / bandwidth "
-                    "(not their sum: the two overlap)."]
+            return [f"{case} gave {said}{unit_slip(s, seconds)}: the roofline's time is the larger of flops / peak_flops "
+                    "and bytes / bandwidth (not their sum: the two overlap)."]
     return []
 
 
@@ -269,6 +310,7 @@ def kv_problems(got: list, cases: list[KVCase], reveal: bool) -> list[str]:
             said = f"{fmt(b)}, expected {want:,}" if reveal else f"{fmt(b)}, not the bytes the cache's tensors hold"
             heads = (" Keys and values are stored per KV head (n_kv_heads), not per query head: that is what GQA and "
                      "MQA save." if cfg.n_kv_heads != cfg.n_heads else "")
+            said += " (in GiB? return bytes)" if is_number(b) and close(b * 2**30, want, rel=1e-6) else ""
             return [f"kv_cache_bytes on {c.about} ({c.tokens} tokens, batch {c.batch}, {c.dtype}) gave {said}: layers × 2 "
                     f"(keys and values) × n_kv_heads × head_dim × tokens × batch × bytes per element.{heads}"]
     return []
@@ -301,18 +343,24 @@ class BudgetCase:
 
 def probe_budget(learner: Learner, cases: list[BudgetCase]) -> list:
     with refusing("07.kv_budget", package_versions(*ARITHMETIC)):
-        return [learner.call("max_sequences", c.config, c.tokens, c.memory_bytes, c.weight_bytes, c.dtype_bytes)
+        return [attempt(learner, "max_sequences", c.config, c.tokens, c.memory_bytes, c.weight_bytes, c.dtype_bytes)
                 for c in cases]
 
 
 def budget_problems(got: list, cases: list[BudgetCase], reveal: bool) -> list[str]:
     for n, c in zip(got, cases):
         want = c.want
+        if raised(n):
+            return [f"max_sequences on {c.about} raised {raised(n)}: (memory − weights) ÷ one sequence's cache, rounded "
+                    "down, and 0 when nothing fits."]
         if not isinstance(n, int) or isinstance(n, bool) or n != want:
             said = f"{n!r}, expected {want}" if reveal else repr(n)
-            hint = ("a whole number of sequences: round down" if is_number(n) and not isinstance(n, int) else
+            hint = ("a whole number of sequences (an int): round down" if is_number(n) and not isinstance(n, int) else
                     "nothing fits when the weights alone fill the memory: return 0, not a negative count"
-                    if want == 0 else "(memory − weights) ÷ one sequence's cache, rounded down")
+                    if want == 0 and is_number(n) and n < 0 else
+                    "a sequence that does not fit whole does not fit: round down, not up or to the nearest"
+                    if is_number(n) and n == want + 1 else
+                    "(memory − weights) ÷ one sequence's cache (in the cache's dtype), rounded down")
             return [f"max_sequences on {c.about} gave {said}: {hint}."]
     return []
 
@@ -325,7 +373,9 @@ GB = 10**9
                             13_476_839_424, want=30),
                  BudgetCase("Llama-2-7B on a 16 GB GPU, 4096 tokens", LlamaConfig.named("7b"), 4096, 16 * GB, 13_476_839_424,
                             want=1),
-                 BudgetCase("Llama-2-7B on a 12 GB GPU", LlamaConfig.named("7b"), 1024, 12 * GB, 13_476_839_424, want=0)])
+                 BudgetCase("Llama-2-7B on a 12 GB GPU", LlamaConfig.named("7b"), 1024, 12 * GB, 13_476_839_424, want=0),
+                 BudgetCase("Llama-2-7B with an fp32 cache on an 80 GB GPU, 4096 tokens", LlamaConfig.named("7b"), 4096,
+                            80 * GB, 13_476_839_424, dtype_bytes=4, want=15)])
 def _kv_budget(ctx: Context, cases: list[BudgetCase]) -> str:
     fail_if(budget_problems(ctx.probe(probe_budget, cases), cases, ctx.reveal))
     return "sequences counted right, including when none fits"
@@ -364,9 +414,17 @@ def greedy_reference(model: nn.Module, prompt: list[int], new_tokens: int) -> li
     return ids[len(prompt):]
 
 
+class Recompiling(Exception):
+    """Raised by the checker's compiler once the decode step has compiled GRAPHS_ENOUGH graphs: recompiling per
+    token is proven, and tracing the rest of the generation would only cost time."""
+
+
+GRAPHS_ENOUGH = 3
+
+
 def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
-    """generate_static with a counting compiler (torch.compile on a CompileCounter backend, static shapes), then
-    without one; the checker's own greedy decode of the same model."""
+    """generate_static with a counting compiler (torch.compile on a CompileCounter backend, static shapes; stopped
+    once it has compiled GRAPHS_ENOUGH graphs), then without one; the checker's own greedy decode of the same model."""
     from torch._dynamo.testing import CompileCounter
 
     device = run_device(learner)
@@ -379,20 +437,26 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
 
         def counted(*args, **kwargs):
             calls[0] += 1
-            return compiled(*args, **kwargs)
+            out = compiled(*args, **kwargs)
+            if counter.frame_count >= GRAPHS_ENOUGH:
+                raise Recompiling
+            return out
         return counted
 
     torch._dynamo.reset()
-    try:   # a limit above any case's step count, so a step that recompiles every token is counted, not cut short
+    stopped = False
+    try:   # a limit above GRAPHS_ENOUGH, so a step that recompiles every token is caught, not sent back to eager
         with torch._dynamo.config.patch(recompile_limit=64):
             ids = learner.call("generate_static", model, list(case.prompt), case.new_tokens, compiler)
+    except Recompiling:
+        ids, stopped = None, True
     finally:
         frames = counter.frame_count
         torch._dynamo.reset()
     eager = learner.call("generate_static", model, list(case.prompt), case.new_tokens, None)
     as_ints = lambda xs: [int(x) for x in xs] if isinstance(xs, (list, tuple)) else None
     return {"ids": as_ints(ids), "eager": as_ints(eager), "want": greedy_reference(model, list(case.prompt), case.new_tokens),
-            "frames": frames, "calls": calls[0], "wrapped": wrapped[0]}
+            "frames": frames, "calls": calls[0], "wrapped": wrapped[0], "stopped": stopped}
 
 
 def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[str]:
@@ -400,6 +464,11 @@ def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[st
     for key in ("eager", "ids"):
         ids = got[key]
         label = "without a compiler" if key == "eager" else "with the compiler"
+        if key == "ids" and got.get("stopped"):
+            return [f"the decode step compiled {got['frames']} graphs in its first {got['calls']} steps (with static "
+                    "shapes), expected 1 for the whole generation: something the step depends on changes every token. "
+                    "Pass the position as a tensor that you update (a Python int is a constant to Dynamo: every new "
+                    "value is a new graph), and preallocate one StaticKVCache for prompt + new tokens so no shape changes."]
         if ids is None or len(ids) != n:
             return [f"generate_static ({label}) should return the {n} new token ids as a list of ints; it returned "
                     f"{'something else' if ids is None else f'{len(ids)} ids'}."]
@@ -466,12 +535,13 @@ def probe_int8_weights(learner: Learner, case: WeightCase) -> dict:
         return {"pair": False}
     q, s = out
     info: dict = {"pair": True, "q_dtype": str(getattr(q, "dtype", type(q).__name__)),
-                  "q_shape": list(getattr(q, "shape", [])), "s_shape": list(getattr(s, "shape", []))}
+                  "q_shape": list(getattr(q, "shape", [])), "s_shape": list(getattr(s, "shape", [])),
+                  "s_dtype": str(getattr(s, "dtype", type(s).__name__))}
     if not (isinstance(q, torch.Tensor) and isinstance(s, torch.Tensor)):
         return info
     with refusing("07.int8_weights", package_versions(*INT8)):
-        y = learner.call("int8_linear", x, q, s)
-    info.update(q=q, s=s, w=w, x=x, y=y if isinstance(y, torch.Tensor) else None)
+        y = attempt(learner, "int8_linear", x, q, s)
+    info.update(q=q, s=s, w=w, x=x, y=y if isinstance(y, torch.Tensor) else None, y_raised=raised(y))
     return info
 
 
@@ -486,18 +556,23 @@ def int8_weights_problems(got: dict, case: WeightCase, reveal: bool) -> list[str
         return [f"scales should hold one value per output channel (row): shape [{out}], got {got['s_shape']}. "
                 + ("One scale for the whole tensor lets one outlier row flatten every other row's resolution."
                    if got["s_shape"] in ([], [1]) else "")]
+    if got["s_dtype"] != f"torch.{case.dtype}":
+        return [f"on {case.about}, the scales are {got['s_dtype']}: return them in the weight's dtype (torch.{case.dtype}), "
+                "cast back after computing in float32."]
     w, q, s = got["w"].float(), got["q"], got["s"].float().reshape(-1)
     want_s = (w.abs().amax(dim=1) / 127.0)
     nonzero = want_s > 0
-    if not torch.allclose(s[nonzero], want_s[nonzero], rtol=1e-2, atol=0):
-        bad = int((~torch.isclose(s[nonzero], want_s[nonzero], rtol=1e-2)).nonzero()[0])
+    rtol = max(1e-5, 0.51 * torch.finfo(getattr(torch, case.dtype)).eps)   # the scale rounded once to the weight's dtype
+    if not torch.allclose(s[nonzero], want_s[nonzero], rtol=rtol, atol=0):
+        bad = int((~torch.isclose(s[nonzero], want_s[nonzero], rtol=rtol)).nonzero()[0])
         ratio = float(s[nonzero][bad] / want_s[nonzero][bad])
         hint = ("the scales look like one per tensor: compute max |w| per row (amax over dim=1)"
                 if s.numel() > 1 and s.unique().numel() == 1 else
                 f"scale = max |w| of the row / 127 (symmetric int8 uses -127..127); yours is {ratio:.3g}× that")
         return [f"on {case.about}, the scale of row {bad} is off: {hint}."]
-    if int(q.abs().max()) > 127:
-        return [f"on {case.about}, the int8 weight holds -128: clamp to -127..127 so the range is symmetric."]
+    if bool((q == -128).any()):
+        return [f"on {case.about}, the int8 weight holds -128: clamp to -127..127 before casting (a value of 128 wraps "
+                "round to -128 in int8), so the range is symmetric."]
     deq = q.float() * s[:, None]
     err = (deq - w).abs()
     half = 0.5 if case.dtype == "float32" else 0.8   # bf16/fp16 inputs: the weight itself is rounded already
@@ -507,6 +582,9 @@ def int8_weights_problems(got: dict, case: WeightCase, reveal: bool) -> list[str
                 "round to the nearest integer (torch.round) before casting; .to(torch.int8) alone truncates."]
     y = got.get("y")
     ref = (got["x"].float() @ deq.T)
+    if got.get("y_raised"):
+        return [f"on {case.about}, int8_linear(x, q, scales) raised {got['y_raised']}: compute x @ qᵀ in x's dtype, then "
+                "scale each output column by its row's scale."]
     if y is None or list(y.shape) != list(ref.shape):
         return [f"int8_linear(x, q, scales) should return x @ Wᵀ with shape {list(ref.shape)}; got "
                 f"{None if y is None else list(y.shape)}."]
@@ -522,7 +600,8 @@ def int8_weights_problems(got: dict, case: WeightCase, reveal: bool) -> list[str
 
 @register("07.int8_weights", points=2, exercise="E", title="per-channel int8 weights and the matmul that dequantizes",
           cases=[WeightCase("a 64×48 weight", 64, 48, seed=1),
-                 WeightCase("a 32×40 weight with one outlier row", 32, 40, seed=2, outlier_rows=(5,))])
+                 WeightCase("a 32×40 weight with one outlier row", 32, 40, seed=2, outlier_rows=(5,)),
+                 WeightCase("a bf16 24×16 weight", 24, 16, seed=3, dtype="bfloat16")])
 def _int8_weights(ctx: Context, cases: list[WeightCase]) -> str:
     for case in cases:
         fail_if(int8_weights_problems(ctx.probe(probe_int8_weights, case), case, ctx.reveal))
@@ -567,13 +646,16 @@ def probe_int8_model(learner: Learner, case: QuantModelCase) -> dict:
         left = sum(isinstance(m, nn.Linear) for m in q.modules())
         with torch.no_grad(), learner.running("quantize_model"):
             got = q(x).float()
-    return {"linears": linears, "left": left,
+    return {"linears": linears, "left": left, "returned": type(returned).__name__,
             "rel_to_reference": float((got - want).norm() / want.norm().clamp(min=1e-12)),
             "rel_to_full": float((got - full).norm() / full.norm().clamp(min=1e-12)),
             "int8_buffers": sum(t.dtype == torch.int8 for t in q.state_dict().values())}
 
 
 def int8_model_problems(got: dict, case: QuantModelCase) -> list[str]:
+    if got["returned"] == "NoneType":
+        return ["quantize_model returned None: return the model (changed in place) so it can be used as "
+                "`quantized = quantize_model(model)`."]
     if got["left"]:
         return [f"on {case.about}, {got['left']} of {got['linears']} nn.Linear layers are still there after quantize_model: "
                 "walk every module (model.named_modules(), nested ones too) and replace each nn.Linear on its parent "
@@ -611,12 +693,15 @@ PERCENTILE_KEYS = ("ttft_ms", "tpot_ms", "itl_ms")
 
 
 def probe_percentiles(learner: Learner, cases: list[RunsCase]) -> list:
-    return [learner.call("run_percentiles", [(s, list(t)) for s, t in c.runs]) for c in cases]
+    return [attempt(learner, "run_percentiles", [(s, list(t)) for s, t in c.runs]) for c in cases]
 
 
 def percentile_problems(got: list, cases: list[RunsCase], reveal: bool) -> list[str]:
     for answer, case in zip(got, cases):
         want = case.want
+        if raised(answer):
+            return [f"on {case.about}, run_percentiles raised {raised(answer)}: TTFT is one number per run, TPOT one per "
+                    "run of two tokens or more (leave out runs of one token: they have no gap), ITL every gap pooled."]
         if not isinstance(answer, dict) or not all(isinstance(answer.get(k), dict) for k in PERCENTILE_KEYS):
             return ["run_percentiles should return {'ttft_ms': {'p50', 'p95', 'p99'}, 'tpot_ms': {...}, 'itl_ms': {...}}."]
         for key in PERCENTILE_KEYS:
@@ -653,7 +738,12 @@ def _stream(start: float, first_ms: float, gaps_ms: list[float]) -> tuple:
                                                            _stream(4.0, 41, [5, 5, 5, 7])),
                           {"ttft_ms": {"p50": 41.0, "p95": 44.4, "p99": 44.88},
                            "tpot_ms": {"p50": 5.25, "p95": 10.1, "p99": 11.02},
-                           "itl_ms": {"p50": 5.0, "p95": 8.15, "p99": 25.63}})])
+                           "itl_ms": {"p50": 5.0, "p95": 8.15, "p99": 25.63}}),
+                 RunsCase("three runs, one of a single token", (_stream(0.0, 20, [4, 6]), _stream(1.0, 25, []),
+                                                                _stream(2.0, 22, [5, 5, 8])),
+                          {"ttft_ms": {"p50": 22.0, "p95": 24.7, "p99": 24.94},
+                           "tpot_ms": {"p50": 5.5, "p95": 5.95, "p99": 5.99},
+                           "itl_ms": {"p50": 5.0, "p95": 7.6, "p99": 7.92}})])
 def _percentiles(ctx: Context, cases: list[RunsCase]) -> str:
     fail_if(percentile_problems(ctx.probe(probe_percentiles, cases), cases, ctx.reveal))
     return "percentiles of TTFT, TPOT and ITL right"
@@ -671,15 +761,19 @@ class BandwidthCase:
 
 
 def probe_bandwidth(learner: Learner, cases: list[BandwidthCase]) -> list:
-    return [learner.call("bandwidth_utilisation", copy.deepcopy(c.result), c.copy_bw) for c in cases]
+    return [attempt(learner, "bandwidth_utilisation", copy.deepcopy(c.result), c.copy_bw) for c in cases]
 
 
 def bandwidth_problems(got: list, cases: list[BandwidthCase], reveal: bool) -> list[str]:
     for answer, case in zip(got, cases):
         want = case.want
+        if raised(answer):
+            return [f"on {case.about}, bandwidth_utilisation raised {raised(answer)}: return None when there is no byte "
+                    "count or no finite, positive median TPOT."]
         if want is None:
             if answer is not None:
-                return [f"on {case.about} there is no decode step to measure (one token, or no byte count): return None."]
+                return [f"on {case.about} there is no decode step to measure (one token, no byte count, or a median TPOT that is "
+                        "not a finite positive number): return None."]
             continue
         if not isinstance(answer, dict) or not {"gbps", "utilisation"} <= set(answer):
             return ["bandwidth_utilisation should return {'gbps': …, 'utilisation': …} (or None when there is no TPOT)."]
@@ -688,7 +782,7 @@ def bandwidth_problems(got: list, cases: list[BandwidthCase], reveal: bool) -> l
                           ("utilisation", "achieved bytes per second ÷ the copy bandwidth, a fraction (0.8, not 80)")):
             if not close(answer[key], want[key], rel=1e-6):
                 said = f"{fmt(answer[key])}, expected {want[key]:.6g}" if reveal else fmt(answer[key])
-                return [f"on {case.about}, {key} = {said}: {hint}."]
+                return [f"on {case.about}, {key} = {said}{unit_slip(answer[key], want[key])}: {hint}."]
     return []
 
 
@@ -701,7 +795,8 @@ def _result(bytes_per_step: float | None, tpot_p50: float | None, ttft_p50: floa
 @register("07.bandwidth", points=1, exercise="G", title="memory-bandwidth utilisation of a decode step",
           cases=[BandwidthCase("the 1b model, bf16, on a 3 TB/s device", _result(2.5e9, 1.9e-3), 3.0e12,
                                {"gbps": 2.5e9 / 1.9e-3 / 1e9, "utilisation": 2.5e9 / 1.9e-3 / 3.0e12}),
-                 BandwidthCase("a one-token run", _result(2.5e9, None), 3.0e12, None)])
+                 BandwidthCase("a one-token run", _result(2.5e9, None), 3.0e12, None),
+                 BandwidthCase("a run whose median TPOT is NaN", _result(2.5e9, math.nan), 3.0e12, None)])
 def _bandwidth(ctx: Context, cases: list[BandwidthCase]) -> str:
     fail_if(bandwidth_problems(ctx.probe(probe_bandwidth, cases), cases, ctx.reveal))
     return "achieved bandwidth and utilisation right"

@@ -18,7 +18,8 @@ def _unsorted(rows):
     return rows[3:] + rows[:3]
 
 
-HIDDEN_CALLS = ((torch.ones(2, 2), 1), (torch.ones(2, 2), 1.5), (torch.ones(3, 2), 1), (torch.ones(2, 2, dtype=torch.float16), 1))
+HIDDEN_CALLS = ((torch.ones(2, 2), 1), (torch.ones(2, 2), 1), (torch.ones(2, 2), 1.5), (torch.ones(3, 2), 1),
+                (torch.ones(2, 2, dtype=torch.float16), 1))
 
 
 def dynamo_counts() -> dict:
@@ -40,10 +41,18 @@ CASES = {
         public.KneeCase(tuple(_unsorted(public.synthetic_op_rows(12.0, 0.02, [10**k for k in range(9)]))), 12.0002, 10**6,
                         "rows not in size order"),
         public.KneeCase(tuple(public.synthetic_op_rows(2.0, 3.0, [1, 2, 4, 8, 1024])), 2.006, 1024,
-                        "sizes that are not powers of ten")), (1, 1000, 100000), False),
+                        "sizes that are not powers of ten"),
+        public.KneeCase(tuple(reversed(public.rows_of({2: 4.0, 20: 4.0, 200: 4.0, 2000: 12.0, 20000: 13.0}))), 4.0, 20000,
+                        "rows from the largest size down, asked with another factor, one size exactly at factor × the "
+                        "floor", factor=3.0),
+        public.KneeCase(public.rows_of({5: 7.0, 50: 7.0, 500: 7.0, 5000: 13.0}), 7.0, None,
+                        "rows whose largest time stays within factor × the floor")),
+        (1, 1000, 100000), False),
     "01.per_op": ([*public.PUBLIC_FIT_CASES,
                    public.FitCase(tuple((k, 0.75 * k - 2.0) for k in (3, 1, 7, 5, 9)), 0.75, -2.0,
-                                  "the grader's points (unordered, with a negative intercept)")], False),
+                                  "the grader's points (unordered, with a negative intercept)"),
+                   public.FitCase(((2, 3.0), (3, 8.0), (5, 7.0), (6, 12.0)), 1.7, 0.7,
+                                  "the grader's noisy points (not on one line)")], False),
     "01.capture_table": lambda refs: refs["capture_table"],
     "01.recording_backend": [public.BreakCase(inputs.three_graphs, torch.linspace(-1, 1, 7), 3,
                                               "a function with two graph breaks")],

@@ -58,13 +58,16 @@ FOLD_MODELS = (
     ("a graph of one batch norm and no conv", inputs.HOnlyBN, (2, 3, 4, 4), 1),
     ("the empty graph", inputs.HIdentity, (3,), 0),
     ("a model with a batch norm that keeps no running statistics (it normalizes with each batch's own), then a "
-     "foldable pair", inputs.HBatchStats, (3, 2, 9, 9), 1),
+     "foldable pair", inputs.HBatchStats, (3, 2, 9, 9), 1, public.BATCH_STATS_HINT),
+    ("a model with a batch norm left in training mode, then a foldable pair", inputs.HStaysTraining, (3, 3, 8, 8), 1,
+     public.TRAINING_HINT),
 )
 
 
 def fold_cases() -> list[public.FoldCase]:
-    cases = [public.fold_case(about, public.randomize_bn(public.built(50 + i, cls), 60 + i), randn(70 + i, shape), bn_left)
-             for i, (about, cls, shape, bn_left) in enumerate(FOLD_MODELS)]
+    cases = [public.fold_case(about, public.randomize_bn(public.built(50 + i, cls), 60 + i), randn(70 + i, shape), bn_left,
+                              *hint)
+             for i, (about, cls, shape, bn_left, *hint) in enumerate(FOLD_MODELS)]
     tiny = public.small_variances(public.randomize_bn(public.built(57, inputs.HSmallVar), 67), eps=3e-3, seed=77)
     cases.append(public.fold_case("the grader's second CNN, with eps=0.003 and running variances of that order", tiny,
                                   randn(78, (2, 3, 7, 7)), 0))
@@ -168,8 +171,8 @@ def pipeline_cases() -> list[public.PipelineCase]:
     model = public.randomize_bn(public.built(110, inputs.HPipe), 111)
     ins = randn(112, (2, 2, 6, 6))
     large, large_ins = public.randomize_bn(public.built(110, inputs.HPipe), 111), tuple(t * 3e3 for t in randn(113, (2, 2, 6, 6)))
-    ok = (public.IdentityPass(), public.NoRecompile(), public.RebuildWithoutDeadCode(), public.DoubleWeightsInPlace(),
-          public.ScaleOutput(1 + 1e-7, "tiny_rounding"))
+    ok = (public.IdentityPass(), public.Sleeps(0.04, "slow_identity"), public.NoRecompile(), public.RebuildWithoutDeadCode(),
+          public.DoubleWeightsInPlace(), public.ScaleOutput(1 + 1e-7, "tiny_rounding"))
     return [public.PipelineCase("the grader's CNN (three ReLU spellings, two foldable pairs, a dead chain of modules, "
                                 "constants from a parameter)", model, ins, HPIPE_MATCHES, ok, refused_pipelines(model, ins)),
             public.PipelineCase("the grader's CNN on inputs near 3·10³ (a pass that rounds by 3e-5 of the output keeps it)",

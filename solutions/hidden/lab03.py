@@ -131,6 +131,8 @@ def traffic_cases(refs: dict) -> list:
                    reference_traffic),
         bytes_case("a graph with a matmul and a parameter read twice", seeded(inputs.HMatmul, 113),
                    tensors(113, (4, 5), (4, 5)), reference_traffic),
+        bytes_case("a graph where one node reads the same input twice", inputs.squares_sum,
+                   tensors(114, (6, 9), (6, 9)), reference_traffic),
     ]
 
 
@@ -166,11 +168,15 @@ def fuse_cases(refs: dict) -> list:
 
 def kernel_cases(refs: dict) -> tuple:
     cube, long, over, wide, empty = tensors(130, (3, 5, 7), (65537,), (2049,), (31, 9), (4, 0, 3))
+    sliced, row, image = tensors(131, (30, 41), (17, 9, 5), (3, 4, 6, 5))
     return ([public.KernelCase("the grader's 3-D fp32 tensor", cube, 1024),
              public.KernelCase("the grader's long fp16 vector with a small block", long.half(), 64),
              public.KernelCase("the grader's vector one element longer than the block", over, 2048),
              public.KernelCase("the grader's transposed bf16 matrix", (wide * 3).bfloat16().t(), 256),
-             public.KernelCase("the grader's tensor with a zero-size dimension", empty, 1024)], 6)
+             public.KernelCase("the grader's tensor with a zero-size dimension", empty, 1024),
+             public.KernelCase("the grader's strided fp16 view (every other column)", sliced.half(), 128, "sliced"),
+             public.KernelCase("the grader's expanded tensor (stride 0)", row, 64, "expanded"),
+             public.KernelCase("the grader's channels-last fp16 tensor", image.half(), 256, "channels_last")], 6)
 
 
 def codegen_cases(refs: dict) -> list:
@@ -180,6 +186,8 @@ def codegen_cases(refs: dict) -> list:
                            tensors(141, (7, 9), (7, 9), (9,)), True),
         public.CodegenCase("a chain of modules-turned-functions on fp16", inputs.gelu_sigmoid_tanh,
                            tensors(142, (1025,), dtype=torch.float16), True),
+        public.CodegenCase("a chain with numbers on the left of a subtraction and a division, on fp16",
+                           inputs.numbers_first, tensors(144, (33, 7), (33, 7), dtype=torch.float16), True),
         public.CodegenCase("a chain with gelu's tanh approximation (codegen may decline)", inputs.gelu_tanh_approx,
                            tensors(143, (64,)), False),
     ]
@@ -199,6 +207,10 @@ def peak_cases(refs: dict) -> list:
         bytes_case("a graph with in-place ops on an intermediate and on an input", seeded(inputs.HInplace, 162),
                    tensors(162, (10, 5), (10, 5)), reference_peak),
         bytes_case("a graph with matmuls", seeded(inputs.HMatmul, 163), tensors(163, (4, 5), (4, 5)), reference_peak),
+        bytes_case("a graph whose intermediate is read through a detach and a view of a view", inputs.alias_reduce,
+                   tensors(164, (12, 10)), reference_peak),
+        bytes_case("a graph with two outputs, one of them a view", inputs.view_outputs, tensors(165, (6, 7)),
+                   reference_peak),
     ]
 
 
@@ -207,6 +219,52 @@ def pitfall_cases(refs: dict) -> list:
     return [public.PitfallCase(seeded(inputs.HResidual, 170, train=True), x, inputs.h_mutate, (y0, y1), x16.half(),
                                (257, 1000, 1999))]
 
+
+
+# ================================================================ part 8: linear + bias + GELU
+def linear_cases(refs: dict) -> tuple:
+    x1, w1, b1 = public.linear_inputs(210, 33, 17, 65, torch.float16)
+    x2, w2, b2 = public.linear_inputs(211, 2, 130, 31, torch.bfloat16)
+    x3, w3, b3 = public.linear_inputs(212, 21, 50, 18, torch.float32)
+    x4, w4, b4 = public.linear_inputs(213, 6, 24, 2 * 19, torch.float16)
+    x5, w5, b5 = public.linear_inputs(214, 8, 5, 40, torch.float32)
+    cases = [public.LinearCase("the grader's fp16 shapes (no size a multiple of a block)", x1, w1, b1),
+             public.LinearCase("the grader's bf16 pair of rows with a long K", x2, w2, b2),
+             public.LinearCase("the grader's transposed x (strides (1, M))", x3.t().contiguous().t(), w3, b3,
+                               strided=True),
+             public.LinearCase("the grader's weight made of every other row of a larger one", x4, w4[::2], b4[::2].contiguous(),
+                               strided=True),
+             public.LinearCase("the grader's K smaller than any block", x5, w5, b5),
+             public.LinearCase("the grader's epilogue-only case (x all zeros, a wide range of biases)",
+                               torch.zeros(3, 32), torch.randn(70, 32), torch.linspace(-6, 6, 70), epilogue=True)]
+    wrong = [(torch.zeros(3, 7), torch.zeros(5, 8), torch.zeros(5)), (torch.zeros(3, 7), torch.zeros(5, 7),
+                                                                       torch.zeros(4)),
+             (torch.zeros(2, 3, 7), torch.zeros(5, 7), torch.zeros(5))]
+    return cases, wrong, ["the grader's x and w with different K", "the grader's bias of the wrong length",
+                          "the grader's 3-D x"]
+
+
+HIDDEN_CONFIGS = [
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "num_warps": 4, "num_stages": 5},
+    {"BLOCK_M": 256, "BLOCK_N": 64, "BLOCK_K": 64, "num_warps": 8, "num_stages": 4},
+    {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 128, "num_warps": 2, "num_stages": 2},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 128, "num_warps": 8, "num_stages": 3},
+    {"BLOCK_M": 16, "BLOCK_N": 256, "BLOCK_K": 64, "num_warps": 4, "num_stages": 6},
+]
+
+
+def smem_cases(refs: dict) -> list:
+    exact = public.reference_smem_bytes(128, 64, 128, 3, 2)
+    return [public.SmemCase("the grader's configs in fp32 with an A100's limit", HIDDEN_CONFIGS, 4, 166_912),
+            public.SmemCase("the grader's configs in bf16 with a limit one config needs exactly", HIDDEN_CONFIGS, 2,
+                            exact),
+            public.SmemCase("the grader's configs in fp8 with a small limit", HIDDEN_CONFIGS, 1, 49_152)]
+
+
+def roofline_cases(refs: dict) -> list:
+    return [public.RooflineCase("the grader's decode step with A100 peaks", (2, 11008, 4096), 2, 312e12, 2.0e12),
+            public.RooflineCase("the grader's prefill in fp8", (2048, 4096, 11008), 1, 1979e12, 3.35e12),
+            public.RooflineCase("the grader's tiny fp32 matmul with made-up peaks", (7, 9, 5), 4, 1e12, 1e11)]
 
 CASES = {
     "03.traffic": traffic_cases,
@@ -217,4 +275,7 @@ CASES = {
     "03.backend": backend_cases,
     "03.peak_memory": peak_cases,
     "03.pitfalls": pitfall_cases,
+    "03.linear_gelu": linear_cases,
+    "03.smem": smem_cases,
+    "03.linear_roofline": roofline_cases,
 }

@@ -93,6 +93,8 @@ CASES = {
     "04.crossover": ([public.CrossoverCase((0.5, 0.7, 1.2, 1.5), (1, 2, 4, 16), 4, "rows given largest batch first", True),
                       public.CrossoverCase((1.0, 1.2, 1.3), (1, 2, 3), 2, "a speedup of exactly 1.0 (not faster)", True),
                       public.CrossoverCase((0.9,), (7,), None, "a single row where compiled is slower", True),
+                      public.CrossoverCase((1.2, 0.9, 1.1, 1.3), (1, 4, 16, 64), 16,
+                                           "compiled faster at the smallest batch, slower at a larger one", True),
                       public.CrossoverCase((2.0,), (7,), 7, "a single row where compiled is faster", True),
                       public.CrossoverCase((), (), None, "no rows at all", True)],
                      public.SweepCase(batches=(3, 5), d=16)),

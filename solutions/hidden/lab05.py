@@ -3,7 +3,8 @@
 Never released. Cases only: the checks are the public ones, run with probes in the submission's kernel and
 messages that reveal nothing. Each distributed exercise is launched again on configurations the notebook never
 saw: three ranks and another size for the collectives; other widths, depths, batch sizes and a smaller bucket
-cap for DDP; an output size FSDP must pad; other micro-batch counts and a deeper model for the pipeline. The
+cap for DDP (whose blocks log the rows they run on, as FSDP's do); an output size FSDP must pad; other micro-batch
+counts, a deeper model and stage splits that leave one or two blocks over for the pipeline. The
 grader's own answers come from its reference implementations here: the stage split (`split_truth`, for the
 split cases and for how many blocks each pipeline stage must run) and the calculator (`plan_truth`, on other
 models). DISTRIBUTED.md is re-read from the folder the notebook wrote.
@@ -14,13 +15,14 @@ from __future__ import annotations
 from helpers.checks import lab05 as public
 
 COLLECTIVES = public.RunCase("the grader's run (another number of ranks and elements)", 3, {"n": 7})
-DDP_CFG = {"d_in": 20, "d": 40, "blocks": 5, "d_out": 3, "batch": 10, "seed": 11, "bucket_cap_mb": 0.02}
-FSDP_CFG = {"d_in": 18, "d": 36, "blocks": 2, "d_out": 5, "batch": 8, "seed": 13, "lr": 0.2, "steps": 3}
+DDP_CFG = {"d_in": 20, "d": 40, "blocks": 5, "d_out": 3, "batch": 10, "seed": 11, "bucket_cap_mb": 0.02, **public.LOG_ROWS}
+FSDP_CFG = {"d_in": 18, "d": 36, "blocks": 2, "d_out": 5, "batch": 8, "seed": 13, "lr": 0.2, "steps": 3, **public.LOG_ROWS}
 TP_CFG = {"d_in": 16, "d": 40, "blocks": 3, "d_out": 4, "batch": 6, "seed": 17}
 PP_CFG = {"d_in": 12, "d": 24, "blocks": 6, "d_out": 4, "batch": 8, "seed": 19, "cost_ms": 12.0, "microbatches": [2, 4],
           "steps": 1}
 BUBBLE_PAIRS = ((3, 5), (4, 12), (6, 1), (2, 9))
-SPLIT_CASES = ((5, 3), (4, 4), (7, 2), (3, 1))        # (blocks, stages): uneven, one block each, odd, one stage
+# (blocks, stages): uneven, one block each, odd, one stage, and two with 2 blocks left over (3+2+2, 3+3+2+2)
+SPLIT_CASES = ((5, 3), (4, 4), (7, 2), (3, 1), (7, 3), (10, 4))
 
 
 def split_truth(blocks: int, stages: int) -> list[list[str]]:

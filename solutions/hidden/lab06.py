@@ -18,7 +18,8 @@ from helpers.checks import lab06 as public
 DUMPS = Path(__file__).resolve().parent / "dumps"
 GPT = public.GPTCase("the grader's MiniGPT (2 layers, other sizes)", seed=61, n_layers=2, d_model=48, n_heads=3, vocab=131,
                      batch=3, seq=10)
-BREAKS = [("a step with two prints", inputs.two_breaks, (5, 6)), ("a step of two matmuls without a break", inputs.no_break_two_matmuls, (3, 7))]
+BREAKS = [("a step with two prints", inputs.two_breaks, (5, 6)), ("a step of two matmuls without a break", inputs.no_break_two_matmuls, (3, 7)),
+          ("two prints after a piece that needs no gradient", inputs.frozen_head_two_breaks, (4, 6))]
 HIDDEN_GUARDS = [("eval then train, twice", inputs.BranchOnTraining, inputs.eval_then_train_twice),
                  ("a Linear flipped to eval", inputs.make_plain_linear, inputs.linear_mode_flips),
                  ("a float64 input", inputs.make_square, inputs.new_dtype),

@@ -106,6 +106,7 @@ CASES = {
         public.BudgetCase("Llama-2-7B on exactly its weights' memory", SEVEN_B, 100, 13_476_839_424, 13_476_839_424),
         public.BudgetCase("the small model's weights on a device too small for them", SMALL, 256, 10**8, 2 * 10**8),
         public.BudgetCase("an MQA model with plenty of room", MQA, 1000, 10**9, 10**6),
+        public.BudgetCase("Llama-2-7B in fp16 on an 80 GB GPU, 2048 tokens", SEVEN_B, 2048, 80 * public.GB, 13_476_839_424),
         public.BudgetCase("room for exactly three caches", TINY, 500,
                           10**6 + 3 * public.kv_cache_bytes(TINY, 500, 1, 2), 10**6),
     ], budget_truth),

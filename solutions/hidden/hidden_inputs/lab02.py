@@ -140,6 +140,25 @@ class HBatchStats(nn.Module):
         return self.b2(self.c2(self.b1(self.c1(x))))
 
 
+class HStaysTraining(nn.Module):
+    """A strided conv into a batch norm that eval() leaves in training mode, a ReLU, then a foldable pair."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 4, 3, stride=2)
+        self.b1 = nn.BatchNorm2d(4)
+        self.c2 = nn.Conv2d(4, 4, 1)
+        self.b2 = nn.BatchNorm2d(4)
+
+    def train(self, mode=True):
+        super().train(mode)
+        self.b1.train(True)
+        return self
+
+    def forward(self, x):
+        return self.b2(self.c2(F.relu(self.b1(self.c1(x)))))
+
+
 class HSquares(nn.Module):
     """In bfloat16: a depthwise conv, x * x and a sum of a tensor with itself (one input node read twice each)."""
 

@@ -122,3 +122,25 @@ def gelu_sigmoid_tanh(x):
 def gelu_tanh_approx(x):
     """gelu's tanh approximation: codegen may decline it."""
     return F.gelu(x * 2, approximate="tanh") + 1
+
+
+def squares_sum(x, y):
+    """Each input read twice by one node (x * x, y * y): it is read once."""
+    return torch.tanh(x * x) + y * y
+
+
+def numbers_first(x, y):
+    """Numbers on the left of a subtraction and a division."""
+    return (1 - x) * (2.0 / (y.abs() + 1))
+
+
+def alias_reduce(x):
+    """An intermediate read through a detach and through a view of a view, by reductions."""
+    h = x.tanh()
+    return h.detach().sum() + h.unsqueeze(0).transpose(1, 2).mean()
+
+
+def view_outputs(x):
+    """Two outputs, one of them a view of an intermediate."""
+    a = x.abs()
+    return a.flatten(), a.sigmoid() * 3

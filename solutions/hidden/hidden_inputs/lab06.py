@@ -13,6 +13,15 @@ def two_breaks(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     return torch.cos(h) @ w
 
 
+def frozen_head_two_breaks(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """Three forward graphs, two backward ones: the first piece needs no gradient (x does not require one)."""
+    h = torch.cos(x) + 1
+    print("", end="")
+    h = h @ w
+    print("", end="")
+    return torch.sigmoid(h)
+
+
 def no_break_two_matmuls(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     return torch.sigmoid(x @ w) @ w.t()
 

@@ -1,0 +1,75 @@
+"""The checks against the corpus of wrong answers (tests/wrong_answers/): a mutation score per lab.
+
+For every lab: the hidden checks catch at least 90% of the wrong answers and the public checks at least 75%;
+every catch says the cause in words (the `says` of the wrong answer, never a raw exception or "not written yet");
+and every right answer written another way keeps full marks. `make test` prints the table at the end.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+
+import pytest
+
+from tests import wrong_answers as wa
+
+HIDDEN_RATE, PUBLIC_RATE = 0.90, 0.75
+LABS = [lab for lab in wa.LABS if importlib.util.find_spec(f"tests.wrong_answers.lab{lab}")]
+
+
+@functools.lru_cache(maxsize=None)
+def bench(lab: str) -> wa.Workbench:
+    return wa.Workbench(lab)
+
+
+@functools.lru_cache(maxsize=None)
+def verdicts(lab: str) -> tuple[wa.Verdict, ...]:
+    return tuple(wa.judge(bench(lab), w) for w in wa.corpus(lab).WRONG)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_corpus_is_well_formed(lab):
+    from helpers import checks
+
+    module = wa.corpus(lab)
+    names = {s.name for s in checks.load_lab(lab)}
+    assert module.WRONG, "a lab's corpus holds wrong answers"
+    for w in module.WRONG:
+        assert w.check in names, f"{w.check} is not one of Lab {lab}'s checks"
+        assert len(w.why) >= 15 and w.says, f"{w.name}: say why it is wrong and what the message must say"
+    assert len({w.name for w in module.WRONG}) == len(module.WRONG), "two wrong answers with the same reason"
+    covered = {w.check for w in module.WRONG}
+    assert covered == names, f"exercises without wrong answers: {sorted(names - covered)}"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_checks_catch_the_corpus(lab):
+    found = verdicts(lab)
+    wa.RESULTS[lab] = wa.rates(list(found))
+    n = len(found)
+    public = sum(v.caught_public for v in found) / n
+    hidden = sum(v.caught_hidden for v in found) / n
+    missed = [f"{v.wrong.name} [public {'caught' if v.caught_public else 'MISSED'}, hidden "
+              f"{'caught' if v.caught_hidden else 'MISSED'}]" for v in found if not (v.caught_public and v.caught_hidden)]
+    assert hidden >= HIDDEN_RATE and public >= PUBLIC_RATE, (
+        f"Lab {lab}: public {public:.0%}, hidden {hidden:.0%} of {n}; let through:\n  " + "\n  ".join(missed))
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_every_catch_names_the_cause(lab):
+    bad = [f"{v.wrong.name}:\n    " + "\n    ".join(v.problems) for v in verdicts(lab) if v.problems]
+    assert not bad, "messages that do not say what is wrong:\n  " + "\n  ".join(bad)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_right_answers_written_another_way_keep_full_marks(lab):
+    b = bench(lab)
+    failures = []
+    for r in getattr(wa.corpus(lab), "RIGHT", []):
+        ns = b.namespace(r.edits, r.fresh)
+        for name in r.checks:
+            for result in (b.public(ns, name), b.hidden(ns, name)):
+                if not result.passed:
+                    failures.append(f"{r.why}: {result.line()}")
+    assert not failures, "\n".join(failures)

@@ -1,0 +1,338 @@
+"""Lab 01's wrong answers (see tests/wrong_answers/__init__.py): one plausible mistake each, and correct answers
+written another way.
+
+CELLS runs the slow measurement cells first (run-6 compiles the chain with Inductor, ~15 s; run-1b and run-1 time
+ops, run-1 last), so that a mistake in a later cell does not run them again. A mistake in a function that no
+measurement read by the checks depends on (the floor and the knee, the fit, the traffic model) is made `late`: the
+exercise cell, with the mistake, runs again after the last cell, as when a learner edits a cell and re-runs only
+it. The mistakes in time_op_sweep re-run the sweep, since the dispatch check also reads its rows (op_rows).
+"""
+
+from helpers import notebooks
+from tests.wrong_answers import ROOT, Edit, Right, Wrong, right, wrong
+
+SOLUTION = ROOT / "solutions" / "01_eager_vs_graph.ipynb"
+CELLS = ["parameters", "setup", "ex-6", "run-6", "ex-1b", "run-1b", "ex-1", "run-1", "ex-2", "ex-3", "ex-3b", "ex-4",
+         "ex-5"]
+# Words the hidden messages must never show: the grader's functions.
+HIDDEN_NAMES = ("three_graphs", "relu_mean")
+SOURCES = {c.id: c.source for c in notebooks.read(SOLUTION).cells if c.cell_type == "code"}
+
+
+def rerun_last(cell: str, *replace: tuple[str, str], source: str | None = None) -> Edit:
+    """The last cell, followed by `cell` with the replacements (or another source): `cell` run again, late."""
+    again = source if source is not None else Edit(cell, tuple(replace)).apply(SOURCES[cell])
+    return Edit(CELLS[-1], source=SOURCES[CELLS[-1]] + "\n\n\n" + again)
+
+
+def late(check: str, why: str, cell: str, *replace: tuple[str, str], says: str, hidden_says: str = "") -> Wrong:
+    """A mistake in `cell`, re-run after the measurement cells (see the module's docstring)."""
+    return Wrong(check, why, (rerun_last(cell, *replace),), says, hidden_says)
+
+
+def late_right(check: str, why: str, cell: str, source: str) -> Right:
+    """A correct answer written another way, for `cell`, re-run after the measurement cells."""
+    return Right((check,), why, (rerun_last(cell, source=source),))
+
+
+def traffic(why: str, *replace: tuple[str, str], says: str) -> Wrong:
+    """A mistake in the traffic model (ex-6), made late."""
+    return late("01.traffic_model", why, "ex-6", *replace, says=says)
+
+
+SWEEP_ROW = 'rows.append({"numel": n, "median_us": t.median_ms * 1e3, "q25_us": t.q25_ms * 1e3, "q75_us": t.q75_ms * 1e3})'
+KNEE = 'next((r["numel"] for r in sorted(rows, key=lambda r: r["numel"]) if r["median_us"] > factor * floor), None)'
+
+WRONG = [
+    # ---------------------------------------------------------------- 1: the fixed cost of one op
+    wrong('01.dispatch', 'the sweep in seconds (median_ms / 1e3)', 'ex-1',
+          (SWEEP_ROW, SWEEP_ROW.replace("* 1e3", "/ 1e3")),
+          says='microseconds'),
+    wrong('01.dispatch', 'the sweep in milliseconds, as bench.measure gives it', 'ex-1',
+          (SWEEP_ROW, SWEEP_ROW.replace(" * 1e3", "")),
+          says='microseconds'),
+    wrong('01.dispatch', 'the sweep in nanoseconds (median_ms × 1e6)', 'ex-1',
+          (SWEEP_ROW, SWEEP_ROW.replace("* 1e3", "* 1e6")),
+          says='microseconds'),
+    wrong('01.dispatch', 'one time.perf_counter timing per size, reported as median and quartiles', 'ex-1',
+          ('        t = bench.measure(op, x, label=f"{n}")\n        ' + SWEEP_ROW,
+           '        start = time.perf_counter()\n        op(x)\n        us = (time.perf_counter() - start) * 1e6\n'
+           '        rows.append({"numel": n, "median_us": us, "q25_us": us, "q75_us": us})'),
+          says='only 1 time'),
+    wrong('01.dispatch', 'every size timed on the same one-element tensor', 'ex-1',
+          ('x = torch.randn(n, device=device)', 'x = torch.randn(1, device=device)'),
+          says='each size'),
+    wrong('01.dispatch', 'times x + 1 instead of the op it is given', 'ex-1',
+          ('bench.measure(op, x,', 'bench.measure(lambda v: v + 1, x,'),
+          says='each size'),
+    late('01.dispatch', 'the floor as the mean of the three smallest sizes', 'ex-1',
+          ('return times[len(times) // 2]', 'return sum(times) / len(times)'),
+          says='median of the three smallest'),
+    late('01.dispatch', "the floor as the smallest size's time", 'ex-1',
+          ('return times[len(times) // 2]', 'return times[0]'),
+          says='median of the three smallest'),
+    late('01.dispatch', 'the floor from the first three rows, whatever their sizes', 'ex-1',
+          ('smallest = sorted(rows, key=lambda r: r["numel"])[:3]', 'smallest = rows[:3]'),
+          says='median of the three smallest'),
+    late('01.dispatch', 'the floor as the median of every row', 'ex-1',
+          ('smallest = sorted(rows, key=lambda r: r["numel"])[:3]', 'smallest = sorted(rows, key=lambda r: r["numel"])'),
+          says='median of the three smallest'),
+    late('01.dispatch', 'the knee at a time equal to factor × the floor (>= for >)', 'ex-1',
+          (KNEE, KNEE.replace('r["median_us"] > factor', 'r["median_us"] >= factor')),
+          says='strictly more'),
+    late('01.dispatch', 'the knee with factor 2 whatever factor it is given', 'ex-1',
+          (KNEE, KNEE.replace("factor * floor", "2 * floor")),
+          says='with the factor it is given'),
+    late('01.dispatch', 'the knee as a row index, not a size', 'ex-1',
+          (KNEE, 'next((i for i, r in enumerate(sorted(rows, key=lambda r: r["numel"])) if r["median_us"] > factor * floor), None)'),
+          says='first_size_beyond_overhead'),
+    late('01.dispatch', 'the largest size when no size is beyond the overhead, not None', 'ex-1',
+          (KNEE, KNEE.replace(", None)", ', max(r["numel"] for r in rows))')),
+          says='None when no size is'),
+    late('01.dispatch', "the knee against the first row's time, not the floor", 'ex-1',
+          ('floor = overhead_floor_us(rows)', 'floor = rows[0]["median_us"]'),
+          says='first_size_beyond_overhead'),
+
+    # ---------------------------------------------------------------- 1: the cost per op in a chain
+    late('01.per_op', 'returns (intercept, slope)', 'ex-1b',
+          ('return slope, my - slope * mx', 'return my - slope * mx, slope'),
+          says='least-squares line'),
+    late('01.per_op', 'the slope through the first and last points', 'ex-1b',
+          ('slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)',
+           'slope = (ys[-1] - ys[0]) / (xs[-1] - xs[0])'),
+          says='least-squares line'),
+    late('01.per_op', 'a line through the origin (no intercept)', 'ex-1b',
+          ('slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)\n    return slope, my - slope * mx',
+           'slope = sum(x * y for x, y in zip(xs, ys)) / sum(x * x for x in xs)\n    return slope, 0.0'),
+          says='least-squares line'),
+    late('01.per_op', 'the mean time over the mean number of ops as the cost per op', 'ex-1b',
+          ('return slope, my - slope * mx', 'return my / mx, 0.0'),
+          says='least-squares line'),
+    late('01.per_op', "the intercept as the first point's time", 'ex-1b',
+          ('return slope, my - slope * mx', 'return slope, ys[0]'),
+          says='least-squares line'),
+    late('01.per_op', 'divides by the spread of the times instead of the spread of the op counts', 'ex-1b',
+          ('/ sum((x - mx) ** 2 for x in xs)', '/ sum((y - my) ** 2 for y in ys)'),
+          says='least-squares line'),
+
+    # ---------------------------------------------------------------- 2: the capture table
+    wrong('01.capture_table', 'jit.trace said to keep the branch', 'ex-2',
+          ('"torch.jit.trace": {"control_flow": "baked"', '"torch.jit.trace": {"control_flow": "kept"'),
+          says='not what its experiment in part 2 printed'),
+    wrong('01.capture_table', 'torch.compile said to keep the branch in one graph', 'ex-2',
+          ('"torch.compile": {"control_flow": "graph break"', '"torch.compile": {"control_flow": "kept"'),
+          says='not what its experiment in part 2 printed'),
+    wrong('01.capture_table', 'torch.export said to follow a new length without a Dim', 'ex-2',
+          ('"dynamic_shapes": "specialized"', '"dynamic_shapes": "dynamic"'),
+          says='not what its experiment in part 2 printed'),
+    wrong('01.capture_table', "fx said to be serialisable (a GraphModule pickles, but only with its Python classes)", 'ex-2',
+          ('"python_coverage": "no data-dependent control flow", "serialisable": False', '"python_coverage": "no data-dependent control flow", "serialisable": True'),
+          says='not what its experiment in part 2 printed'),
+    wrong('01.capture_table', "torch.compile said to be serialisable", 'ex-2',
+          ('"python_coverage": "any (falls back to Python)", "serialisable": False', '"python_coverage": "any (falls back to Python)", "serialisable": True'),
+          says='not what its experiment in part 2 printed'),
+    wrong('01.capture_table', 'jit.script said to bake the length in', 'ex-2',
+          ('"torch.jit.script": {"control_flow": "kept", "dynamic_shapes": "dynamic"', '"torch.jit.script": {"control_flow": "kept", "dynamic_shapes": "baked"'),
+          says='not what its experiment in part 2 printed'),
+    wrong('01.capture_table', 'fx said to bake the length in (its trace fails on len())', 'ex-2',
+          ('"dynamic_shapes": "error"', '"dynamic_shapes": "baked"'),
+          says='not what its experiment in part 2 printed'),
+    wrong('01.capture_table', 'a value spelled another way than the allowed words', 'ex-2',
+          ('"control_flow": "graph break"', '"control_flow": "graph-break"'),
+          says='use one of'),
+    wrong('01.capture_table', 'booleans written as text', 'ex-2',
+          ('"python_coverage": "tensor ops only", "serialisable": True', '"python_coverage": "tensor ops only", "serialisable": "yes"'),
+          says='use one of'),
+    wrong('01.capture_table', "jit.trace's and jit.script's Python coverage swapped", 'ex-2',
+          ('"python_coverage": "tensor ops only"', '"python_coverage": "TYPED"'),
+          ('"python_coverage": "typed subset"', '"python_coverage": "tensor ops only"'),
+          ('"python_coverage": "TYPED"', '"python_coverage": "typed subset"'),
+          says='documented to accept'),
+    wrong('01.capture_table', 'a method left out of the table', 'ex-2',
+          ('    "torch.export": {"control_flow": "torch.cond", "dynamic_shapes": "specialized",\n                     "python_coverage": "one graph only", "serialisable": True},\n', ''),
+          says='lacks torch.export'),
+
+    # ---------------------------------------------------------------- 3: a recording backend
+    wrong('01.recording_backend', 'the backend returns nothing', 'ex-3',
+          ('        return gm.forward', '        pass'),
+          says='return something that runs the graph'),
+    wrong('01.recording_backend', 'records the example inputs instead of the graphs', 'ex-3',
+          ('graphs.append(gm)', 'graphs.append(example_inputs)'),
+          says='GraphModules'),
+    wrong('01.recording_backend', 'records the Graph, not the GraphModule', 'ex-3',
+          ('graphs.append(gm)', 'graphs.append(gm.graph)'),
+          says='GraphModules'),
+    wrong('01.recording_backend', 'the backend fills a list of its own, not the one returned', 'ex-3',
+          ('graphs.append(gm)', 'graphs = [gm]  # noqa: F841'),
+          says='GraphModules'),
+    wrong('01.recording_backend', 'count_graphs compiles but never calls the compiled function', 'ex-3',
+          ('torch.compile(fn, backend=backend)(*args)', 'torch.compile(fn, backend=backend)'),
+          says='count_graphs'),
+    wrong('01.recording_backend', 'count_graphs counts the breaks, not the graphs', 'ex-3',
+          ('    return len(graphs)\n', '    return len(graphs) - 1\n'),
+          says='count_graphs'),
+    wrong('01.recording_backend', 'count_graphs passes its arguments as one tuple', 'ex-3',
+          ('torch.compile(fn, backend=backend)(*args)', 'torch.compile(fn, backend=backend)(args)'),
+          says='count_graphs. raised'),
+
+    # ---------------------------------------------------------------- 3: the functions without breaks
+    wrong('01.no_breaks', 'no_print keeps the print', 'ex-3b',
+          ('    return x.sin().cos()', '    y = x.sin()\n    print("halfway")\n    return y.cos()'),
+          says='fullgraph=True'),
+    wrong('01.no_breaks', 'no_item forgets the + 1', 'ex-3b',
+          ('return x / x.max() + 1', 'return x / x.max()'),
+          says='computes something else than with_item'),
+    wrong('01.no_breaks', 'no_item divides by the largest magnitude, not the maximum', 'ex-3b',
+          ('return x / x.max() + 1', 'return x / x.abs().max() + 1'),
+          says='computes something else than with_item'),
+    wrong('01.no_breaks', 'no_branch keeps the Python if', 'ex-3b',
+          ('return torch.where(y.sum() > 0, y.relu(), -y)', 'return y.relu() if y.sum() > 0 else -y'),
+          says='fullgraph=True'),
+    wrong('01.no_breaks', 'no_branch decides on the sum with .item()', 'ex-3b',
+          ('torch.where(y.sum() > 0,', 'torch.where(y.sum().item() > 0,'),
+          says='fullgraph=True'),
+    wrong('01.no_breaks', 'no_branch tests each element, not the sum', 'ex-3b',
+          ('torch.where(y.sum() > 0,', 'torch.where(y > 0,'),
+          says='computes something else than with_branch'),
+    wrong('01.no_breaks', 'no_branch forgets the relu of the positive branch', 'ex-3b',
+          ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.sum() > 0, y, -y)'),
+          says='computes something else than with_branch on an input with elements of both signs'),
+    wrong('01.no_breaks', "no_branch with torch.where's branches swapped", 'ex-3b',
+          ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.sum() > 0, -y, y.relu())'),
+          says='computes something else than with_branch'),
+
+    # ---------------------------------------------------------------- 4: recompiles
+    wrong('01.recompiles', 'predicts one compile per call', 'ex-4',
+          ('PREDICTED_COMPILES = 4', 'PREDICTED_COMPILES = 6'),
+          says='PREDICTED_COMPILES'),
+    wrong('01.recompiles', 'predicts no recompile for the new dtype', 'ex-4',
+          ('PREDICTED_COMPILES = 4', 'PREDICTED_COMPILES = 3'),
+          says='PREDICTED_COMPILES'),
+    wrong('01.recompiles', 'predicts a recompile for every new size (no automatic dynamic shapes)', 'ex-4',
+          ('PREDICTED_COMPILES = 4', 'PREDICTED_COMPILES = 5'),
+          says='PREDICTED_COMPILES'),
+    wrong('01.recompiles', 'count_compiles without resetting Dynamo', 'ex-4',
+          ('    torch._dynamo.reset()\n    counter = CompileCounter()', '    counter = CompileCounter()'),
+          says='reset Dynamo first'),
+    wrong('01.recompiles', "count_compiles reads the old counters['recompiles'], empty on current torch", 'ex-4',
+          ('    return counter.frame_count', '    return len(torch._dynamo.utils.counters["recompiles"])'),
+          says='CompileCounter'),
+    wrong('01.recompiles', 'count_compiles returns the number of calls', 'ex-4',
+          ('    return counter.frame_count', '    return len(calls)'),
+          says='count_compiles returned'),
+    wrong('01.recompiles', 'compile_dynamic without dynamic=True (automatic dynamic compiles twice)', 'ex-4',
+          ('torch.compile(fn, backend=backend, dynamic=True)', 'torch.compile(fn, backend=backend)'),
+          says='should compile once'),
+    wrong('01.recompiles', 'compile_dynamic with dynamic=False', 'ex-4',
+          ('torch.compile(fn, backend=backend, dynamic=True)', 'torch.compile(fn, backend=backend, dynamic=False)'),
+          says='should compile once'),
+    wrong('01.recompiles', 'compile_dynamic ignores the backend it is given', 'ex-4',
+          ('torch.compile(fn, backend=backend, dynamic=True)', 'torch.compile(fn, backend="eager", dynamic=True)'),
+          says='never reached the backend'),
+
+    # ---------------------------------------------------------------- 5: export
+    wrong('01.export', 'exports without a dynamic dimension', 'ex-5',
+          (', dynamic_shapes={"x": {0: batch}}', ''),
+          says='declared dynamic'),
+    wrong('01.export', 'a Dim without a max', 'ex-5',
+          ('min=1, max=max_batch', 'min=1'),
+          says='max_batch'),
+    wrong('01.export', 'a Dim that stops one above max_batch', 'ex-5',
+          ('max=max_batch)', 'max=max_batch + 1)'),
+          says='accepted a batch above max_batch'),
+    wrong('01.export', 'a Dim that stops one below max_batch (max read as exclusive)', 'ex-5',
+          ('max=max_batch)', 'max=max_batch - 1)'),
+          says='max is inclusive'),
+    wrong('01.export', 'returns the GraphModule of the program, not the ExportedProgram', 'ex-5',
+          ('dynamic_shapes={"x": {0: batch}})', 'dynamic_shapes={"x": {0: batch}}).module()'),
+          says='ExportedProgram'),
+    wrong('01.export', 'save_and_load that never saves and returns the program it was given', 'ex-5',
+          ('    torch.export.save(program, path)\n    return torch.export.load(path)', '    return program'),
+          says='wrote nothing'),
+    wrong('01.export', 'save_and_load saves, then returns the program it was given', 'ex-5',
+          ('    return torch.export.load(path)', '    return program'),
+          says='returned the very program'),
+    wrong('01.export', 'save_and_load loads but forgets to return', 'ex-5',
+          ('    return torch.export.load(path)', '    torch.export.load(path)'),
+          says='returned None'),
+    wrong('01.export', 'torch.save and torch.load instead of torch.export.save and load', 'ex-5',
+          ('    torch.export.save(program, path)\n    return torch.export.load(path)', '    torch.save(program, path)\n    return torch.load(path)'),
+          says='save_and_load. raised.*torch.export.save'),
+
+    # ---------------------------------------------------------------- 6: the traffic model
+    traffic('bytes per element fixed at 4', ('* bytes_per_element', '* 4'), says='does not follow the rule'),
+    traffic('each kernel only reads (no write)', ('kernels * 2 * numel', 'kernels * numel'), says='does not follow the rule'),
+    traffic('fused moves as much as eager', ('kernels = 1 if fused else n_ops', 'kernels = n_ops'), says='fused there is one kernel'),
+    traffic('one kernel too many in eager', ('else n_ops', 'else n_ops + 1'), says='does not follow the rule'),
+    traffic('bits, not bytes', ('* bytes_per_element', '* bytes_per_element * 8'), says='does not follow the rule'),
+    traffic('the speedup upside down (fused over eager)',
+            ('bytes_moved(1, n_ops, fused=False) / bytes_moved(1, n_ops, fused=True)',
+             'bytes_moved(1, n_ops, fused=True) / bytes_moved(1, n_ops, fused=False)'),
+            says="eager's bytes over the fused kernel's"),
+]
+
+RIGHT = [
+    right('01.dispatch', 'the sweep as a list comprehension, the floor with statistics.median, the knee by a loop', 'ex-1',
+          source='''
+import statistics
+
+
+def time_op_sweep(op, sizes):
+    timings = [(n, bench.measure(op, torch.randn(n, device=device))) for n in sizes]
+    return [{"numel": n, "median_us": 1000 * t.median_ms, "q25_us": 1000 * t.q25_ms, "q75_us": 1000 * t.q75_ms}
+            for n, t in timings]
+
+
+def overhead_floor_us(rows):
+    return statistics.median(r["median_us"] for r in sorted(rows, key=lambda r: r["numel"])[:3])
+
+
+def first_size_beyond_overhead(rows, factor=2.0):
+    limit = factor * overhead_floor_us(rows)
+    for r in sorted(rows, key=lambda r: r["numel"]):
+        if r["median_us"] > limit:
+            return r["numel"]
+    return None
+'''),
+    late_right('01.per_op', 'numpy.polyfit', 'ex-1b', source='''
+import numpy as np
+
+
+def fit_per_op_us(rows):
+    slope, intercept = np.polyfit([r["n_ops"] for r in rows], [r["median_us"] for r in rows], 1)
+    return float(slope), float(intercept)
+'''),
+    late_right('01.per_op', 'statistics.linear_regression', 'ex-1b', source='''
+import statistics
+
+
+def fit_per_op_us(rows):
+    line = statistics.linear_regression([float(r["n_ops"]) for r in rows], [float(r["median_us"]) for r in rows])
+    return line.slope, line.intercept
+'''),
+    right('01.recording_backend', 'the backend returns the GraphModule itself (it is callable)', 'ex-3',
+          ('        return gm.forward', '        return gm')),
+    right('01.no_breaks', 'no_branch with torch.cond', 'ex-3b',
+          ('return torch.where(y.sum() > 0, y.relu(), -y)',
+           'return torch.cond(y.sum() > 0, lambda t: t.relu(), lambda t: -t, (y,))')),
+    right('01.recompiles', 'count_compiles with a backend of its own that counts the graphs it receives', 'ex-4',
+          ('    counter = CompileCounter()\n    compiled = torch.compile(fn, backend=counter)\n    for args in calls:\n'
+           '        compiled(*args)\n    return counter.frame_count',
+           '    graphs = []\n    compiled = torch.compile(fn, backend=lambda gm, example: graphs.append(gm) or gm.forward)\n'
+           '    for args in calls:\n        compiled(*args)\n    return len(graphs)')),
+    right('01.export', 'a Dim without a min, dynamic_shapes as a tuple', 'ex-5',
+          ('batch = torch.export.Dim("batch", min=1, max=max_batch)\n    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+           'return torch.export.export(model, (example,), dynamic_shapes=({0: torch.export.Dim("n", max=max_batch)},))')),
+    right('01.export', 'save_and_load through a str path', 'ex-5',
+          ('    torch.export.save(program, path)\n    return torch.export.load(path)',
+           '    torch.export.save(program, str(path))\n    return torch.export.load(str(path))')),
+    late_right('01.traffic_model', 'the model written as reads plus writes, the speedup as a ratio of kernels', 'ex-6', source='''
+def bytes_moved(numel, n_ops, fused, bytes_per_element=4):
+    reads = writes = numel * bytes_per_element
+    return (reads + writes) * (1 if fused else n_ops)
+
+
+def predicted_speedup(n_ops):
+    return bytes_moved(1000, n_ops, False, 2) / bytes_moved(1000, n_ops, True, 2)
+'''),
+]

@@ -1,0 +1,585 @@
+"""Lab 02's wrong answers (see tests/wrong_answers/__init__.py): one plausible mistake each, and correct answers
+written another way (the ANOTHER_* cells, each a whole exercise cell written differently from the solution)."""
+
+from tests.wrong_answers import ROOT, right, wrong
+
+SOLUTION = ROOT / "solutions" / "02_fx_rewrites.ipynb"
+CELLS = ["parameters", "setup", "ex-1", "ex-2a", "ex-2b", "ex-2c", "p2-random", "ex-2d", "p3-ops", "ex-3",
+         "p4-base", "ex-4a", "ex-4b", "ex-5"]
+# Words the hidden messages must never show: the grader's models, nodes and submodules.
+HIDDEN_NAMES = ("HRelu", "HFold", "HDead", "HConst", "HCost", "HPipe", "HStaysTraining", "bn_t", "deep.0", "sub.0",
+                "shared", "tap", "slow_identity")
+
+RECOMPILED = '    gm.graph.lint()\n    gm.recompile()\n    return gm\n'
+
+WRONG = [
+    # ---------------------------------------------------------------- 1: the graph as a table
+    wrong('02.graph_table', 'table reads only positional args', 'ex-1',
+          ('"inputs": [n.name for n in node.all_input_nodes]', '"inputs": [a.name for a in node.args if isinstance(a, fx.Node)]'),
+          says='inputs'),
+    wrong('02.graph_table', 'users as a count, not the names of the readers', 'ex-1',
+          ('"users": [u.name for u in node.users]', '"users": len(node.users)'),
+          says='users'),
+    wrong('02.graph_table', 'rows for the call nodes only, no placeholder, get_attr or output', 'ex-1',
+          ('    for node in gm.graph.nodes:\n', '    for node in gm.graph.nodes:\n        if not node.op.startswith("call"):\n            continue\n'),
+          says='one row per node'),
+    wrong('02.graph_table', "a module's class name as the target instead of its path", 'ex-1',
+          ('target = node.target if isinstance(node.target, str)',
+           'target = type(gm.get_submodule(node.target)).__name__ if node.op == "call_module" else node.target if isinstance(node.target, str)'),
+          says='target'),
+    wrong('02.graph_table', 'the target as the name of the row', 'ex-1',
+          ('{"name": node.name,', '{"name": str(target),'),
+          says='node.name'),
+    wrong('02.graph_table', 'inputs and users swapped', 'ex-1',
+          ('"inputs": [n.name for n in node.all_input_nodes], "users": [u.name for u in node.users]',
+           '"inputs": [u.name for u in node.users], "users": [n.name for n in node.all_input_nodes]'),
+          says='inputs'),
+    wrong('02.graph_table', 'only the first argument counted as an input', 'ex-1',
+          ('"inputs": [n.name for n in node.all_input_nodes]',
+           '"inputs": [node.args[0].name] if node.args and isinstance(node.args[0], fx.Node) else []'),
+          says='inputs'),
+
+    # ---------------------------------------------------------------- 2a: ReLU → GELU by hand
+    wrong('02.relu_to_gelu', "the page's rewrite: one spelling", 'ex-2a',
+          ('return node.target in (torch.relu, torch.relu_, F.relu)', 'return False'),
+          ('return isinstance(gm.get_submodule(node.target), nn.ReLU)', 'return False'),
+          says='still there'),
+    wrong('02.relu_to_gelu', 'misses the method spelling x.relu()', 'ex-2a',
+          ('return node.target in ("relu", "relu_")', 'return False'),
+          says='still there'),
+    wrong('02.relu_to_gelu', 'misses the module spelling nn.ReLU', 'ex-2a',
+          ('return isinstance(gm.get_submodule(node.target), nn.ReLU)', 'return False'),
+          says='still there'),
+    wrong('02.relu_to_gelu', 'misses F.relu (torch.relu only)', 'ex-2a',
+          ('(torch.relu, torch.relu_, F.relu)', '(torch.relu, torch.relu_)'),
+          says='still there'),
+    wrong('02.relu_to_gelu', 'tanh-approximate GELU', 'ex-2a',
+          ('gm.graph.call_function(F.gelu, (source,))', 'gm.graph.call_function(F.gelu, (source,), {"approximate": "tanh"})'),
+          says=r"GELU must be exact \(approximate='none'\)", hidden_says='must be exact'),
+    wrong('02.relu_to_gelu', 'matches any name with relu in it', 'ex-2a',
+          ('return node.target in (torch.relu, torch.relu_, F.relu)', 'return "relu" in getattr(node.target, "__name__", "")'),
+          ('return isinstance(gm.get_submodule(node.target), nn.ReLU)', 'return "relu" in type(gm.get_submodule(node.target)).__name__.lower()'),
+          says='not ReLU'),
+    wrong('02.relu_to_gelu', "functions whose name contains 'relu' (F.leaky_relu, F.relu6)", 'ex-2a',
+          ('return node.target in (torch.relu, torch.relu_, F.relu)', 'return "relu" in node.target.__name__'),
+          says=r'leaky_relu.*not ReLU|not ReLU', hidden_says='not ReLU'),
+    wrong('02.relu_to_gelu', "module classes whose name contains 'ReLU' (nn.LeakyReLU, nn.ReLU6)", 'ex-2a',
+          ('return isinstance(gm.get_submodule(node.target), nn.ReLU)', 'return "ReLU" in type(gm.get_submodule(node.target)).__name__'),
+          says='LeakyReLU.*not ReLU', hidden_says='not ReLU'),
+    wrong('02.relu_to_gelu', 'matches by node name (the name-based shortcut the text forbids)', 'ex-2a',
+          ('return node.target in (torch.relu, torch.relu_, F.relu)', 'return node.name.startswith("relu")'),
+          says='not ReLU|still there'),
+    wrong('02.relu_to_gelu', 'forgets gm.recompile(): the module still runs the ReLU code', 'ex-2a',
+          ('    gm.recompile()\n    return gm', '    return gm'),
+          says=r'did you call gm\.recompile\(\)'),
+    wrong('02.relu_to_gelu', 'erases the ReLU before its users read the GELU', 'ex-2a',
+          ('        node.replace_all_uses_with(gelu)\n        gm.graph.erase_node(node)',
+           '        gm.graph.erase_node(node)\n        node.replace_all_uses_with(gelu)'),
+          says='relu_to_gelu raised .*still had', hidden_says='relu_to_gelu raised'),
+    wrong('02.relu_to_gelu', 'rewires only the first user of the ReLU', 'ex-2a',
+          ('        node.replace_all_uses_with(gelu)', '        next(iter(node.users)).replace_input_with(node, gelu)'),
+          says='relu_to_gelu raised', hidden_says='relu_to_gelu raised'),
+    wrong('02.relu_to_gelu', "GELU of the ReLU's output instead of its input", 'ex-2a',
+          ('gm.graph.call_function(F.gelu, (source,))', 'gm.graph.call_function(F.gelu, (node,))'),
+          says="lint|used before it has been defined"),
+
+    # ---------------------------------------------------------------- 2b: the pattern rewriter
+    wrong('02.rewriter', 'a pattern rewriter that never calls replace_pattern', 'ex-2b',
+          ('        subgraph_rewriter.replace_pattern(gm, pattern, gelu)', '        pass'),
+          ('    gm.delete_all_unused_submodules()\n    gm.graph.lint()\n    gm.recompile()\n    return gm\n    ### END SOLUTION', '    return relu_to_gelu(gm)\n    ### END SOLUTION'),
+          says='never called'),
+    wrong('02.rewriter', 'a pattern for torch.relu only', 'ex-2b',
+          ('for pattern in (as_function, as_functional, as_method):', 'for pattern in (as_function,):'),
+          says='still there'),
+    wrong('02.rewriter', 'no pattern for F.relu', 'ex-2b',
+          ('for pattern in (as_function, as_functional, as_method):', 'for pattern in (as_function, as_method):'),
+          says='still there'),
+    wrong('02.rewriter', 'the nn.ReLU modules are never turned into calls a pattern can match', 'ex-2b',
+          ('if node.op == "call_module" and isinstance(gm.get_submodule(node.target), nn.ReLU):', 'if False:'),
+          says='still there'),
+    wrong('02.rewriter', "turns every module whose class name contains 'relu' into torch.relu", 'ex-2b',
+          ('if node.op == "call_module" and isinstance(gm.get_submodule(node.target), nn.ReLU):',
+           'if node.op == "call_module" and "relu" in type(gm.get_submodule(node.target)).__name__.lower():'),
+          says='not ReLU'),
+    wrong('02.rewriter', 'a tanh-approximate GELU as the replacement', 'ex-2b',
+          ('        return F.gelu(x)', '        return F.gelu(x, approximate="tanh")'),
+          says=r"GELU must be exact \(approximate='none'\)", hidden_says='must be exact'),
+    wrong('02.rewriter', "the sigmoid approximation x·σ(1.702x) as the replacement", 'ex-2b',
+          ('        return F.gelu(x)', '        return x * torch.sigmoid(1.702 * x)'),
+          says='computes something else'),
+
+    # ---------------------------------------------------------------- 2c: conv + batch-norm folding
+    wrong('02.fold_conv_bn', 'folds the weights in place', 'ex-2c',
+          ('folded = copy.deepcopy(conv)', 'folded = conv'),
+          says='changed the original model'),
+    wrong('02.fold_conv_bn', 'folds a conv that has other users', 'ex-2c',
+          ('and len(conv_node.users) == 1)', ')'),
+          says='computes something else'),
+    wrong('02.fold_conv_bn', 'folding without eps', 'ex-2c',
+          ('torch.rsqrt(bn.running_var + bn.eps)', 'torch.rsqrt(bn.running_var)'),
+          says='eps=0.01'),
+    wrong('02.fold_conv_bn', "folding with PyTorch's default eps", 'ex-2c',
+          ('torch.rsqrt(bn.running_var + bn.eps)', 'torch.rsqrt(bn.running_var + 1e-5)'),
+          says='eps=0.01'),
+    wrong('02.fold_conv_bn', 'folds a batch norm without running statistics', 'ex-2c',
+          ('if bn.training or bn.running_mean is None:', 'if bn.training:'),
+          says='running'),
+    wrong('02.fold_conv_bn', 'folds a batch norm in training mode (its running statistics are not what it uses)', 'ex-2c',
+          ('if bn.training or bn.running_mean is None:', 'if bn.running_mean is None:'),
+          says='training mode.*fold only batch norms in eval mode', hidden_says='training mode'),
+    wrong('02.fold_conv_bn', "leaves out the batch norm's weight (gamma)", 'ex-2c',
+          ('            if bn.weight is not None:\n                s = s * bn.weight\n', ''),
+          says='computes something else'),
+    wrong('02.fold_conv_bn', "leaves out the batch norm's bias (beta)", 'ex-2c',
+          ('(b - bn.running_mean) * s + shift', '(b - bn.running_mean) * s'),
+          says='computes something else'),
+    wrong('02.fold_conv_bn', 'never subtracts the running mean', 'ex-2c',
+          ('(b - bn.running_mean) * s + shift', 'b * s + shift'),
+          says='computes something else'),
+    wrong('02.fold_conv_bn', 'multiplies by the standard deviation instead of dividing', 'ex-2c',
+          ('torch.rsqrt(bn.running_var + bn.eps)', 'torch.sqrt(bn.running_var + bn.eps)'),
+          says='computes something else'),
+    wrong('02.fold_conv_bn', 'scales the input channels of the weight instead of the output channels', 'ex-2c',
+          ('s.reshape(-1, 1, 1, 1)', 's.reshape(1, -1, 1, 1)'),
+          says='fold_conv_bn raised'),
+    wrong('02.fold_conv_bn', 'assumes every conv has a bias', 'ex-2c',
+          ('b = conv.bias if conv.bias is not None else torch.zeros_like(bn.running_mean)', 'b = conv.bias'),
+          says='fold_conv_bn raised'),
+    wrong('02.fold_conv_bn', 'rewires the users but leaves the batch-norm node in the graph', 'ex-2c',
+          ('        gm.graph.erase_node(bn_node)\n', ''),
+          says='batch norm.*left'),
+    wrong('02.fold_conv_bn', "finds batch norms by the name 'bn' (the name-based shortcut)", 'ex-2c',
+          ('if bn_node.op != "call_module" or not isinstance(gm.get_submodule(bn_node.target), nn.BatchNorm2d):',
+           'if bn_node.op != "call_module" or "bn" not in bn_node.target:'),
+          says='batch norm.*left'),
+    wrong('02.fold_conv_bn', 'forgets gm.recompile(): the module still runs the conv and the batch norm', 'ex-2c',
+          (RECOMPILED, '    return gm\n'),
+          says=r'did you call gm\.recompile\(\)'),
+
+    # ---------------------------------------------------------------- 2d: dead code and constants
+    wrong('02.cleanup', "the library's DCE, which removes in-place calls whose results are unused", 'ex-2d',
+          ('    if node.is_impure() or node.kwargs.get("inplace") is True:\n        return True\n', '    return node.is_impure()\n'),
+          says='in place'),
+    wrong('02.cleanup', 'constant-folds random ops, so every call would return the same random numbers', 'ex-2d',
+          ('and not is_random(node) ', ''),
+          says='should still be there'),
+    wrong('02.cleanup', 'removes an unused input of the graph as dead code', 'ex-2d',
+          ('if node.op not in ("placeholder", "output") and not node.users and not has_side_effects(gm, node):',
+           'if node.op != "output" and not node.users and (node.op == "placeholder" or not has_side_effects(gm, node)):'),
+          says=r"removed an input of the graph \(placeholder 'unused'\)", hidden_says='removed an input of the graph'),
+    wrong('02.cleanup', 'no rule for in-place methods (a name ending in _)', 'ex-2d',
+          ('    return node.op in ("call_function", "call_method") and name.endswith("_") and not name.endswith("__")',
+           '    return False'),
+          says='in place'),
+    wrong('02.cleanup', 'one sweep in graph order: a dead chain is removed only from its end', 'ex-2d',
+          ('    changed = True\n    while changed:\n        changed = False\n        for node in reversed(list(gm.graph.nodes)):',
+           '    if True:\n        for node in list(gm.graph.nodes):'),
+          says='a second time changed the graph again|still there'),
+    wrong('02.cleanup', 'forgets gm.recompile() after removing the dead code', 'ex-2d',
+          (RECOMPILED, '    return gm\n'),
+          says=r'did you call gm\.recompile\(\)'),
+    wrong('02.cleanup', 'constant folding without dead-code elimination: the folded chain stays in the graph', 'ex-2d',
+          ('    return remove_dead_code(gm)', '    gm.recompile()\n    return gm'),
+          says='still there'),
+    wrong('02.cleanup', 'folds a node when any input is constant (any for all)', 'ex-2d',
+          ('and all(i in values for i in node.all_input_nodes)', 'and any(i in values for i in node.all_input_nodes)'),
+          says='fold_constants raised'),
+
+    # ---------------------------------------------------------------- 3: shapes and cost
+    wrong('02.node_costs', 'forgets module parameters', 'ex-3',
+          ('moved += sum(t.numel() * t.element_size() for t in [*mod.parameters(), *mod.buffers()])', 'pass'),
+          says='bytes'),
+    wrong('02.node_costs', 'conv FLOPs that ignore groups', 'ex-3',
+          ('return 2 * out * mod.weight[0].numel()', 'return 2 * out * mod.in_channels * math.prod(mod.kernel_size)'),
+          says='flops'),
+    wrong('02.node_costs', 'four bytes per element', 'ex-3',
+          ('return math.prod(meta.shape) * meta.dtype.itemsize', 'return math.prod(meta.shape) * 4'),
+          says='bytes'),
+    wrong('02.node_costs', 'a repeated input counted twice', 'ex-3',
+          ('for i in node.all_input_nodes)', 'for i in node.args if isinstance(i, fx.Node))'),
+          says='bytes'),
+    wrong('02.node_costs', 'ShapeProp on a copy: the graph handed back has no tensor_meta', 'ex-3',
+          ('ShapeProp(gm).propagate(*example)', 'gm = copy.deepcopy(gm)\n        ShapeProp(gm).propagate(*example)'),
+          says='tensor_meta'),
+    wrong('02.node_costs', "conv FLOPs over the whole weight, not one output channel's", 'ex-3',
+          ('return 2 * out * mod.weight[0].numel()', 'return 2 * out * mod.weight.numel()'),
+          says='flops'),
+    wrong('02.node_costs', "a Linear's FLOPs from out_features", 'ex-3',
+          ('return 2 * out * mod.in_features', 'return 2 * out * mod.out_features'),
+          says='flops'),
+    wrong('02.node_costs', 'multiply-adds, not FLOPs (no factor 2)', 'ex-3',
+          ('return 2 * out * mod.in_features', 'return out * mod.in_features'),
+          says='flops'),
+    wrong('02.node_costs', "a matmul's inner dimension read from the second operand's last axis", 'ex-3',
+          ('node.target in MATMUL_METHODS):\n        return 2 * out * inner(0)[-1]', 'node.target in MATMUL_METHODS):\n        return 2 * out * inner(1)[-1]'),
+          says='flops'),
+    wrong('02.node_costs', "the output's bytes left out", 'ex-3',
+          ('        moved += tensor_bytes(node.meta.get("tensor_meta"))\n', ''),
+          says='bytes'),
+    wrong('02.node_costs', 'memory-bound read the wrong way round', 'ex-3',
+          ('"memory_bound": intensity < ridge', '"memory_bound": intensity > ridge'),
+          says='memory_bound'),
+    wrong('02.node_costs', 'intensity as bytes per FLOP', 'ex-3',
+          ('intensity = flops / moved if moved else 0.0', 'intensity = moved / flops if flops else 0.0'),
+          says='intensity'),
+    wrong('02.node_costs', 'rows for call_function nodes only', 'ex-3',
+          ('if node.op not in ("call_function", "call_method", "call_module"):', 'if node.op != "call_function":'),
+          says='one row per'),
+
+    # ---------------------------------------------------------------- 4: passes and the pipeline
+    wrong('02.pipeline', 'analyze applies the pass', 'ex-4a',
+          ('return count(gm) - count(fn(copy.deepcopy(gm)))', 'return count(gm) - count(fn(gm))'),
+          says='analysis must only look'),
+    wrong('02.pipeline', 'two pass classes without a name of their own', 'ex-4a',
+          ('    name = "dead_code"\n', ''), ('    name = "fold_constants"\n', ''),
+          says='needs a `name`'),
+    wrong('02.pipeline', 'analyze returns the count itself, not a dict', 'ex-4a',
+          ('return {"matches": sum(is_relu(gm, n) for n in gm.graph.nodes)}', 'return sum(is_relu(gm, n) for n in gm.graph.nodes)'),
+          says="dict with an integer 'matches'"),
+    wrong('02.pipeline', 'ReluToGelu.analyze counts only the function spellings', 'ex-4a',
+          ('sum(is_relu(gm, n) for n in gm.graph.nodes)', 'sum(n.op == "call_function" and n.target in (torch.relu, F.relu) for n in gm.graph.nodes)'),
+          says='sites'),
+    wrong('02.pipeline', 'traces the model itself', 'ex-4b',
+          ('fx.symbolic_trace(copy.deepcopy(model))', 'fx.symbolic_trace(model)'),
+          says='original model'),
+    wrong('02.pipeline', 'never recompiles: the module still runs the old code after the graph changed', 'ex-4b',
+          ('            gm.recompile()\n', ''),
+          says='Recompile'),
+    wrong('02.pipeline', 'an absolute tolerance', 'ex-4b',
+          ('if not diff <= tol * scale:', 'if not diff <= tol:'),
+          says='keep the outputs'),
+    wrong('02.pipeline', 'compares with the previous pass', 'ex-4b',
+          ('        report.append({', '        reference = out\n        report.append({'),
+          says="original\\ model's\\ outputs"),
+    wrong('02.pipeline', 'never verifies: a pass that breaks the outputs goes through', 'ex-4b',
+          ('if not diff <= tol * scale:', 'if False:'),
+          says='without an error'),
+    wrong('02.pipeline', 'the time in milliseconds', 'ex-4b',
+          ('seconds = time.perf_counter() - start', 'seconds = (time.perf_counter() - start) * 1e3'),
+          says=r'report seconds \(not ms\)'),
+    wrong('02.pipeline', 'the clock starts after apply(): the pass itself is never timed', 'ex-4b',
+          ('start = time.perf_counter()\n            gm = p.apply(gm)', 'gm = p.apply(gm)\n            start = time.perf_counter()'),
+          says=r'Time p\.apply\(gm\) itself'),
+    wrong('02.pipeline', "a pass's exception escapes: only assertion errors become PassVerificationError", 'ex-4b',
+          ('        except Exception as err:\n            raise PassVerificationError', '        except AssertionError as err:\n            raise PassVerificationError'),
+          says='wrap it in PassVerificationError'),
+    wrong('02.pipeline', 'nodes_after counted on the graph the pass was given, not the one it returned', 'ex-4b',
+          ('            gm = p.apply(gm)\n            gm.graph.lint()\n            gm.recompile()\n            seconds = time.perf_counter() - start\n            with torch.no_grad():\n                out = gm(*example)',
+           '            new = p.apply(gm)\n            new.graph.lint()\n            new.recompile()\n            seconds = time.perf_counter() - start\n            with torch.no_grad():\n                out = new(*example)'),
+          ('"seconds": seconds, "max_abs_diff": diff})\n', '"seconds": seconds, "max_abs_diff": diff})\n        gm = new\n'),
+          says='node counts|nodes'),
+
+    # ---------------------------------------------------------------- 5: the edge-case harness
+    wrong('02.check_pass', 'no idempotence test', 'ex-5',
+          ('return "" if second == first else "idempotent: a second run changed the graph again"', 'return ""'),
+          says='let'),
+    wrong('02.check_pass', 'a harness without a deep copy', 'ex-5',
+          ('gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"])))', 'gm = pass_fn(fx.symbolic_trace(case["model"]))'),
+          says='deep copy'),
+    wrong('02.check_pass', 'a harness that ignores tol', 'ex-5',
+          ('torch.allclose(got, case["expected"], rtol=tol, atol=tol)', 'torch.allclose(got, case["expected"], rtol=1e-5, atol=1e-5)'),
+          says='tol=1e-07'),
+    wrong('02.check_pass', 'no lint: a pass that leaves a graph using values before they exist goes through', 'ex-5',
+          ('            gm.graph.lint()\n', '            pass\n'),
+          says='before they exist'),
+    wrong('02.check_pass', "the pass runs outside try/except: its exception escapes the harness", 'ex-5',
+          ('        try:\n            gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"])))\n        except Exception as err:\n            return f"raised {type(err).__name__}: {err}"\n',
+           '        gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"])))\n'),
+          says='check_pass itself raised'),
+    wrong('02.check_pass', "a problem that does not start with the word asked for ('error' for 'raised')", 'ex-5',
+          ('return f"raised {type(err).__name__}: {err}"', 'return f"error: {type(err).__name__}: {err}"'),
+          says="should start with 'raised'"),
+    wrong('02.check_pass', 'outputs compared with torch.equal: rounding counts as a bug', 'ex-5',
+          ('torch.allclose(got, case["expected"], rtol=tol, atol=tol)', 'torch.equal(got, case["expected"])'),
+          says='where it is correct'),
+    wrong('02.check_pass', 'the second run on a fresh trace instead of on the pass\'s result', 'ex-5',
+          ('second = signature(pass_fn(gm))', 'second = signature(pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"]))))'),
+          says='let .* through'),
+    wrong('02.check_pass', "'ok' tested with `is None` on a problem that is ''", 'ex-5',
+          ('"ok": problem == ""', '"ok": problem is None'),
+          says='where it is correct'),
+    wrong('02.check_pass', 'never compares the outputs', 'ex-5',
+          ('        if not (isinstance(got, torch.Tensor) and got.shape == case["expected"].shape\n                and torch.allclose(got, case["expected"], rtol=tol, atol=tol)):',
+           '        if False:'),
+          says='let .* through'),
+]
+
+# ---------------------------------------------------------------- correct answers written another way
+ANOTHER_EX_1 = '''
+def graph_table(gm):
+    out = []
+    for n in gm.graph.nodes:
+        found = []
+        fx.node.map_arg((n.args, n.kwargs), lambda a: found.append(a.name))
+        t = n.target
+        out.append(dict(name=n.name, op=n.op, target=t if isinstance(t, str) else t.__name__,
+                        inputs=list(dict.fromkeys(found)), users=sorted(u.name for u in n.users)))
+    return out
+'''
+
+ANOTHER_EX_2A = '''
+def is_relu(gm, node):
+    return ((node.op == "call_function" and node.target in {torch.relu, F.relu})
+            or (node.op == "call_method" and node.target == "relu")
+            or (node.op == "call_module" and type(gm.get_submodule(node.target)) is nn.ReLU))
+
+
+def relu_to_gelu(gm):
+    for node in gm.graph.nodes:
+        if node.op == "call_module" and is_relu(gm, node):
+            gm.add_submodule(node.target, nn.GELU())      # gm's own attribute: the model keeps its ReLU
+        elif is_relu(gm, node):
+            node.op, node.target, node.kwargs = "call_function", F.gelu, {}
+    gm.recompile()
+    return gm
+'''
+
+ANOTHER_EX_2B = '''
+def relu_to_gelu_pattern(gm):
+    for node in gm.graph.nodes:                       # one spelling first: torch.relu
+        if node.op == "call_method" and node.target == "relu":
+            node.op, node.target = "call_function", torch.relu
+        elif node.op == "call_function" and node.target is F.relu:
+            node.target, node.kwargs = torch.relu, {}
+        elif node.op == "call_module" and isinstance(gm.get_submodule(node.target), nn.ReLU):
+            node.op, node.target = "call_function", torch.relu
+    gm.recompile()
+    subgraph_rewriter.replace_pattern(gm, lambda v: torch.relu(v), lambda v: F.gelu(v))
+    gm.recompile()
+    return gm
+'''
+
+ANOTHER_EX_2C = '''
+from torch.nn.utils.fusion import fuse_conv_bn_eval
+
+
+def fold_conv_bn(gm):
+    mods = dict(gm.named_modules())
+    pairs = [(n.args[0], n) for n in gm.graph.nodes
+             if n.op == "call_module" and type(mods[n.target]) is nn.BatchNorm2d and mods[n.target].track_running_stats
+             and not mods[n.target].training
+             and isinstance(n.args[0], fx.Node)
+             and n.args[0].op == "call_module" and type(mods[n.args[0].target]) is nn.Conv2d and len(n.args[0].users) == 1]
+    for i, (conv, bn) in enumerate(pairs):
+        name = f"fused_conv_{i}"
+        while name in mods:
+            name = "_" + name
+        gm.add_submodule(name, fuse_conv_bn_eval(mods[conv.target], mods[bn.target]))
+        mods[name] = gm.get_submodule(name)
+        conv.target = name
+        bn.replace_all_uses_with(conv)
+        gm.graph.erase_node(bn)
+    gm.recompile()
+    return gm
+'''
+
+ANOTHER_EX_2D = '''
+def has_side_effects(gm, node):
+    name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
+    module_inplace = node.op == "call_module" and getattr(gm.get_submodule(node.target), "inplace", False)
+    return node.is_impure() or bool(node.kwargs.get("inplace")) or module_inplace or (name.endswith("_") and not name.startswith("__"))
+
+
+def remove_dead_code(gm):
+    gm.graph.eliminate_dead_code(is_impure_node=lambda n: has_side_effects(gm, n))
+    gm.recompile()
+    return gm
+
+
+def fold_constants(gm):
+    interp = fx.Interpreter(gm)
+    const = {}
+    for node in gm.graph.nodes:
+        if node.op == "get_attr" or (node.op in ("call_function", "call_method") and len(node.all_input_nodes) > 0
+                                     and all(a in const for a in node.all_input_nodes) and not is_random(node)
+                                     and not has_side_effects(gm, node)):
+            interp.env = const
+            const[node] = interp.run_node(node)
+    for i, (node, value) in enumerate(list(const.items())):
+        if node.op == "get_attr" or not torch.is_tensor(value):
+            continue
+        outside = [u for u in node.users if not (u in const and torch.is_tensor(const[u]))]
+        if outside:
+            gm.register_buffer(f"const_{i}_{node.name}", value.detach())
+            with gm.graph.inserting_after(node):
+                ref = gm.graph.get_attr(f"const_{i}_{node.name}")
+            for u in outside:
+                u.replace_input_with(node, ref)
+    return remove_dead_code(gm)
+'''
+
+ANOTHER_EX_3 = '''
+def tensor_bytes(meta):
+    if type(meta).__name__ == "TensorMetadata":
+        return torch.empty((), dtype=meta.dtype).element_size() * int(torch.Size(meta.shape).numel())
+    if isinstance(meta, dict):
+        meta = list(meta.values())
+    return sum(map(tensor_bytes, meta)) if isinstance(meta, (list, tuple)) else 0
+
+
+def node_flops(gm, node):
+    meta = node.meta.get("tensor_meta")
+    if type(meta).__name__ != "TensorMetadata":
+        return 0
+    out = torch.Size(meta.shape).numel()
+    first = lambda: node.args[0].meta["tensor_meta"].shape
+    if node.op == "call_module":
+        m = gm.get_submodule(node.target)
+        return 2 * out * (m.in_features if isinstance(m, nn.Linear) else m.weight[0].numel() if isinstance(m, CONV_MODULES) else 0)
+    if node.op == "call_method":
+        return 2 * out * first()[-1] if node.target in MATMUL_METHODS else 0
+    if node.target in LINEAR_FUNCTIONS | MATMUL_FUNCTIONS:
+        return 2 * out * first()[-1]
+    if node.target in CONV_FUNCTIONS:
+        return 2 * out * torch.Size(node.args[1].meta["tensor_meta"].shape[1:]).numel()
+    return 0
+
+
+def node_costs(gm, example, ridge):
+    with torch.no_grad():
+        ShapeProp(gm).run(*example)
+    out = []
+    for n in filter(lambda n: n.op.startswith("call"), gm.graph.nodes):
+        b = tensor_bytes(n.meta.get("tensor_meta")) + sum(tensor_bytes(i.meta.get("tensor_meta")) for i in set(n.all_input_nodes))
+        if n.op == "call_module":
+            b += sum(t.nbytes for t in gm.get_submodule(n.target).state_dict().values())
+        f = node_flops(gm, n)
+        out.append(dict(name=n.name, op=n.op, target=str(n.target), flops=f, bytes=b,
+                        intensity=(f / b) if b else 0.0, memory_bound=(f / b if b else 0.0) < ridge))
+    return out
+'''
+
+ANOTHER_EX_4A = '''
+def _sites(fn, gm, ops=None):
+    keep = lambda g: [n for n in g.graph.nodes if ops is None or n.op in ops]
+    return len(keep(gm)) - len(keep(fn(copy.deepcopy(gm))))
+
+
+class ReluToGelu(OptimizationPass):
+    name = "relu_to_gelu"
+
+    def analyze(self, gm):
+        return {"matches": len([n for n in gm.graph.nodes if is_relu(gm, n)])}
+
+    def apply(self, gm):
+        return relu_to_gelu(gm)
+
+
+class FoldConvBN(OptimizationPass):
+    name = "fold_conv_bn"
+
+    def analyze(self, gm):
+        pairs = [n for n in gm.graph.nodes if n.op == "call_module" and isinstance(gm.get_submodule(n.target), nn.BatchNorm2d)
+                 and isinstance(n.args[0], fx.Node) and n.args[0].op == "call_module"
+                 and isinstance(gm.get_submodule(n.args[0].target), nn.Conv2d) and len(n.args[0].users) == 1]
+        return {"matches": len(pairs), "where": [n.name for n in pairs]}
+
+    def apply(self, gm):
+        return fold_conv_bn(gm)
+
+
+class FoldConstants(OptimizationPass):
+    name = "fold_constants"
+
+    def analyze(self, gm):
+        return {"matches": _sites(fold_constants, gm, ("call_function", "call_method"))}
+
+    def apply(self, gm):
+        return fold_constants(gm)
+
+
+class DeadCode(OptimizationPass):
+    name = "dce"
+
+    def analyze(self, gm):
+        return {"matches": _sites(remove_dead_code, gm)}
+
+    def apply(self, gm):
+        return remove_dead_code(gm)
+'''
+
+ANOTHER_EX_4B = '''
+def run_pipeline(model, example, passes, tol=1e-4):
+    work = copy.deepcopy(model)
+    gm = work if isinstance(work, fx.GraphModule) else fx.symbolic_trace(work)
+    with torch.no_grad():
+        ref = model(*example)
+    report = []
+    for p in passes:
+        n0 = len(list(gm.graph.nodes))
+        info = p.analyze(gm)
+        t0 = time.perf_counter()
+        try:
+            new = p.apply(gm)
+            new.graph.lint()
+            new.recompile()
+            dt = time.perf_counter() - t0
+            with torch.no_grad():
+                out = new(*example)
+            ok = out.shape == ref.shape and torch.allclose(out, ref, rtol=0, atol=tol * max(1.0, ref.abs().max().item()))
+        except Exception as e:
+            raise PassVerificationError(f"{p.name}: {e!r}") from e
+        err = (out - ref).abs().max().item()
+        if not ok:
+            raise PassVerificationError(f"{p.name} broke the outputs (max error {err})")
+        gm = new
+        report.append(dict(analysis=info, max_abs_diff=err, nodes_after=len(list(gm.graph.nodes)), nodes_before=n0,
+                           seconds=dt, **{"pass": p.name}))
+    return gm, report
+'''
+
+ANOTHER_EX_5 = '''
+def check_pass(pass_fn, cases, tol=1e-5):
+    out = []
+    for c in cases:
+        problem = ""
+        try:
+            g = pass_fn(fx.symbolic_trace(copy.deepcopy(c["model"])))
+        except Exception as e:
+            problem = "raised: " + repr(e)
+        else:
+            try:
+                g.graph.lint()
+            except Exception as e:
+                problem = "lint: " + str(e)
+        if not problem:
+            try:
+                y = g(*c["inputs"])
+            except Exception as e:
+                problem = "raised at run time: " + repr(e)
+            else:
+                if not torch.allclose(y, c["expected"], rtol=tol, atol=tol):
+                    problem = "output differs"
+        if not problem:
+            before = [(n.op, str(n.target)) for n in g.graph.nodes]
+            try:
+                after = [(n.op, str(n.target)) for n in pass_fn(g).graph.nodes]
+                if after != before:
+                    problem = "idempotent? no: the graph changed"
+            except Exception as e:
+                problem = "idempotent? no: " + repr(e)
+        out.append({"case": c["name"], "ok": not problem, "problem": problem})
+    return out
+'''
+
+RIGHT = [
+    right('02.graph_table', 'inputs gathered with fx.node.map_arg, targets by __name__, users sorted', 'ex-1',
+          source=ANOTHER_EX_1),
+    right('02.relu_to_gelu', 'ReLU modules replaced by nn.GELU modules of the GraphModule, the other '
+          'spellings retargeted in place', 'ex-2a', source=ANOTHER_EX_2A),
+    right('02.rewriter', 'every spelling first turned into torch.relu, then one pattern', 'ex-2b', source=ANOTHER_EX_2B),
+    right(('02.fold_conv_bn', '02.pipeline'), "torch's fuse_conv_bn_eval on the eval-mode pairs", 'ex-2c',
+          source=ANOTHER_EX_2C),
+    right('02.fold_conv_bn', 'the scale written as 1 / sqrt(var + eps)', 'ex-2c',
+          ('torch.rsqrt(bn.running_var + bn.eps)', '1 / torch.sqrt(bn.running_var + bn.eps)')),
+    right(('02.cleanup', '02.pipeline'), "the library's DCE with the in-place rule as is_impure_node; constants "
+          'through fx.Interpreter', 'ex-2d', source=ANOTHER_EX_2D),
+    right('02.node_costs', 'sizes through torch.Size, bytes through element_size and nbytes, ShapeProp.run', 'ex-3',
+          source=ANOTHER_EX_3),
+    right('02.pipeline', 'analyze by the nodes each pass would find, or a dry run on a deep copy', 'ex-4a',
+          source=ANOTHER_EX_4A),
+    right('02.pipeline', 'allclose with an absolute tolerance scaled by the output, errors wrapped in one place',
+          'ex-4b', source=ANOTHER_EX_4B),
+    right('02.check_pass', 'problems that start with the asked word and go on in other words', 'ex-5',
+          source=ANOTHER_EX_5),
+]

@@ -1,0 +1,360 @@
+"""Lab 03's wrong answers (see tests/wrong_answers/__init__.py): one plausible mistake each; part 8's are in
+lab03_part8.py. ALTERNATIVE is a correct solution written another way for every exercise of parts 1-6 (chains grown
+backwards, fusion by torch's own fuser utilities, another liveness simulation); the grading test of
+tests/test_checks_lab03.py grades it too."""
+
+from helpers import notebooks
+from tests.wrong_answers import ROOT, Edit, lab03_part8, right, wrong
+
+SOLUTION = ROOT / "solutions" / "03_operator_fusion.ipynb"
+# ex-4 runs before p4-table, whose TritonChain calls emit_triton: a function finds the names it calls in the namespace
+# it was defined in, so a cell re-run for a mistake must come before the cells that define its callers.
+CELLS = ["parameters", "setup", "ex-1", "p2-vocab", "ex-2a", "ex-2b", "p2-pass", "ex-3", "ex-4", "p4-table", "ex-5",
+         "p5-register", "ex-6", *lab03_part8.CELLS]
+# Words the hidden messages must never show: the grader's models and functions.
+HIDDEN_NAMES = ("HDeep", "HInplace", "HJoins", "HMatmul", "HBatchNorm", "HResidual", "h_mutate", "broadcast_three",
+                "half_inside", "transpose_later", "neg_div_silu", "three_inputs_int", "gelu_sigmoid_tanh",
+                "gelu_tanh_approx")
+
+# p2-pass without its demo (which needs a working find_fusible_chains and fuse_chain), for the mistakes that break it.
+PASS = next(c.source for c in notebooks.read(SOLUTION).cells if c.id == "p2-pass")
+NO_DEMO = Edit("p2-pass", source=PASS.split("\n\n\nmodel = ")[0])
+
+KERNEL_ARITHMETIC = '''    x = tl.load(x_ptr + offsets, mask=mask).to(tl.float32)          # read N·s bytes
+    y = tl.sigmoid(tl.maximum((x + 1.0) * 2.0, 0.0) - 0.5)         # five ops, no memory traffic
+    tl.store(out_ptr + offsets, y.to(out_ptr.dtype.element_ty), mask=mask)   # write N·s bytes, rounded once'''
+PEAK_ALLOCATES = '        if n.op.startswith("call") and not aliases_input(gm, n):'
+
+WRONG = [
+    # ---- 1: traffic
+    wrong('03.traffic', 'counts only what each node writes', 'ex-1',
+          ('total += sum(nbytes(i) for i in node.all_input_nodes) + nbytes(node)', 'total += nbytes(node)'),
+          says='count both the reads and the write'),
+    wrong('03.traffic', "forgets the module's parameters and buffers", 'ex-1',
+          ('            total += sum(t.numel() * t.element_size() for t in [*mod.parameters(), *mod.buffers()])\n',
+           '            pass\n'),
+          says='too low|expected'),
+    wrong('03.traffic', 'four bytes per element, whatever the dtype', 'ex-1',
+          ('return math.prod(meta.shape) * meta.dtype.itemsize if', 'return math.prod(meta.shape) * 4 if'),
+          says='fp16'),
+    wrong('03.traffic', 'an input read twice by one node (x * x) counted twice', 'ex-1',
+          ('sum(nbytes(i) for i in node.all_input_nodes)', 'sum(nbytes(i) for i in node.args if isinstance(i, fx.Node))'),
+          says='read once'),
+    wrong('03.traffic', "every input taken to be the output's size (no broadcast)", 'ex-1',
+          ('sum(nbytes(i) for i in node.all_input_nodes)', 'len(node.all_input_nodes) * nbytes(node)'),
+          says='broadcast'),
+
+    # ---- 2a: chains
+    wrong('03.chains', "the source page's search: call_function only, and across in-place ops", 'ex-2a',
+          ('if node in taken or elementwise_op(gm, node) is None:', 'if node in taken or node.op != "call_function" or elementwise_op(gm, node) is None:'),
+          ('if nxt in taken or elementwise_op(gm, nxt) is None or crosses:', 'if nxt in taken or nxt.op != "call_function" or elementwise_op(gm, nxt) is None:'),
+          also=(NO_DEMO,), says='could go on|not found|could start earlier'),
+    wrong('03.chains', 'chains reach across an in-place op (rule 3 ignored)', 'ex-2a',
+          ('if nxt in taken or elementwise_op(gm, nxt) is None or crosses:', 'if nxt in taken or elementwise_op(gm, nxt) is None:'),
+          says='in-place'),
+    wrong('03.chains', 'a chain goes on through a value that has two readers', 'ex-2a',
+          ('        while len(chain[-1].users) == 1:\n            nxt = next(iter(chain[-1].users))',
+           '        while chain[-1].users:\n            nxt = next(iter(chain[-1].users))'),
+          says='readers'),
+    wrong('03.chains', 'single ops returned as chains of one', 'ex-2a',
+          ('        if len(chain) > 1:\n            taken.update(chain)', '        if chain:\n            taken.update(chain)'),
+          says='has one node'),
+    wrong('03.chains', 'chains of three or more only: two ops are left unfused', 'ex-2a',
+          ('        if len(chain) > 1:\n            taken.update(chain)', '        if len(chain) > 2:\n            taken.update(chain)'),
+          also=(NO_DEMO,), says='not found'),
+    wrong('03.chains', 'only call_method nodes count as elementwise: functions and modules are missed', 'ex-2a',
+          ('if node in taken or elementwise_op(gm, node) is None:', 'if node in taken or node.op != "call_method" or elementwise_op(gm, node) is None:'),
+          ('if nxt in taken or elementwise_op(gm, nxt) is None or crosses:', 'if nxt in taken or nxt.op != "call_method" or elementwise_op(gm, nxt) is None or crosses:'),
+          also=(NO_DEMO,), says='could go on|not found|could start earlier'),
+
+    # ---- 2b: fuse
+    wrong('03.fuse', "the source page's fused node: only the first input is passed on", 'ex-2b',
+          ('    outside = list(dict.fromkeys(i for n in chain for i in n.all_input_nodes if i not in members))\n',
+           '    outside = [chain[0].all_input_nodes[0]]\n'),
+          ('    env = {i: sub_graph.placeholder(i.name) for i in outside}\n',
+           '    env = {i: sub_graph.placeholder(i.name) for i in outside}\n'
+           '    env.update({i: env[outside[0]] for n in chain for i in n.all_input_nodes if i not in members})\n'),
+          also=(NO_DEMO,), says='pass every outside input'),
+    wrong('03.fuse', "the chain's nodes are left in the graph", 'ex-2b',
+          ('    for n in reversed(chain):\n        gm.graph.erase_node(n)\n', ''),
+          also=(NO_DEMO,), says="erase the chain's nodes"),
+    wrong('03.fuse', 'returns the last node of the chain, not the new node', 'ex-2b',
+          ('    return fused\n', '    return chain[-1]\n'),
+          also=(NO_DEMO,), says='call_module node'),
+    wrong('03.fuse', 'every fused submodule called fused_0: the second chain replaces the first', 'ex-2b',
+          ('    while hasattr(gm, f"fused_{k}"):\n        k += 1\n', ''),
+          also=(NO_DEMO,), says='same submodule name'),
+    wrong('03.fuse', 'the fused graph returns the first node of the chain', 'ex-2b',
+          ('sub_graph.output(env[chain[-1]])', 'sub_graph.output(env[chain[0]])'),
+          also=(NO_DEMO,), says='differs'),
+    wrong('03.fuse', 'placeholders made in sorted order, the call passes the inputs in the order found', 'ex-2b',
+          ('    env = {i: sub_graph.placeholder(i.name) for i in outside}',
+           '    env = {i: sub_graph.placeholder(i.name) for i in sorted(outside, key=lambda n: n.name)}'),
+          also=(NO_DEMO,), says='in the order of its placeholders'),
+
+    # ---- 3: the hand-written kernel
+    wrong('03.triton_kernel', 'fp16 arithmetic: no conversion to fp32', 'ex-3',
+          ('    x = tl.load(x_ptr + offsets, mask=mask).to(tl.float32)', '    x = tl.load(x_ptr + offsets, mask=mask)'),
+          ('    y = tl.sigmoid(tl.maximum((x + 1.0) * 2.0, 0.0) - 0.5)', '    one = x * 0 + 1\n    y = tl.sigmoid(tl.maximum((x + one) * (one + one), x * 0) - one / 2)'),
+          says='fp32'),
+    wrong('03.triton_kernel', 'skips .contiguous(): a sliced or expanded input is read as if it were one block', 'ex-3',
+          ('    x = x.contiguous()\n', ''),
+          says='contiguous'),
+    wrong('03.triton_kernel', 'a grid of numel // block programs: the last partial block never runs', 'ex-3',
+          ('chain_kernel[(triton.cdiv(x.numel(), block),)]', 'chain_kernel[(max(1, x.numel() // block),)]'),
+          says='masks'),
+    wrong('03.triton_kernel', 'the output always fp32', 'ex-3',
+          ('    out = torch.empty_like(x)\n', '    out = torch.empty_like(x, dtype=torch.float32)\n'),
+          says='dtype'),
+    wrong('03.triton_kernel', 'block sizes never checked', 'ex-3',
+          ('    if block < 1 or block & (block - 1):\n', '    if block < 1:\n'),
+          says='ValueError'),
+    wrong('03.triton_kernel', 'computes the chain with torch, launching nothing', 'ex-3',
+          ('    x = x.contiguous()\n', '    return chain_ops(x.float()).to(x.dtype)\n'),
+          says='PyTorch ops ran'),
+
+    # ---- 4: generated kernels
+    wrong('03.codegen', 'declines every chain', 'ex-4',
+          ('    inputs = [n for n in chain_gm.graph.nodes if n.op == "placeholder"]\n',
+           '    return None\n    inputs = [n for n in chain_gm.graph.nodes if n.op == "placeholder"]\n'),
+          says='returned None'),
+    wrong('03.codegen', 'a number is always put second: 2.0 - x becomes x - 2.0', 'ex-4',
+          ('            names = [var.get(a) if isinstance(a, fx.Node) else literal(a) for a in args]',
+           '            names = [var.get(a) for a in args if isinstance(a, fx.Node)] + [literal(a) for a in args if not isinstance(a, fx.Node)]'),
+          says='number on the left'),
+    wrong('03.codegen', 'loads without converting to fp32: fp16 chains are computed in fp16', 'ex-4',
+          ('mask=mask).to(tl.float32)" for i in range(len(inputs))]', 'mask=mask)" for i in range(len(inputs))]'),
+          says='fp32'),
+    wrong('03.codegen', 'keyword arguments ignored: add(x, x, alpha=2) is generated as x + x', 'ex-4',
+          ('            args = operands(chain_gm, node)\n', '            args = list(node.args)\n'),
+          says='alpha'),
+    wrong('03.codegen', 'every input loaded from the first pointer', 'ex-4',
+          ('f"    a{i} = tl.load(in{i}_ptr + offsets', 'f"    a{i} = tl.load(in0_ptr + offsets'),
+          says='two-input'),
+    wrong('03.codegen', 'the kernel is always called kernel, not the name it is given', 'ex-4',
+          ('f"def {name}({ptrs}, out_ptr', 'f"def kernel({ptrs}, out_ptr'),
+          says='by the name it is given'),
+
+    # ---- 5: the backend
+    wrong('03.backend', 'fuses the graph but never runs a generated kernel', 'ex-5',
+          ('    for name, sub in list(gm.named_children()):\n', '    for name, sub in []:\n'),
+          says='TritonChain'),
+    wrong('03.backend', 'returns the graph in eager, never fused', 'ex-5',
+          ('    gm = fusion_pass(gm)\n', '    return gm.forward\n'),
+          says='TritonChain'),
+    wrong('03.backend', 'only the first fused chain runs its kernel', 'ex-5',
+          ('            setattr(gm, name, TritonChain(sub))   # the chain now runs its generated kernel',
+           '            setattr(gm, name, TritonChain(sub))   # the chain now runs its generated kernel\n            break'),
+          says='fusible chain'),
+    wrong('03.backend', "fuses a copy of the graph (to leave Dynamo's alone) but returns the original", 'ex-5',
+          ('    gm = fusion_pass(gm)\n', '    original, gm = gm, fusion_pass(copy.deepcopy(gm))\n'),
+          ('    return gm.forward\n    ### END SOLUTION', '    return original.forward\n    ### END SOLUTION'),
+          says='TritonChain'),
+    wrong('03.pitfalls', 'fuses even when gradients are needed', 'ex-5',
+          ('    if needs_grad:\n', '    if False:\n'),
+          says='gradients'),
+    wrong('03.pitfalls', 'asks every example input for requires_grad: SymInts under dynamic=True have none', 'ex-5',
+          ('    needs_grad = torch.is_grad_enabled() and any(\n        isinstance(t, torch.Tensor) and t.requires_grad for t in example_inputs)',
+           '    needs_grad = any(t.requires_grad for t in example_inputs)'),
+          says='SymInt'),
+    wrong('03.pitfalls', 'falls back whenever the graph module is in training mode (a GraphModule always is)', 'ex-5',
+          ('    if needs_grad:\n', '    if needs_grad or gm.training:\n'),
+          says='ran no generated kernel'),
+    wrong('03.pitfalls', 'falls back for any dtype but fp32', 'ex-5',
+          ('    if needs_grad:\n', '    if needs_grad or any(isinstance(t, torch.Tensor) and t.dtype != torch.float32 for t in example_inputs):\n'),
+          says='fp16'),
+
+    # ---- 6: peak memory
+    wrong('03.peak_memory', 'frees a value when its view is made, not when the view is last read', 'ex-6',
+          ('        while n.op.startswith("call") and aliases_input(gm, n) and isinstance(n.args[0], fx.Node):\n            n = n.args[0]\n', ''),
+          says='alive while an alias'),
+    wrong('03.peak_memory', 'a view counted as an allocation of its own', 'ex-6',
+          (PEAK_ALLOCATES, '        if n.op.startswith("call"):'),
+          says='views and in-place ops allocate nothing'),
+    wrong('03.peak_memory', 'follows one view back, not a view of a view', 'ex-6',
+          ('        while n.op.startswith("call") and aliases_input(gm, n)', '        if n.op.startswith("call") and aliases_input(gm, n)'),
+          says='alias'),
+    wrong('03.peak_memory', 'the outputs freed like any value: the output node is not counted as a reader', 'ex-6',
+          ('    for n in nodes:\n        for i in n.all_input_nodes:', '    for n in nodes[:-1]:\n        for i in n.all_input_nodes:'),
+          ('            if m not in outputs and last_read', '            if last_read'),
+          says='too low'),
+    wrong('03.peak_memory', "frees a node's inputs before allocating its output", 'ex-6',
+          ('''        if n.op.startswith("call") and not aliases_input(gm, n):
+            meta = n.meta.get("tensor_meta")
+            sizes[n] = math.prod(meta.shape) * meta.dtype.itemsize if isinstance(meta, TensorMetadata) else 0
+            live += sizes[n]
+            peak = max(peak, live)
+        for m in list(sizes):
+            if m not in outputs and last_read.get(m, position[m]) <= i:
+                live -= sizes.pop(m)''', '''        for m in list(sizes):
+            if m not in outputs and last_read.get(m, position[m]) <= i:
+                live -= sizes.pop(m)
+        if n.op.startswith("call") and not aliases_input(gm, n):
+            meta = n.meta.get("tensor_meta")
+            sizes[n] = math.prod(meta.shape) * meta.dtype.itemsize if isinstance(meta, TensorMetadata) else 0
+            live += sizes[n]
+            peak = max(peak, live)'''),
+          says='allocate a node'),
+    wrong('03.peak_memory', 'never frees anything: the sum of every allocation', 'ex-6',
+          ('                live -= sizes.pop(m)', '                pass'),
+          says='too high'),
+    wrong('03.peak_memory', "counts the graph's inputs as allocations", 'ex-6',
+          (PEAK_ALLOCATES, '        if (n.op.startswith("call") and not aliases_input(gm, n)) or n.op == "placeholder":'),
+          says='too high'),
+    *lab03_part8.WRONG,
+]
+
+ALTERNATIVE = {
+    "ex-1": '''
+def traffic_bytes(gm, *inputs):
+    """Bytes per kernel, summed: distinct tensor inputs read, output written, module state read."""
+    ShapeProp(gm).propagate(*inputs)
+    size = lambda n: (n.meta["tensor_meta"].dtype.itemsize * n.meta["tensor_meta"].shape.numel()
+                      if isinstance(n.meta.get("tensor_meta"), TensorMetadata) else 0)
+    kernels = [n for n in gm.graph.nodes if n.op.startswith("call_")]
+    moved = sum(size(n) + sum(map(size, set(n.all_input_nodes))) for n in kernels)
+    state = sum(p.nbytes for n in kernels if n.op == "call_module"
+                for p in list(gm.get_submodule(n.target).parameters()) + list(gm.get_submodule(n.target).buffers()))
+    return moved + state
+''',
+    "ex-2a": '''
+def find_fusible_chains(gm):
+    """Chains grown backwards from the end of the graph: a different, equally valid answer at joins."""
+    nodes = list(gm.graph.nodes)
+    index = {n: k for k, n in enumerate(nodes)}
+    writes = [index[n] for n in nodes if mutates(gm, n)]
+    clear = lambda a, b: not any(index[a] < w < index[b] for w in writes)
+    used, result = set(), []
+    for node in reversed(nodes):
+        if node in used or not elementwise_op(gm, node):
+            continue
+        chain = [node]
+        while True:
+            feeders = [p for p in chain[0].all_input_nodes if p not in used and elementwise_op(gm, p)
+                       and set(p.users) == {chain[0]} and clear(p, chain[0])]
+            if not feeders:
+                break
+            chain.insert(0, feeders[0])
+            used.add(feeders[0])
+        if len(chain) >= 2:
+            used.update(chain)
+            result.insert(0, chain)
+    return result
+''',
+    "ex-2b": '''
+from torch.fx.passes.utils.fuser_utils import erase_nodes, fuse_as_graphmodule, insert_subgm
+
+
+def fuse_chain(gm, chain):
+    """torch's fuser utilities do the surgery (fuse_by_partitions would also re-sort, and so re-create, every node)."""
+    name = f"fused_{sum(1 for _ in gm.children())}"
+    sub, outside, outputs = fuse_as_graphmodule(gm, list(chain), name)
+    insert_subgm(gm, sub, outside, outputs)
+    erase_nodes(gm, list(chain))
+    return next(n for n in gm.graph.nodes if n.op == "call_module" and n.target == name)
+''',
+    "ex-3": '''
+@triton.jit
+def chain_kernel(src, dst, total, BLOCK: tl.constexpr):
+    """The chain in fp32, one block per program."""
+    idx = BLOCK * tl.program_id(axis=0) + tl.arange(0, BLOCK)
+    inside = idx < total
+    v = tl.load(src + idx, mask=inside, other=0.0).to(tl.float32)
+    v = 2.0 * v + 2.0
+    v = tl.where(v > 0.0, v, 0.0) - 0.5
+    v = 1.0 / (1.0 + tl.exp(-v))
+    tl.store(dst + idx, v.to(dst.dtype.element_ty), mask=inside)
+
+
+def chain_triton(x, block=1024):
+    """One launch; refuses blocks that are not powers of two."""
+    if block <= 0 or (block & (block - 1)) != 0:
+        raise ValueError(f"{block} is not a power of two")
+    flat = x.reshape(-1).contiguous() if not x.is_contiguous() else x.reshape(-1)
+    out = torch.empty_like(flat)
+    if flat.numel() > 0:
+        grid = lambda meta: (triton.cdiv(flat.numel(), meta["BLOCK"]),)
+        chain_kernel[grid](flat, out, flat.numel(), BLOCK=block)
+    return out.view(x.shape)
+''',
+    "ex-4": '''
+def emit_triton(chain_gm, name):
+    """Source built as a list of statements, names chosen per node."""
+    params = [n for n in chain_gm.graph.nodes if n.op == "placeholder"]
+    env, body = {}, []
+    for k, p in enumerate(params):
+        env[p] = f"x{k}"
+        body.append(f"x{k} = tl.load(in{k}_ptr + offs, mask=m).to(tl.float32)")
+    out = None
+    for n in chain_gm.graph.nodes:
+        if n.op == "placeholder":
+            continue
+        if n.op == "output":
+            out = env.get(n.args[0])
+            continue
+        expr, ops = TRITON_EXPR.get(elementwise_op(chain_gm, n)), operands(chain_gm, n)
+        if expr is None or ops is None:
+            return None
+        parts = []
+        for a in ops:
+            parts.append(env.get(a) if isinstance(a, fx.Node) else literal(a))
+        wanted = 1 + ("{1}" in expr)
+        if any(p is None for p in parts) or len(parts) != wanted:
+            return None
+        env[n] = "t_" + n.name
+        body.append(f"{env[n]} = " + expr.format(*parts))
+    if out is None:
+        return None
+    body.append(f"tl.store(out_ptr + offs, {out}.to(out_ptr.dtype.element_ty), mask=m)")
+    signature = "".join(f"in{k}_ptr, " for k in range(len(params)))
+    head = [f"def {name}({signature}out_ptr, n_elements, BLOCK: tl.constexpr):",
+            "offs = BLOCK * tl.program_id(0) + tl.arange(0, BLOCK)", "m = offs < n_elements"]
+    return "@triton.jit\\n" + head[0] + "\\n" + "".join(f"    {line}\\n" for line in head[1:] + body)
+''',
+    "ex-5": '''
+def memfuse(gm, example_inputs):
+    """Eager when autograd needs the graph; otherwise generated kernels for every chain."""
+    if torch.is_grad_enabled() and any(getattr(t, "requires_grad", False) for t in example_inputs):
+        print("[memfuse] gradients are needed: no fusion, eager instead")
+        return gm
+    fusion_pass(gm)
+    fused = [(n.target, gm.get_submodule(n.target)) for n in gm.graph.nodes if n.op == "call_module"]
+    for target, sub in fused:
+        if isinstance(sub, fx.GraphModule):
+            gm.add_submodule(target, TritonChain(sub))
+    return gm
+''',
+    "ex-6": '''
+def estimate_peak_bytes(gm, *inputs):
+    """Event simulation: each storage is allocated by its first producer and dies after its last reader."""
+    ShapeProp(gm).propagate(*inputs)
+    order = list(gm.graph.nodes)
+    root = {}
+    for n in order:
+        view = n.op.startswith("call") and aliases_input(gm, n) and isinstance(n.args[0], fx.Node)
+        root[n] = root[n.args[0]] if view else n
+    dies = {}
+    for k, n in enumerate(order):
+        for src in n.all_input_nodes:
+            dies[root[src]] = k
+    for src in order[-1].all_input_nodes:
+        dies[root[src]] = len(order)
+    total, best, owned = 0, 0, {}
+    for k, n in enumerate(order):
+        if n.op.startswith("call") and root[n] is n:
+            meta = n.meta.get("tensor_meta")
+            owned[n] = meta.shape.numel() * meta.dtype.itemsize if isinstance(meta, TensorMetadata) else 0
+            total += owned[n]
+            best = max(best, total)
+        for storage in [s for s in owned if dies.get(s, k) <= k]:
+            total -= owned.pop(storage)
+    return best
+''',
+}
+
+RIGHT = [
+    right(("03.traffic", "03.chains", "03.fuse", "03.triton_kernel", "03.codegen", "03.backend", "03.peak_memory",
+           "03.pitfalls"), 'the alternative solution: every exercise of parts 1-6 written another way',
+          "ex-1", source=ALTERNATIVE["ex-1"],
+          also=(NO_DEMO, *(Edit(cid, source=code) for cid, code in ALTERNATIVE.items() if cid != "ex-1"))),
+]

@@ -1,0 +1,256 @@
+"""Lab 04's wrong answers (see tests/wrong_answers/__init__.py): one plausible mistake each.
+
+CELLS runs the capture (run-c) and the sweep (run-e), the two slow cells, before the exercises of parts B, C, D, S
+and G, which they do not depend on: a mistake in those parts re-runs only quick cells.
+"""
+
+from tests import submissions
+from tests.wrong_answers import ROOT, Edit, right, wrong
+
+SOLUTION = ROOT / "solutions" / "04_inductor_output.ipynb"
+CELLS = ["parameters", "setup", "ex-a", "run-a", "run-c", "ex-e", "run-e", "ex-b", "ex-c", "run-c2", "d-show", "ex-d",
+         "write-d", "ex-e2", "ex-s", "facts", "ex-g", "run-g"]
+# Words the hidden messages must never show: the grader's function, its size, its batch sizes.
+HIDDEN_NAMES = ("graded_fn", "sigmoid", "187", "[3, 5]")
+
+DUMP_FOLDER = '''    fresh = [p.parent for p in debug_root.glob("run_*/torchinductor/*/output_code.py") if p.parent not in before]
+    if not fresh:
+        raise RuntimeError(f"Inductor wrote no debug folder under {debug_root}")
+    return max(fresh, key=lambda p: (p / "output_code.py").stat().st_mtime)
+'''
+FIND = '''    softmax_ops = {"exp", "_softmax", "prepare_softmax_online"}
+    hits = [k for k in kernels if k.reductions and softmax_ops & set(k.aten_ops)]
+    if len(hits) != 1:
+        raise ValueError(f"expected one softmax kernel, found {[k.name for k in hits]}")
+    return hits[0]
+'''
+CROSSOVER = '''    answer = None
+    for row in sorted(rows, key=lambda r: r["batch"], reverse=True):
+        if row["speedup"] <= 1:
+            break
+        answer = row["batch"]
+    return answer
+'''
+CROSSOVER_DEF = ('def find_crossover(rows):\n    """Smallest batch from which compiled is faster (speedup > 1) there and at '
+                 'every larger batch; None if never."""\n    ### BEGIN SOLUTION\n' + CROSSOVER + '    ### END SOLUTION')
+COMPARE = 'c = bench.compare(model, compiled, xb, labels=("eager", "compiled"), min_run_time=0.05 if QUICK else 0.2)'
+ROW = '''        rows.append({"batch": b, "eager_ms": c.a.median_ms, "compiled_ms": c.b.median_ms,
+                     "speedup": c.a.median_ms / c.b.median_ms,
+                     "eager_q25_ms": c.a.q25_ms, "eager_q75_ms": c.a.q75_ms,
+                     "compiled_q25_ms": c.b.q25_ms, "compiled_q75_ms": c.b.q75_ms})
+'''
+NOT_THERE = '''There is no intermediate buffer for exp(x - max): eager PyTorch writes it to memory (and the max, and the
+shifted logits) between separate kernels, while this kernel keeps exp(x - max) in registers, or at most a
+row-sized local scratch, and writes only the final probabilities (plus two per-row scalars).'''
+
+WRONG = [
+    # ---- A: compile
+    wrong('04.compile_match', 'compiled with backend="eager": Dynamo captures a graph, but no code is generated', 'ex-a',
+          ('torch.compile(model, mode="default")', 'torch.compile(model, backend="eager")'),
+          says='not by Inductor'),
+    wrong('04.compile_match', 'returns the model itself, never compiled', 'ex-a',
+          ('return torch.compile(model, mode="default")', 'return model'),
+          says='return the result of torch.compile'),
+    wrong('04.compile_match', 'compiles a deep copy of the model, not the model it was given', 'ex-a',
+          ('torch.compile(model, mode="default")', 'torch.compile(__import__("copy").deepcopy(model))'),
+          says='not a copy'),
+
+    # ---- B: debug dump
+    wrong('04.debug_dump', 'leaves the FX graph cache on: a cache hit writes no debug files', 'ex-b',
+          ('settings = {"trace.enabled": True, "fx_graph_cache": False}', 'settings = {"trace.enabled": True}'),
+          ('torch._functorch.config.patch(enable_autograd_cache=False), ', ''),
+          says='FX graph cache'),
+    wrong('04.debug_dump', 'never resets Dynamo: a function compiled before is not compiled again', 'ex-b',
+          ('    torch._dynamo.reset()\n', ''),
+          says=r'torch\._dynamo\.reset\(\)'),
+    wrong('04.debug_dump', 'returns the newest debug folder on disk, not the one of this compile', 'ex-b',
+          (DUMP_FOLDER, '    return max(debug_root.glob("run_*/torchinductor/*"), key=lambda p: p.stat().st_mtime)\n'),
+          says='not the newest folder'),
+    wrong('04.debug_dump', 'returns the last folder by name (run folders are named by their start time)', 'ex-b',
+          (DUMP_FOLDER, '    return sorted(debug_root.glob("run_*/torchinductor/*"))[-1]\n'),
+          says='THIS compile'),
+    wrong('04.debug_dump', 'compiles but never calls the compiled function: compiling is lazy, nothing is written', 'ex-b',
+          ('        torch.compile(fn)(*args)\n', '        torch.compile(fn)\n'),
+          says='lazy'),
+    wrong('04.debug_dump', 'returns the run folder, not the graph folder that holds the files', 'ex-b',
+          ('return max(fresh, key=lambda p: (p / "output_code.py").stat().st_mtime)', 'return fresh[0].parent.parent'),
+          says='holds output_code.py itself'),
+    wrong('04.debug_dump', 'returns the path of output_code.py, not its folder', 'ex-b',
+          ('return max(fresh, key=lambda p: (p / "output_code.py").stat().st_mtime)',
+           'return max(fresh, key=lambda p: (p / "output_code.py").stat().st_mtime) / "output_code.py"'),
+          says='is not a folder'),
+
+    # ---- C: find the kernel
+    wrong('04.find_softmax', 'picks the kernel by its name, which the text forbids', 'ex-c',
+          (FIND, '    return next(k for k in kernels if "softmax" in k.name)\n'),
+          says='not by its name'),
+    wrong('04.find_softmax', 'picks the first kernel (the capture holds one generated kernel)', 'ex-c',
+          (FIND, '    return kernels[0]\n'),
+          says='not by its name, its place'),
+    wrong('04.find_softmax', 'exponentiates but need not reduce', 'ex-c',
+          (FIND, '    return next(k for k in kernels if "exp" in k.aten_ops)\n'),
+          says='both reduces and exponentiates'),
+    wrong('04.find_softmax', 'reduces but need not exponentiate', 'ex-c',
+          (FIND, '    return next(k for k in kernels if k.reductions)\n'),
+          says='both reduces and exponentiates'),
+    wrong('04.find_softmax', "the reading cell's heuristic: the reducing kernel with the most ops", 'ex-c',
+          (FIND, '    return max(kernels, key=lambda k: (bool(k.reductions), len(k.aten_ops)))\n'),
+          says='its size'),
+    wrong('04.find_softmax', "returns the kernel's name instead of the kernel", 'ex-c',
+          (FIND, FIND.replace('return hits[0]', 'return hits[0].name')),
+          also=(Edit('run-c2', (('find_softmax_kernel(code.kernels)', 'find_softmax_kernel(code.kernels)\n'
+                                 'softmax_kernel = next(k for k in code.kernels if k.name == softmax_kernel)'),)),),
+          says='return the Kernel itself'),
+    wrong('04.find_softmax', 'saves every kernel as kernel.py', 'ex-c',
+          ('("kernel.cpp" if kernel.kind == "cpp" else "kernel.py")', '"kernel.py"'),
+          says='kernel.cpp'),
+    wrong('04.find_softmax', 'takes only the kind "triton" for Triton: a persistent reduction goes to kernel.cpp', 'ex-c',
+          ('("kernel.cpp" if kernel.kind == "cpp" else "kernel.py")', '("kernel.py" if kernel.kind == "triton" else "kernel.cpp")'),
+          says='every Triton kind to kernel.py'),
+    wrong('04.find_softmax', "saves into the notebook's output folder, not the folder it is given", 'ex-c',
+          ('path = Path(out_dir) / (', 'path = Path(settings.out_dir) / ('),
+          says='not in the folder it was given'),
+    wrong('04.find_softmax', "writes the kernel's name, not its source", 'ex-c',
+          ('path.write_text(kernel.source)', 'path.write_text(kernel.name)'),
+          says="not exactly the kernel's source"),
+
+    # ---- D: annotation
+    wrong('04.annotation', "quotes the index of the row's max read back (x0), not of the input", 'ex-d',
+          ('through `{first_load.buffer}` at index `{first_load.index}`', 'through `{k.loads[1].buffer}` at index `{k.loads[1].index}`'),
+          says='Input read'),
+    wrong('04.annotation', "names the input pointer but quotes the per-row scalar's index", 'ex-d',
+          ('at index `{first_load.index}`', 'at index `{k.loads[-1].index}`'),
+          says='not the per-row max or sum'),
+    wrong('04.annotation', 'gives the store of the per-row max as the output', 'ex-d',
+          ('last_store = k.stores[-1]', 'last_store = k.stores[0]'),
+          says='Output written'),
+    wrong('04.annotation', 'gives the store of the per-row sum (out_ptr1) as the output', 'ex-d',
+          ('last_store = k.stores[-1]', 'last_store = k.stores[1]'),
+          says='not the per-row max or sum'),
+    wrong('04.annotation', 'quotes only the division as the code of the reduction', 'ex-d',
+          ('                     if t in k.source]\n',
+           '                     if t in k.source]\nquoted_reductions = [line.strip() for line in k.source.splitlines() if " / " in line][:1]\n'),
+          says='not a reduction'),
+    wrong('04.annotation', 'rows and columns swapped: the stride-1 variable said to walk the rows', 'ex-d',
+          ('`{row_var}` walks the 2 rows\n(step 600), and `{col_var}` walks', '`{col_var}` walks the 2 rows\n(step 600), and `{row_var}` walks'),
+          says='walks the rows'),
+    wrong('04.annotation', "never says which loop variable walks the rows and which the columns", 'ex-d',
+          ('`{row_var}` walks the 2 rows\n(step 600), and `{col_var}` walks', 'one variable walks the 2 rows\n(step 600), the other walks'),
+          says='which loop variable walks the rows'),
+    wrong('04.annotation', "lists 'softmax', the name of the module, not the ATen ops the kernel fuses", 'ex-d',
+          ('## Fused ATen ops\n{", ".join(k.aten_ops)}', '## Fused ATen ops\nsoftmax'),
+          says='misses'),
+    wrong('04.annotation', 'lists the addmm, which is a library call outside the kernel', 'ex-d',
+          ('## Fused ATen ops\n{", ".join(k.aten_ops)}', '## Fused ATen ops\naddmm, {", ".join(k.aten_ops)}'),
+          says='addmm'),
+    wrong('04.annotation', "copies a GPU's op list (online softmax) while the dump is the CPU's", 'ex-d',
+          ('## Fused ATen ops\n{", ".join(k.aten_ops)}', '## Fused ATen ops\nprepare_softmax_online, sub, exp, _softmax, div'),
+          says='prepare_softmax_online'),
+    wrong('04.annotation', 'says the per-row max is what is not there (it is stored)', 'ex-d',
+          (NOT_THERE, 'The per-row max never gets a buffer of its own: the kernel keeps it in a register.'),
+          says='exp\\(x - max\\)'),
+    wrong('04.annotation', 'says every intermediate is stored, the negation applying to something else', 'ex-d',
+          (NOT_THERE, 'Nothing: exp(x - max) is written to memory like every other intermediate, as in eager.'),
+          says='never gets its own buffer'),
+    wrong('04.annotation', "a heading that is not one of the five ('Reduction')", 'ex-d',
+          ('## Reductions\n', '## Reduction\n'),
+          says='## Reductions'),
+
+    # ---- E: sweep and crossover
+    wrong('04.crossover', 'the first faster batch, even if a larger one is slower again', 'ex-e',
+          (CROSSOVER, '    return next((r["batch"] for r in sorted(rows, key=lambda r: r["batch"]) if r["speedup"] > 1), None)\n'),
+          says='every larger batch'),
+    wrong('04.crossover', 'a speedup of exactly 1 counted as faster', 'ex-e',
+          ('if row["speedup"] <= 1:', 'if row["speedup"] < 1:'),
+          says='speedup above 1'),
+    wrong('04.crossover', 'rows taken in the order given, assumed sorted by batch', 'ex-e',
+          ('sorted(rows, key=lambda r: r["batch"], reverse=True)', 'rows[::-1]'),
+          says='largest batch first'),
+    wrong('04.crossover', 'crashes on an empty list of rows', 'ex-e',
+          ('    answer = None\n    for row', '    if max(rows, key=lambda r: r["batch"])["speedup"] <= 1:\n        return None\n'
+                                 '    answer = None\n    for row'),
+          says='an empty one too'),
+    wrong('04.crossover', 'times the same [2, 64] input at every batch size', 'ex-e',
+          ('xb = torch.randn(b, d, device=device)', 'xb = x'),
+          says=r'torch\.randn\(batch, d\)'),
+    wrong('04.crossover', 'made-up rows: nothing is timed', 'ex-e',
+          ('    rows = []\n    for b in batch_sizes:', '    return [{"batch": b, "eager_ms": 0.2, "compiled_ms": 0.1, "speedup": 2.0} '
+           'for b in batch_sizes]\n    rows = []\n    for b in batch_sizes:'),
+          says='not a guess'),
+    wrong('04.crossover', 'one call each timed with perf_counter, in seconds', 'ex-e',
+          ('            ' + COMPARE + '\n' + ROW,
+           '            t0 = time.perf_counter(); model(xb); eager = time.perf_counter() - t0\n'
+           '            t0 = time.perf_counter(); compiled(xb); comp = time.perf_counter() - t0\n'
+           '        rows.append({"batch": b, "eager_ms": eager, "compiled_ms": comp, "speedup": eager / comp})\n'),
+          says='not seconds'),
+    wrong('04.crossover', "bench's milliseconds multiplied by 1000 again", 'ex-e',
+          ('"eager_ms": c.a.median_ms, "compiled_ms": c.b.median_ms,',
+           '"eager_ms": c.a.median_ms * 1e3, "compiled_ms": c.b.median_ms * 1e3,'),
+          says='not microseconds'),
+    wrong('04.crossover', 'the two models swapped in bench.compare', 'ex-e',
+          ('bench.compare(model, compiled, xb,', 'bench.compare(compiled, model, xb,'),
+          says='swapped'),
+
+    # ---- S: scheduler
+    wrong('04.scheduler', 'counts the members of fused nodes too', 'ex-s',
+          ('            if not member_next:\n', '            if True:\n'),
+          says='top-level nodes only'),
+    wrong('04.scheduler', 'matches plain SchedulerNode lines only: fused, extern and no-op nodes are missed', 'ex-s',
+          (r'm = re.match(r"^(\w+): \w*SchedulerNode\(", line)', r'm = re.match(r"^(\w+): SchedulerNode\(", line)'),
+          says='scheduler_nodes returned'),
+    wrong('04.scheduler', 'never clears the member flag: every node after the first fused one is skipped', 'ex-s',
+          ('            member_next = False\n    return names', '    return names'),
+          says='whatever its kind'),
+    wrong('04.scheduler', 'returns the names sorted, not in the order of the file', 'ex-s',
+          ('    return names\n', '    return sorted(names)\n'),
+          says='in the order they appear'),
+    wrong('04.scheduler', 'requires a prefix before SchedulerNode: the plain nodes before fusion are missed', 'ex-s',
+          (r'm = re.match(r"^(\w+): \w*SchedulerNode\(", line)', r'm = re.match(r"^(\w+): \w+SchedulerNode\(", line)'),
+          says='whatever its kind'),
+
+    # ---- G: report
+    wrong('04.report', 'the manifest written as a list of files', 'ex-g',
+          ('json.dumps(manifest, indent=2, default=str)', 'json.dumps([{"name": n, **meta} for n, meta in files.items()], indent=2)'),
+          says="JSON object with 'files'"),
+    wrong('04.report', 'a manifest without versions', 'ex-g',
+          ('"versions": facts["versions"], ', ''),
+          says="'versions'"),
+    wrong('04.report', "the SHA-256 of each file's name, not of its bytes", 'ex-g',
+          ('hashlib.sha256((out_dir / n).read_bytes()).hexdigest()', 'hashlib.sha256(n.encode()).hexdigest()'),
+          says='does not match the file'),
+    wrong('04.report', 'manifest entries keyed by absolute paths', 'ex-g',
+          ('    files = {n: {', '    files = {str(out_dir / n): {'),
+          says='should list REPORT.md'),
+    wrong('04.report', 'the profile table in microseconds', 'ex-g',
+          ("{r['eager_ms']:.4f} | {r['compiled_ms']:.4f}", "{r['eager_ms'] * 1000:.1f} | {r['compiled_ms'] * 1000:.1f}"),
+          says='do not match'),
+    wrong('04.report', 'the profile columns in the other order', 'ex-g',
+          ("{r['eager_ms']:.4f} | {r['compiled_ms']:.4f}", "{r['compiled_ms']:.4f} | {r['eager_ms']:.4f}"),
+          says='do not match'),
+    wrong('04.report', 'Compile match gives the criterion, not the measured error', 'ex-g',
+          ("max |eager − compiled| = {fmt(facts.get('max_err'), '.2e')} (criterion: ≤ 1e-6).", 'The compiled output is within 1e-6 of eager.'),
+          says='measured max abs error'),
+    wrong('04.report', "the Kernel section without the kernel's name", 'ex-g',
+          ("The fused softmax kernel `{fmt(facts.get('kernel_name'))}` is saved", 'The fused softmax kernel is saved'),
+          says="name the fused softmax kernel"),
+    wrong('04.report', 'a one-line explanation of where compiling loses', 'ex-e2',
+          ('EXPLANATION = (\n', 'EXPLANATION = "Compiled is slower for small batches."\n_unused = (\n'),
+          says='a few sentences'),
+]
+
+ALTERNATIVE = submissions.ALTERNATIVE     # the grading tests' alternative solution, every function written another way
+
+RIGHT = [
+    right(('04.debug_dump', '04.find_softmax', '04.scheduler', '04.report'),
+          "the alternative solution's dump (global settings restored), kernel search and scheduler parser", 'ex-b',
+          source=ALTERNATIVE["ex-b"], also=(Edit('ex-c', source=ALTERNATIVE["ex-c"]), Edit('ex-s', source=ALTERNATIVE["ex-s"]))),
+    right('04.debug_dump', 'dumps into a fresh folder of its own under debug_root', 'ex-b',
+          ('    before = set(debug_root.glob("run_*/torchinductor/*"))     # other runs\' folders: not this compile\'s, however new\n',
+           '    debug_root = Path(__import__("tempfile").mkdtemp(dir=debug_root))\n    before = set()\n')),
+    right('04.crossover', "the alternative solution's crossover: the first batch from which every speedup is above 1", 'ex-e',
+          (CROSSOVER_DEF, ALTERNATIVE["ex-e"][ALTERNATIVE["ex-e"].index("def find_crossover"):])),
+    right('04.annotation', 'numbered headings, and the roles said the other way round', 'ex-d',
+          ('## Fused ATen ops\n', '### 1. FUSED ATEN OPS:\n'), ('## Input read\n', '### 2) Input read\n'),
+          ('`{row_var}` walks the 2 rows\n(step 600), and `{col_var}` walks the 600 columns of a row, contiguously.',
+           'the row index is `{row_var}` (2 rows,\nstep 600) and the column index is `{col_var}` (600 columns of a row, contiguous).')),
+]
