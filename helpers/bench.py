@@ -8,6 +8,7 @@ Introduced in Lab 01; every lab that claims a speedup measures it with `compare`
 from __future__ import annotations
 
 import math
+import os
 import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable
@@ -38,8 +39,14 @@ class Timing:
         """Interquartile range: the spread of the middle half of the samples."""
         return self.q75_ms - self.q25_ms
 
+    @property
+    def noisy(self) -> bool:
+        """True when the middle half of the samples spreads wider than the median: too noisy to draw a conclusion."""
+        return self.iqr_ms > self.median_ms
+
     def __str__(self) -> str:
-        return f"{self.label}: {fmt_ms(self.median_ms)} ms (IQR {fmt_ms(self.iqr_ms)}, n={self.n}, {self.device})"
+        text = f"{self.label}: {fmt_ms(self.median_ms)} ms (IQR {fmt_ms(self.iqr_ms)}, n={self.n}, {self.device})"
+        return text + (f" {NOISY}" if self.noisy else "")
 
 
 @dataclass
@@ -64,13 +71,40 @@ class Comparison:
         """Optimistic ratio from the quartiles: a's slow quarter against b's fast quarter."""
         return self.a.q75_ms / self.b.q25_ms
 
+    @property
+    def noisy(self) -> bool:
+        """True when either timing spreads wider than its median: the ratio cannot be trusted."""
+        return self.a.noisy or self.b.noisy
+
     def __str__(self) -> str:
         a, b = self.a.label, self.b.label
         if self.ratio >= 1:
-            return (f"{b} is {self.ratio:.2f}× faster than {a} "
+            text = (f"{b} is {self.ratio:.2f}× faster than {a} "
                     f"(quartile range {self.ratio_low:.2f}–{self.ratio_high:.2f}×)")
-        return (f"{b} is {1 / self.ratio:.2f}× SLOWER than {a} "
-                f"(quartile range {1 / self.ratio_high:.2f}–{1 / self.ratio_low:.2f}× slower)")
+        else:
+            text = (f"{b} is {1 / self.ratio:.2f}× SLOWER than {a} "
+                    f"(quartile range {1 / self.ratio_high:.2f}–{1 / self.ratio_low:.2f}× slower)")
+        return text + (f" {NOISY}" if self.noisy else "")
+
+
+NOISY = "⚠ noisy: the spread exceeds the median, so this figure settles nothing (close other programs, run again)"
+
+
+def cpu_contention() -> str | None:
+    """A warning when other processes load the CPU cores torch uses (timings then slow down and spread); else None.
+
+    Compares the 1-minute load average with the cores this process may use. Linux and macOS; None elsewhere.
+    """
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if load <= cores - 0.5:
+        return None
+    return (f"⚠ the CPU is busy: load average {load:.1f} on {cores} cores, torch uses {torch.get_num_threads()} "
+            f"threads. Timings will be slower and noisier than this machine can do: close other programs, or run "
+            f"torch.set_num_threads(1) to stop torch's threads fighting them, and run the cell again.")
 
 
 def fmt_ms(x: float) -> str:
@@ -239,6 +273,7 @@ def sweep(fns: dict[str, Callable], make_args: Callable[[Any], Any], sizes: Iter
             row = {"size": size, **asdict(t)}
             row.pop("times_ms")
             row["iqr_ms"] = t.iqr_ms
+            row["noisy"] = t.noisy
             rows.append(row)
         del args
     return rows
@@ -255,6 +290,7 @@ def _as_rows(items: Timing | Comparison | Iterable[Timing | dict]) -> list[dict]
         if isinstance(it, Timing):
             row = {k: v for k, v in asdict(it).items() if k != "times_ms"}
             row["iqr_ms"] = it.iqr_ms
+            row["noisy"] = it.noisy
         else:
             row = dict(it)
         rows.append(row)
@@ -269,10 +305,13 @@ def table(items: Timing | Comparison | Iterable[Timing | dict],
     if not rows or not cols:
         return "(no timings)"
     cell = lambda v: fmt_ms(v) if isinstance(v, float) else str(v)
-    body = [[cell(r.get(c, "")) for c in cols] for r in rows]
+    body = [[cell(r.get(c, "")) + (" ⚠" if c == "median_ms" and r.get("noisy") else "") for c in cols] for r in rows]
     widths = [max(len(c), *(len(b[i]) for b in body)) for i, c in enumerate(cols)]
     numeric = [all(isinstance(r.get(c), (int, float)) for r in rows) for c in cols]
     fmt_row = lambda cells: "| " + " | ".join(
         x.rjust(w) if num else x.ljust(w) for x, w, num in zip(cells, widths, numeric)) + " |"
     rule = "|" + "|".join(("-" * (w + 1) + ":") if num else ("-" * (w + 2)) for w, num in zip(widths, numeric)) + "|"
-    return "\n".join([fmt_row(cols), rule, *(fmt_row(b) for b in body)])
+    lines = [fmt_row(cols), rule, *(fmt_row(b) for b in body)]
+    if "median_ms" in cols and any(r.get("noisy") for r in rows):
+        lines.append("⚠ the spread (IQR) of these rows exceeds their median: too noisy to compare; run them again.")
+    return "\n".join(lines)

@@ -103,3 +103,19 @@ def test_measure_on_gpu_uses_gpu_clock():
     assert t.median_ms > 5 * small.median_ms
     c = compare(lambda: x @ x, lambda: x[:256] @ x, labels=("big", "small"), device="cuda", min_run_time=0.05)
     assert c.ratio > 2
+
+
+def test_a_spread_wider_than_the_median_is_flagged_noisy():
+    from helpers.bench import Comparison, summarize, table
+    calm = summarize([1.0, 1.01, 0.99, 1.0, 1.02], "calm", "cpu", "test")
+    wild = summarize([0.2, 0.3, 5.0, 6.0, 0.25, 7.0], "wild", "cpu", "test")
+    assert not calm.noisy and wild.noisy
+    assert "noisy" in str(wild) and "noisy" not in str(calm)
+    assert "noisy" in str(Comparison(calm, wild)) and "noisy" not in str(Comparison(calm, calm))
+    assert "⚠" in table([calm, wild]) and "⚠" not in table([calm])
+
+
+def test_cpu_contention_is_a_warning_or_nothing():
+    from helpers.bench import cpu_contention
+    got = cpu_contention()
+    assert got is None or ("load average" in got and "set_num_threads" in got)
