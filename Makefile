@@ -11,6 +11,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 TORCH_VERSION ?= 2.13.0
 STAMP := $(VENV)/.installed
+# pytest-xdist: TEST_JOBS processes, each test module, class or notebook whole in one of them; TEST_JOBS=1 runs serially
+TEST_JOBS ?= 2
+PARALLEL := $(if $(filter 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadscope)
 export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter
 export MPLBACKEND := Agg
 
@@ -35,8 +38,8 @@ lab: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/workbook build --check
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests
-	WORKBOOK_QUICK=1 WORKBOOK_DEVICE=cpu $(BIN)/python -m pytest -q -p no:cacheprovider --nbval-lax --nbval-cell-timeout=900 solutions/
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(PARALLEL) --durations=20 tests
+	WORKBOOK_QUICK=1 WORKBOOK_DEVICE=cpu $(BIN)/python -m pytest -q -p no:cacheprovider $(PARALLEL) --nbval-lax --nbval-cell-timeout=900 solutions/
 
 # Debian's chromium (installed here when we are root), Playwright from the `browser` extra; no browser download.
 CHROMIUM ?= /usr/bin/chromium

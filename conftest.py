@@ -36,6 +36,29 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def pytest_sessionfinish(session):
+    """In a pytest-xdist worker: hand the catch rates it counted to the controller, which prints the table."""
+    import json
+    import sys
+
+    corpus = sys.modules.get("tests.wrong_answers")
+    if corpus is not None and hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["catch_rates"] = json.dumps(corpus.RESULTS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """In the pytest-xdist controller: merge a finished worker's catch rates."""
+    import json
+
+    counted = getattr(node, "workeroutput", {}).get("catch_rates")
+    if counted:
+        from tests import wrong_answers
+
+        for lab, rows in json.loads(counted).items():
+            wrong_answers.RESULTS.setdefault(lab, {}).update(rows)
+
+
 def pytest_terminal_summary(terminalreporter):
     """The checks' catch rates against the corpus of wrong answers (tests/test_catch_rates.py), when it ran."""
     import sys

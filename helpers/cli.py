@@ -25,6 +25,7 @@ def cmd_doctor(args) -> int:
 
     findings = env.doctor()
     print(env.format_findings(findings))
+    print("\nWhat runs here, lab by lab:\n" + "\n".join(env.lab_support(findings)))
     code = env.doctor_exit_code(findings)
     print("\nThe labs can run here." if code == 0 else "\nFix the ❌ lines above before running the labs.")
     return code

@@ -209,7 +209,7 @@ def _check_triton() -> Finding:
     if v:
         return Finding("triton", "ok", v)
     status = "fail" if sys.platform.startswith("linux") else "warn"
-    return Finding("triton", status, "not importable: the Triton exercises of labs 03–04 cannot run",
+    return Finding("triton", status, "not importable: Lab 03's Triton kernels cannot run (Inductor's CPU code needs no Triton)",
                    'pip install "triton>=3.5,<4" (Linux only; on macOS/Windows do those exercises on a Linux machine).')
 
 
@@ -404,6 +404,43 @@ def doctor(subprocess_checks: bool = True, timeout: float = 240.0) -> list[Findi
     findings += [_check_cache_dir(cache), _check_disk(cache), _check_jupyter()]
     sandbox = _check_sandbox()
     return findings + ([sandbox] if sandbox else [])
+
+
+# What each lab needs beyond torch: "compile" (Inductor builds C++ on a CPU), "triton" (kernels written by hand run
+# natively on a GPU or in Triton's CPU interpreter, Linux only), "cuda" (parts that only mean something on a GPU).
+LAB_NEEDS: dict[str, tuple[str, dict[str, str]]] = {
+    "01": ("Eager vs graph", {"compile": "the torch.compile parts (2–4 and 6)"}),
+    "02": ("FX rewrites", {}),
+    "03": ("Operator fusion", {"triton": "parts 3–8 (Triton kernels and the backend that runs them)",
+                                 "compile": "the torch.compile comparisons"}),
+    "04": ("Inductor output", {"compile": "the whole lab (it reads what Inductor generates)"}),
+    "05": ("Distributed", {"cuda": "NCCL (gloo on CPU processes runs every part)"}),
+    "06": ("Compiling training", {"compile": "parts that compile a training step", "cuda": "CUDA graphs (reduce-overhead)"}),
+    "07": ("llm_bench", {"compile": "part D (compiled decode)", "cuda": "CUDA graphs and the bandwidth figures"}),
+}
+
+
+def lab_support(findings: list[Finding]) -> list[str]:
+    """Per lab, what runs on this machine and what does not (from the doctor's findings), as ✅ / ⚠️ lines."""
+    status = {f.name: f.status for f in findings}
+    cuda = torch.cuda.is_available() and status.get("device") == "ok"
+    have = {"compile": status.get("inductor compile", status.get("c++ compiler", "ok")) == "ok",
+            "triton": status.get("triton") == "ok" and status.get("triton kernel", "ok") == "ok",
+            "cuda": cuda}
+    why = {"compile": "torch.compile cannot build here (see the inductor compile line above)",
+           "triton": ("no Triton here (Linux only: on macOS or Windows use WSL2, a Linux machine or a cloud notebook)"
+                      if not sys.platform.startswith("linux") else "Triton does not run here (see the triton lines above)"),
+           "cuda": "needs a CUDA GPU, so the lab shows recorded GPU figures there"}
+    lines = []
+    for lab, (title, needs) in LAB_NEEDS.items():
+        missing = [f"{part}: {why[need]}" for need, part in needs.items() if not have[need]]
+        if not missing:
+            lines.append(f"✅ Lab {lab} {title}: everything runs here" + (" (GPU)" if cuda else " (CPU)"))
+        else:
+            hard = [need for need in needs if not have[need] and need != "cuda"]
+            icon = "⚠️ " if hard else "✅"
+            lines.append(f"{icon} Lab {lab} {title}: runs here, except " + "; ".join(missing))
+    return lines
 
 
 def format_findings(findings: list[Finding]) -> str:

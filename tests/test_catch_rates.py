@@ -10,8 +10,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 
-import pytest
-
 from tests import wrong_answers as wa
 
 HIDDEN_RATE, PUBLIC_RATE = 0.90, 0.75
@@ -28,48 +26,54 @@ def verdicts(lab: str) -> tuple[wa.Verdict, ...]:
     return tuple(wa.judge(bench(lab), w) for w in wa.corpus(lab).WRONG)
 
 
-@pytest.mark.parametrize("lab", LABS)
-def test_corpus_is_well_formed(lab):
-    from helpers import checks
+class CatchRates:
+    """The four tests for one lab; a subclass per lab below, so `pytest -n` spreads the labs over its workers."""
 
-    module = wa.corpus(lab)
-    names = {s.name for s in checks.load_lab(lab)}
-    assert module.WRONG, "a lab's corpus holds wrong answers"
-    for w in module.WRONG:
-        assert w.check in names, f"{w.check} is not one of Lab {lab}'s checks"
-        assert len(w.why) >= 15 and w.says, f"{w.name}: say why it is wrong and what the message must say"
-    assert len({w.name for w in module.WRONG}) == len(module.WRONG), "two wrong answers with the same reason"
-    covered = {w.check for w in module.WRONG}
-    assert covered == names, f"exercises without wrong answers: {sorted(names - covered)}"
+    lab = ""
+
+    def test_corpus_is_well_formed(self):
+        lab = self.lab
+        from helpers import checks
+
+        module = wa.corpus(lab)
+        names = {s.name for s in checks.load_lab(lab)}
+        assert module.WRONG, "a lab's corpus holds wrong answers"
+        for w in module.WRONG:
+            assert w.check in names, f"{w.check} is not one of Lab {lab}'s checks"
+            assert len(w.why) >= 15 and w.says, f"{w.name}: say why it is wrong and what the message must say"
+        assert len({w.name for w in module.WRONG}) == len(module.WRONG), "two wrong answers with the same reason"
+        covered = {w.check for w in module.WRONG}
+        assert covered == names, f"exercises without wrong answers: {sorted(names - covered)}"
+
+    def test_checks_catch_the_corpus(self):
+        lab = self.lab
+        found = verdicts(lab)
+        wa.RESULTS[lab] = wa.rates(list(found))
+        n = len(found)
+        public = sum(v.caught_public for v in found) / n
+        hidden = sum(v.caught_hidden for v in found) / n
+        missed = [f"{v.wrong.name} [public {'caught' if v.caught_public else 'MISSED'}, hidden "
+                  f"{'caught' if v.caught_hidden else 'MISSED'}]" for v in found if not (v.caught_public and v.caught_hidden)]
+        assert hidden >= HIDDEN_RATE and public >= PUBLIC_RATE, (
+            f"Lab {lab}: public {public:.0%}, hidden {hidden:.0%} of {n}; let through:\n  " + "\n  ".join(missed))
+
+    def test_every_catch_names_the_cause(self):
+        lab = self.lab
+        bad = [f"{v.wrong.name}:\n    " + "\n    ".join(v.problems) for v in verdicts(lab) if v.problems]
+        assert not bad, "messages that do not say what is wrong:\n  " + "\n  ".join(bad)
+
+    def test_right_answers_written_another_way_keep_full_marks(self):
+        lab = self.lab
+        b = bench(lab)
+        failures = []
+        for r in getattr(wa.corpus(lab), "RIGHT", []):
+            ns = b.namespace(r.edits, r.fresh)
+            for name in r.checks:
+                for result in (b.public(ns, name), b.hidden(ns, name)):
+                    if not result.passed:
+                        failures.append(f"{r.why}: {result.line()}")
+        assert not failures, "\n".join(failures)
 
 
-@pytest.mark.parametrize("lab", LABS)
-def test_checks_catch_the_corpus(lab):
-    found = verdicts(lab)
-    wa.RESULTS[lab] = wa.rates(list(found))
-    n = len(found)
-    public = sum(v.caught_public for v in found) / n
-    hidden = sum(v.caught_hidden for v in found) / n
-    missed = [f"{v.wrong.name} [public {'caught' if v.caught_public else 'MISSED'}, hidden "
-              f"{'caught' if v.caught_hidden else 'MISSED'}]" for v in found if not (v.caught_public and v.caught_hidden)]
-    assert hidden >= HIDDEN_RATE and public >= PUBLIC_RATE, (
-        f"Lab {lab}: public {public:.0%}, hidden {hidden:.0%} of {n}; let through:\n  " + "\n  ".join(missed))
-
-
-@pytest.mark.parametrize("lab", LABS)
-def test_every_catch_names_the_cause(lab):
-    bad = [f"{v.wrong.name}:\n    " + "\n    ".join(v.problems) for v in verdicts(lab) if v.problems]
-    assert not bad, "messages that do not say what is wrong:\n  " + "\n  ".join(bad)
-
-
-@pytest.mark.parametrize("lab", LABS)
-def test_right_answers_written_another_way_keep_full_marks(lab):
-    b = bench(lab)
-    failures = []
-    for r in getattr(wa.corpus(lab), "RIGHT", []):
-        ns = b.namespace(r.edits, r.fresh)
-        for name in r.checks:
-            for result in (b.public(ns, name), b.hidden(ns, name)):
-                if not result.passed:
-                    failures.append(f"{r.why}: {result.line()}")
-    assert not failures, "\n".join(failures)
+for _lab in LABS:   # TestLab01 … TestLab07: one class per lab (pytest -k 03 selects a lab)
+    globals()[f"TestLab{_lab}"] = type(f"TestLab{_lab}", (CatchRates,), {"lab": _lab})

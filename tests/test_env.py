@@ -106,3 +106,16 @@ def test_gpu_device_and_label():
     assert v["capability"] and v["device"] == torch.cuda.get_device_name(0)
     assert device_label("cuda").startswith(torch.cuda.get_device_name(0))
     assert env._check_device().status == "ok"
+
+
+def test_lab_support_names_what_a_missing_tool_stops():
+    from helpers.env import LAB_NEEDS, lab_support
+    ok = [Finding("triton", "ok", "3.9"), Finding("inductor compile", "ok", "runs"), Finding("device", "ok", "cpu")]
+    lines = lab_support(ok)
+    assert len(lines) == len(LAB_NEEDS) and all(line.startswith("✅") for line in lines)
+    no_triton = lab_support([Finding("triton", "warn", "missing"), *ok[1:]])
+    lab03 = next(line for line in no_triton if "Lab 03" in line)
+    assert lab03.startswith("⚠️") and "Triton" in lab03 and "parts 3–8" in lab03
+    assert next(line for line in no_triton if "Lab 02" in line).startswith("✅")
+    no_cc = lab_support([ok[0], Finding("inductor compile", "fail", "no g++"), ok[2]])
+    assert next(line for line in no_cc if "Lab 04" in line).startswith("⚠️")
