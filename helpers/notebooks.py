@@ -217,6 +217,7 @@ def build(root: Path, check: bool = False) -> list[Problem]:
         except MarkerError as err:
             problems.append(Problem(sol_path, str(err)))
             continue
+        problems.extend(_run_all_stoppers(nbformat.reads(text, as_version=4), lab_path))
         current = lab_path.read_text(encoding="utf-8") if lab_path.exists() else None
         if current != text:
             if check:
@@ -246,6 +247,16 @@ def _check_ids(nb, path: Path) -> list[Problem]:
     ids = [c.get("id") for c in nb.cells]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     return [Problem(path, f"duplicate cell id {d!r}") for d in dupes]
+
+
+def _run_all_stoppers(lab, path: Path) -> list[Problem]:
+    """Ungraded exercises (after the last check cell) whose stub raises: Run All would stop there, after all the work."""
+    checks = [i for i, c in enumerate(lab.cells) if "check" in tags(c)]
+    last = checks[-1] if checks else len(lab.cells)
+    return [Problem(path, f"cell {c.get('id')}: an ungraded exercise after the last check raises NotImplementedError, "
+                          "so Run All stops there; give it a `### STUB` that does not raise")
+            for c in lab.cells[last + 1:]
+            if c.cell_type == "code" and "exercise" in tags(c) and "raise NotImplementedError" in c.source]
 
 
 def _orphan_labs(root: Path) -> list[Problem]:

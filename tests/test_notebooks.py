@@ -99,3 +99,15 @@ def test_lab_exercises_are_stubs():
     exercises = [c for c in nb.cells if "exercise" in notebooks.tags(c)]
     assert len(exercises) >= 6
     assert all("NotImplementedError" in c.source or '"""' in c.source for c in exercises)
+
+
+def test_an_ungraded_exercise_after_the_last_check_must_not_stop_run_all():
+    nb = nbformat.v4.new_notebook()
+    ex = nbformat.v4.new_code_cell("### BEGIN SOLUTION\nx = 1\n### END SOLUTION", metadata={"tags": ["exercise"]})
+    chk = nbformat.v4.new_code_cell("check('01.x')", metadata={"tags": ["check"]})
+    stretch = nbformat.v4.new_code_cell("### BEGIN SOLUTION\ny = 2\n### END SOLUTION", metadata={"tags": ["exercise"]})
+    nb.cells = [ex, chk, stretch]
+    found = notebooks._run_all_stoppers(notebooks.make_lab(nb), Path("lab.ipynb"))
+    assert len(found) == 1 and "Run All" in found[0].message
+    stretch.source = "### BEGIN SOLUTION\ny = 2\n### STUB\n# print('Stretch (not graded)')\n### END SOLUTION"
+    assert notebooks._run_all_stoppers(notebooks.make_lab(nb), Path("lab.ipynb")) == []
