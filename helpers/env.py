@@ -411,7 +411,7 @@ def doctor(subprocess_checks: bool = True, timeout: float = 240.0) -> list[Findi
 LAB_NEEDS: dict[str, tuple[str, dict[str, str]]] = {
     "01": ("Eager vs graph", {"compile": "the torch.compile parts (2–4 and 6)"}),
     "02": ("FX rewrites", {}),
-    "03": ("Operator fusion", {"triton": "parts 3–8 (Triton kernels and the backend that runs them)",
+    "03": ("Operator fusion", {"triton": "parts 3–5, 7 and 8 (Triton kernels and the backend that runs them)",
                                  "compile": "the torch.compile comparisons"}),
     "04": ("Inductor output", {"compile": "the whole lab (it reads what Inductor generates)"}),
     "05": ("Distributed", {"cuda": "NCCL (gloo on CPU processes runs every part)"}),
