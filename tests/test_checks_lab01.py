@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import torch
 
 from tests.in_process_grader import notebook_namespace, run_hidden, run_public
 
@@ -28,3 +29,44 @@ def solved() -> dict:
 def test_solution_passes(solved, name):
     for run in (run_public, run_hidden):
         assert run(name, solved, OUT.name).passed
+
+
+def _stub(*args, **kwargs):
+    raise NotImplementedError("3: remove the breaks: write your solution here")
+
+
+def test_unwritten_no_breaks_says_not_done_yet():
+    from helpers import checks
+
+    result = checks.run_check("01.no_breaks", {"no_print": _stub, "no_item": _stub, "no_branch": _stub})
+    assert not result.passed and "not written yet" in result.message and "Observed" not in result.message, result.message
+
+
+def test_a_copy_of_with_item_fails_no_breaks():
+    """with_item's break is the `if` on the Python float: it breaks under fullgraph=True too (torch 2.11-2.15)."""
+    from helpers import checks
+    from helpers.checks import lab01
+
+    ns = {"no_print": lambda x: x.sin().cos(), "no_item": lab01.with_item,
+          "no_branch": lambda x: torch.where((x * 3).sum() > 0, (x * 3).relu(), -(x * 3))}
+    result = checks.run_check("01.no_breaks", ns)
+    assert not result.passed and "no_item does not compile with fullgraph=True" in result.message, result.message
+
+
+def test_serialisation_experiment_is_real():
+    """A GraphModule pickles and loads without the model's class; torch.compile's wrapper needs the class."""
+    from helpers.checks import lab01
+
+    assert lab01.serialisation_experiment() == {"torch.jit.trace": True, "torch.jit.script": True,
+                                                "torch.fx.symbolic_trace": True, "torch.compile": False,
+                                                "torch.export": True}
+
+
+def test_capture_table_counts_unfilled_cells_truthfully():
+    from helpers.checks import lab01
+
+    observed = {m: {c: None for c in lab01.COLUMNS} for m in lab01.METHODS}
+    table = {m: {c: None for c in lab01.COLUMNS} for m in lab01.METHODS}
+    table["torch.jit.trace"].update(control_flow="baked", dynamic_shapes="baked", serialisable=True)
+    problems = lab01.capture_table_problems(table, observed)
+    assert problems[0].startswith("17 of the table's 20 cells are still None"), problems

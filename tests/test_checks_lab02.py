@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "02_fx_rewrites.ipynb"
 LAB = ROOT / "labs" / "02_fx_rewrites.ipynb"
 # The cells that define what the checks call (the rest of the notebook runs experiments the checks never read).
-CELLS = ["parameters", "setup", "ex-1", "ex-2a", "ex-2b", "ex-2c", "p2-random", "ex-2d", "p3-ops", "ex-3",
+CELLS = ["parameters", "setup", "ex-1", "ex-2a", "ex-2b", "ex-2c", "ex-2d", "p2-random", "ex-2e", "p3-ops", "ex-3",
          "p4-base", "ex-4a", "ex-4b", "ex-5"]
 NAMES = [s.name for s in checks.load_lab("02")]
 OUT = tempfile.TemporaryDirectory(prefix="lab02-")     # the notebook's OUT_DIR; removed when the tests end
@@ -61,8 +61,8 @@ def lab_ns():
 def test_every_check_has_hidden_cases_and_the_points_add_up():
     h, _ = hidden_lab("02")
     assert sorted(h.cases) == sorted(NAMES)
-    assert 6 <= len(NAMES) <= 8
-    assert 15 <= sum(checks.spec(n).points for n in NAMES) <= 20
+    assert len(NAMES) == 10          # one check per exercise part: 1, 2a–2e, 3, 4a, 4b, 5
+    assert sum(checks.spec(n).points for n in NAMES) == 20
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -117,3 +117,23 @@ def test_alternative_scores_full_marks_under_workbook_grade(tmp_path):
     settings = batch.Settings(lab="03", out=tmp_path / "grades", jobs=1, cell_timeout=300, call_timeout=120, warm=False)
     (result,) = batch.grade([folder], settings, progress=False)
     assert (result.status, result.total) == ("ok", result.max_total), [c.line() for c in result.checks if not c.passed]
+
+
+def test_nothing_scored_twice():
+    """memfuse is scored once, by 03.backend; part 7's end-to-end check re-runs exercises 2a, 4 and 5 for 0 points."""
+    assert checks.spec("03.pitfalls").points == 0 and checks.spec("03.backend").points == 3
+
+
+def test_guard_space_catches_a_write_past_the_end_and_keeps_views():
+    import torch
+
+    guard = lab03.GuardSpace(slack=64)
+    x = guard.guard(torch.arange(12.0).reshape(3, 4).t())          # strides kept, values kept
+    assert x.stride() == (1, 4) and torch.equal(x, torch.arange(12.0).reshape(3, 4).t())
+    with guard:
+        y = torch.empty_like(x.contiguous())
+    assert not guard.overrun()
+    y.untyped_storage()                                             # y lives at the start of a guarded buffer
+    torch.as_strided(y, (y.numel() + 1,), (1,), 0)[-1] = 1.0        # one element past the end, as an unmasked store
+    assert guard.overrun()
+    assert lab03.GuardSpace().guard(torch.zeros(0)).numel() == 0

@@ -123,14 +123,14 @@ def build_corpus(folder: Path) -> dict[str, dict]:
     case("steals_the_solution", S.add_cell(S.lab(), STEAL, after="setup"), total=0)
     case("fakes_every_probe", S.add_cell(S.lab(), FAKE_PROBES, after="setup"), total=0)
     case("daemon_rewrites_gradebook", S.add_cell(S.lab(), DAEMON, after="setup"), total=0)
-    case("links_out_dir_to_a_neighbour", S.add_cell(S.solution(), LINK_OUT, after="check-g"), total=FULL - 5,
+    case("links_out_dir_to_a_neighbour", S.add_cell(S.solution(), LINK_OUT, after="check-g"), total=FULL - 6,
          failed=["04.annotation", "04.report"])
     case("links_executed_to_passwd", S.add_cell(S.solution(), EXECUTED_LINK, after="outro"), total=FULL, no_executed=True)
     nan = S.solution()
     S.cell(nan, "ex-a").source = ("def compile_head(model):\n    def nan_backend(gm, example_inputs):\n"
                                  "        return lambda *args: tuple(o * float('nan') for o in gm(*args))\n"
                                  "    return torch.compile(model, backend=nan_backend)\n")
-    case("compiled_model_returns_nan", nan, total=FULL - 4, failed=["04.compile_match", "04.report"])  # the report says nan
+    case("compiled_model_returns_nan", nan, total=FULL - 2, failed=["04.compile_match", "04.report"])  # the report says nan
     fake_sweep = S.solution()
     S.cell(fake_sweep, "ex-e").source = S.cell(fake_sweep, "ex-e").source.replace(
         '    rows = []\n    for b in batch_sizes:', '    return [{"batch": b, "eager_ms": 0.2, "compiled_ms": 0.1, "speedup": 2.0} '

@@ -136,7 +136,7 @@ def compiled_problems(info: dict, want: torch.Tensor, about: str) -> list[str]:
     return []
 
 
-@register("04.compile_match", points=2, exercise="A", title="torch.compile'd TinyHead matches eager within 1e-6",
+@register("04.compile_match", points=0, exercise="A", title="torch.compile'd TinyHead matches eager within 1e-6",
           cases=[HeadCase("the lab's TinyHead", seed=4)])
 def _compile_match(ctx: Context, cases: list[HeadCase]) -> str:
     for case in cases:
@@ -253,7 +253,7 @@ def debug_folder_problems(info: dict, marker: str, kernels: tuple = ()) -> list[
     return []
 
 
-@register("04.debug_dump", points=2, exercise="B", title="Inductor's debug files are dumped for a fresh compile",
+@register("04.debug_dump", points=3, exercise="B", title="Inductor's debug files are dumped for a fresh compile",
           cases=[DumpCase(odd_fn, (7, 13), "91")])    # 7*13 elements appear in the loop bound
 def _debug_dump(ctx: Context, cases: list[DumpCase]) -> str:
     for case in cases:
@@ -514,7 +514,25 @@ def annotation_problems(text: str, kernel) -> list[str]:
     if not says_not_stored(found["what is not there"]):
         problems.append("'What is not there' should say, in a sentence, which intermediate (the exp(x - max) tensor) "
                         "never gets its own buffer in memory.")
+    else:
+        problems += scratch_problems(found["what is not there"], k["source"])
     return problems
+
+
+SCRATCH = re.compile(r"\blocal_buffer_data_\d+\b")
+SCRATCH_SAID = re.compile(r"local_buffer|scratch|local (?:array|buffer)|row[- ]sized|per[- ]row (?:array|buffer)|"
+                          r"(?:array|buffer) (?:of|for) (?:one|a|each|every) row", re.I)
+
+
+def scratch_problems(body: str, source: str) -> list[str]:
+    """A kernel that stores exp(x - max) into a per-row scratch array (a CPU kernel) must not be said to keep it in
+    registers: the annotation says where it really goes."""
+    scratch = SCRATCH.search(source)
+    if scratch is None or SCRATCH_SAID.search(body):
+        return []
+    return [f"'What is not there': this kernel does store exp(x - max), row by row, into `{scratch.group()}`, a "
+            "scratch array of one row that each thread reuses (read the kernel's stores); say where the kernel keeps "
+            "it instead of a [rows, columns] tensor."]
 
 
 def input_problems(body: str, inputs: list[dict]) -> list[str]:
@@ -560,7 +578,7 @@ def best_annotation_problems(text: str, kernels: list) -> list[str]:
     return min(tried, key=len) if tried else ["no softmax kernel to compare with: re-run the capture cell in part C."]
 
 
-@register("04.annotation", points=3, exercise="D", title="KERNEL_ANNOTATION.md explains the fused kernel of your dump",
+@register("04.annotation", points=4, exercise="D", title="KERNEL_ANNOTATION.md explains the fused kernel of your dump",
           cases=AnnotationCase())
 def _annotation(ctx: Context, case: AnnotationCase) -> str:
     info = ctx.probe(probe_annotation, case.kernels is CAPTURE)
@@ -631,6 +649,7 @@ def probe_crossover(learner: Learner, row_lists: list[list[dict]], sweep: SweepC
         except Exception as err:
             info["answers"].append({"raised": raised(err)})
     info["rows"] = learner.value("sweep_rows")
+    info["eager_now"] = eager_now(learner, info["rows"])
     if sweep.batches is not None:
         from helpers.env import pick_device
 
@@ -647,6 +666,48 @@ def probe_crossover(learner: Learner, row_lists: list[list[dict]], sweep: SweepC
             info["measured"] = raised(err)
         info["seen"] = {"eager": sorted(set(eager.seen)), "compiled": sorted(set(compiled.seen))}
     return info
+
+
+def eager_now(learner: Learner, rows: Any) -> dict | None:
+    """The notebook's eager model timed now at the smallest batch of its sweep: {batch, ms}; None when there is no
+    model or no usable sweep (other problems are judged elsewhere)."""
+    from helpers import bench
+
+    try:
+        model = learner.value("model")
+        batch = min(int(r["batch"]) for r in rows)
+        d = model.fc.in_features
+        x = torch.randn(batch, d, device=next(model.parameters()).device)
+        with torch.no_grad():
+            return {"batch": batch, "ms": bench.measure(model, x, min_run_time=0.05).median_ms}
+    except Exception:        # no model, no rows, rows of another shape: nothing to compare with
+        return None
+
+
+BUSY_FACTOR, BUSY_MS = 10.0, 1.0     # a sweep row this many times slower, and this many ms slower, than now
+SMALL_BATCH, ABSURD_MS = 8, 5.0      # a TinyHead call on at most 8 rows takes well under 5 ms anywhere
+
+
+def busy_problems(rows: list[dict], now: dict | None) -> list[str]:
+    """Whether the sweep's eager time at its smallest batch is far above what the same call takes now: the machine
+    was busy when the sweep ran (other programs, or torch's threads fighting them), and its figures mean nothing."""
+    small = [r for r in rows if int(r["batch"]) <= SMALL_BATCH and max(r["eager_ms"], r["compiled_ms"]) > ABSURD_MS]
+    if small:
+        r = small[0]
+        return [f"your sweep says one call at batch {r['batch']} took {r['eager_ms']:.3g} ms eager and "
+                f"{r['compiled_ms']:.3g} ms compiled: a few thousand multiply-adds, which any machine does in well under "
+                f"{ABSURD_MS:g} ms. Either the time includes a compile (time only warmed-up calls, as bench.compare "
+                "does) or the cores were oversubscribed when the sweep ran (other programs, or torch's threads fighting "
+                "them: close them, or run torch.set_num_threads(1)); run the sweep cell again."]
+    if not now:
+        return []
+    row = next((r for r in rows if int(r["batch"]) == now["batch"]), None)
+    if row is None or not (row["eager_ms"] > BUSY_FACTOR * now["ms"] and row["eager_ms"] - now["ms"] > BUSY_MS):
+        return []
+    return [f"your sweep's eager time at batch {now['batch']} ({row['eager_ms']:.3g} ms) is "
+            f"{row['eager_ms'] / now['ms']:.0f}× what the same call takes now ({now['ms']:.3g} ms): the machine was busy "
+            "when the sweep ran, so its figures are not this machine's. Close other programs (or run "
+            "torch.set_num_threads(1)) and run the sweep cell again."]
 
 
 def rows_problems(rows: Any, what: str) -> list[str]:
@@ -715,7 +776,8 @@ def crossover_problems(info: dict, cases: list[CrossoverCase], sweep: SweepCase,
     problems = rows_problems(info.get("rows"), "your sweep (sweep_rows)")
     if problems or sweep.batches is None:
         return problems
-    return measured_problems(info, sweep, reveal)
+    # measure_sweep's own mistakes first (they have a precise cause), then whether the sweep's figures are sane
+    return measured_problems(info, sweep, reveal) or busy_problems(info["rows"], info.get("eager_now"))
 
 
 @register("04.crossover", points=2, exercise="E", title="the eager-vs-compiled sweep and its crossover",

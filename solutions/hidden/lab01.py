@@ -32,8 +32,7 @@ REFERENCES = {"capture_table": public.observed_capture_table, "compiles": dynamo
 
 
 def recompile_case(refs: dict) -> public.RecompileCase:
-    return public.RecompileCase(refs["compiles"]["lab"], inputs.times, HIDDEN_CALLS, refs["compiles"]["hidden"],
-                                inputs.relu_mean, ((2, 3), (7, 3), (11, 3), (64, 3), (100, 3)))
+    return public.RecompileCase(refs["compiles"]["lab"], inputs.times, HIDDEN_CALLS, refs["compiles"]["hidden"])
 
 
 CASES = {
@@ -58,6 +57,7 @@ CASES = {
                                               "a function with two graph breaks")],
     "01.no_breaks": public.break_inputs(11, ((9, 3), (5,), (33,))),
     "01.recompiles": recompile_case,
+    "01.count_compiles": recompile_case,
     "01.export": [public.ExportCase(seed=21, d_in=12, d_out=5, example_batch=3, max_batch=20, batches=(1, 9, 20))],
     "01.traffic_model": public.TrafficCases(((4096, 7, False, 2, 114688), (4096, 7, True, 2, 16384), (1, 2, False, 1, 4)),
                                             (11,), False),

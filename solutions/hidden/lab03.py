@@ -193,9 +193,12 @@ def codegen_cases(refs: dict) -> list:
     ]
 
 
-def backend_cases(refs: dict) -> list:
-    return [public.BackendCase("the grader's residual block (a layer norm between two chains)",
-                               seeded(inputs.HResidual, 150), tensors(150, (6, 24)), 2)]
+def backend_cases(refs: dict) -> tuple:
+    return ([public.BackendCase("the grader's residual block (a layer norm between two chains)",
+                                seeded(inputs.HResidual, 150), tensors(150, (6, 24)), 2),
+             public.BackendCase("the grader's fp16 chain", inputs.neg_div_silu,
+                                tensors(151, (37, 5), (37, 5), dtype=torch.float16), 1)],
+            pitfall_cases(refs)[0])
 
 
 def peak_cases(refs: dict) -> list:

@@ -4,7 +4,7 @@ written another way (the ANOTHER_* cells, each a whole exercise cell written dif
 from tests.wrong_answers import ROOT, right, wrong
 
 SOLUTION = ROOT / "solutions" / "02_fx_rewrites.ipynb"
-CELLS = ["parameters", "setup", "ex-1", "ex-2a", "ex-2b", "ex-2c", "p2-random", "ex-2d", "p3-ops", "ex-3",
+CELLS = ["parameters", "setup", "ex-1", "ex-2a", "ex-2b", "ex-2c", "ex-2d", "p2-random", "ex-2e", "p3-ops", "ex-3",
          "p4-base", "ex-4a", "ex-4b", "ex-5"]
 # Words the hidden messages must never show: the grader's models, nodes and submodules.
 HIDDEN_NAMES = ("HRelu", "HFold", "HDead", "HConst", "HCost", "HPipe", "HStaysTraining", "bn_t", "deep.0", "sub.0",
@@ -38,6 +38,11 @@ WRONG = [
           ('"inputs": [n.name for n in node.all_input_nodes]',
            '"inputs": [node.args[0].name] if node.args and isinstance(node.args[0], fx.Node) else []'),
           says='inputs'),
+
+    wrong('02.graph_table', "str(node.target) for every target: a function's repr, with its address", 'ex-1',
+          ('target = node.target if isinstance(node.target, str) else fx.node._get_qualified_name(node.target)',
+           'target = str(node.target)'),
+          says='as text'),
 
     # ---------------------------------------------------------------- 2a: ReLU → GELU by hand
     wrong('02.relu_to_gelu', "the page's rewrite: one spelling", 'ex-2a',
@@ -157,31 +162,31 @@ WRONG = [
           says=r'did you call gm\.recompile\(\)'),
 
     # ---------------------------------------------------------------- 2d: dead code and constants
-    wrong('02.cleanup', "the library's DCE, which removes in-place calls whose results are unused", 'ex-2d',
+    wrong('02.dead_code', "the library's DCE, which removes in-place calls whose results are unused", 'ex-2d',
           ('    if node.is_impure() or node.kwargs.get("inplace") is True:\n        return True\n', '    return node.is_impure()\n'),
           says='in place'),
-    wrong('02.cleanup', 'constant-folds random ops, so every call would return the same random numbers', 'ex-2d',
+    wrong('02.fold_constants', 'constant-folds random ops, so every call would return the same random numbers', 'ex-2e',
           ('and not is_random(node) ', ''),
           says='should still be there'),
-    wrong('02.cleanup', 'removes an unused input of the graph as dead code', 'ex-2d',
+    wrong('02.dead_code', 'removes an unused input of the graph as dead code', 'ex-2d',
           ('if node.op not in ("placeholder", "output") and not node.users and not has_side_effects(gm, node):',
            'if node.op != "output" and not node.users and (node.op == "placeholder" or not has_side_effects(gm, node)):'),
           says=r"removed an input of the graph \(placeholder 'unused'\)", hidden_says='removed an input of the graph'),
-    wrong('02.cleanup', 'no rule for in-place methods (a name ending in _)', 'ex-2d',
+    wrong('02.dead_code', 'no rule for in-place methods (a name ending in _)', 'ex-2d',
           ('    return node.op in ("call_function", "call_method") and name.endswith("_") and not name.endswith("__")',
            '    return False'),
           says='in place'),
-    wrong('02.cleanup', 'one sweep in graph order: a dead chain is removed only from its end', 'ex-2d',
+    wrong('02.dead_code', 'one sweep in graph order: a dead chain is removed only from its end', 'ex-2d',
           ('    changed = True\n    while changed:\n        changed = False\n        for node in reversed(list(gm.graph.nodes)):',
            '    if True:\n        for node in list(gm.graph.nodes):'),
           says='a second time changed the graph again|still there'),
-    wrong('02.cleanup', 'forgets gm.recompile() after removing the dead code', 'ex-2d',
+    wrong('02.dead_code', 'forgets gm.recompile() after removing the dead code', 'ex-2d',
           (RECOMPILED, '    return gm\n'),
           says=r'did you call gm\.recompile\(\)'),
-    wrong('02.cleanup', 'constant folding without dead-code elimination: the folded chain stays in the graph', 'ex-2d',
+    wrong('02.fold_constants', 'constant folding without dead-code elimination: the folded chain stays in the graph', 'ex-2e',
           ('    return remove_dead_code(gm)', '    gm.recompile()\n    return gm'),
           says='still there'),
-    wrong('02.cleanup', 'folds a node when any input is constant (any for all)', 'ex-2d',
+    wrong('02.fold_constants', 'folds a node when any input is constant (any for all)', 'ex-2e',
           ('and all(i in values for i in node.all_input_nodes)', 'and any(i in values for i in node.all_input_nodes)'),
           says='fold_constants raised'),
 
@@ -222,23 +227,41 @@ WRONG = [
     wrong('02.node_costs', 'intensity as bytes per FLOP', 'ex-3',
           ('intensity = flops / moved if moved else 0.0', 'intensity = moved / flops if flops else 0.0'),
           says='intensity'),
+    wrong('02.node_costs', 'the target left as the function object, not text', 'ex-3',
+          ('"target": target, "flops"', '"target": node.target, "flops"'),
+          says='as text'),
+    wrong('02.node_costs', "str(node.target): a function's repr, with its address, as the target", 'ex-3',
+          ('"target": target, "flops"', '"target": str(node.target), "flops"'),
+          says='as text'),
     wrong('02.node_costs', 'rows for call_function nodes only', 'ex-3',
           ('if node.op not in ("call_function", "call_method", "call_module"):', 'if node.op != "call_function":'),
           says='one row per'),
 
     # ---------------------------------------------------------------- 4: passes and the pipeline
-    wrong('02.pipeline', 'analyze applies the pass', 'ex-4a',
+    wrong('02.passes', 'analyze applies the pass', 'ex-4a',
           ('return count(gm) - count(fn(copy.deepcopy(gm)))', 'return count(gm) - count(fn(gm))'),
           says='analysis must only look'),
-    wrong('02.pipeline', 'two pass classes without a name of their own', 'ex-4a',
+    wrong('02.passes', 'two pass classes without a name of their own', 'ex-4a',
           ('    name = "dead_code"\n', ''), ('    name = "fold_constants"\n', ''),
           says='needs a `name`'),
-    wrong('02.pipeline', 'analyze returns the count itself, not a dict', 'ex-4a',
+    wrong('02.passes', 'analyze returns the count itself, not a dict', 'ex-4a',
           ('return {"matches": sum(is_relu(gm, n) for n in gm.graph.nodes)}', 'return sum(is_relu(gm, n) for n in gm.graph.nodes)'),
           says="dict with an integer 'matches'"),
-    wrong('02.pipeline', 'ReluToGelu.analyze counts only the function spellings', 'ex-4a',
+    wrong('02.passes', 'ReluToGelu.analyze counts only the function spellings', 'ex-4a',
           ('sum(is_relu(gm, n) for n in gm.graph.nodes)', 'sum(n.op == "call_function" and n.target in (torch.relu, F.relu) for n in gm.graph.nodes)'),
           says='sites'),
+    wrong('02.passes', 'FoldConstants.apply runs the dead-code pass instead of constant folding', 'ex-4a',
+          ('        return fold_constants(gm)\n', '        return remove_dead_code(gm)\n'),
+          says='apply'),
+    wrong('02.passes', 'ReluToGelu.apply returns the graph unchanged', 'ex-4a',
+          ('        return relu_to_gelu(gm)\n', '        return gm\n'),
+          says='left ReLU'),
+    wrong('02.passes', 'nodes_removed ignores ops: FoldConstants also counts the get_attr nodes it adds and drops', 'ex-4a',
+          ('count = lambda g: sum(ops is None or n.op in ops for n in g.graph.nodes)', 'count = lambda g: len(g.graph.nodes)'),
+          says='sites'),
+    wrong('02.passes', 'nodes_removed returns the pass\'s result, not a count', 'ex-4a',
+          ('    return count(gm) - count(fn(copy.deepcopy(gm)))', '    return fn(copy.deepcopy(gm))'),
+          says="integer 'matches'"),
     wrong('02.pipeline', 'traces the model itself', 'ex-4b',
           ('fx.symbolic_trace(copy.deepcopy(model))', 'fx.symbolic_trace(model)'),
           says='original model'),
@@ -384,8 +407,9 @@ def remove_dead_code(gm):
     gm.graph.eliminate_dead_code(is_impure_node=lambda n: has_side_effects(gm, n))
     gm.recompile()
     return gm
+'''
 
-
+ANOTHER_EX_2E = '''
 def fold_constants(gm):
     interp = fx.Interpreter(gm)
     const = {}
@@ -444,7 +468,7 @@ def node_costs(gm, example, ridge):
         if n.op == "call_module":
             b += sum(t.nbytes for t in gm.get_submodule(n.target).state_dict().values())
         f = node_flops(gm, n)
-        out.append(dict(name=n.name, op=n.op, target=str(n.target), flops=f, bytes=b,
+        out.append(dict(name=n.name, op=n.op, target=n.target if isinstance(n.target, str) else n.target.__name__, flops=f, bytes=b,
                         intensity=(f / b) if b else 0.0, memory_bound=(f / b if b else 0.0) < ridge))
     return out
 '''
@@ -568,15 +592,17 @@ RIGHT = [
     right('02.relu_to_gelu', 'ReLU modules replaced by nn.GELU modules of the GraphModule, the other '
           'spellings retargeted in place', 'ex-2a', source=ANOTHER_EX_2A),
     right('02.rewriter', 'every spelling first turned into torch.relu, then one pattern', 'ex-2b', source=ANOTHER_EX_2B),
-    right(('02.fold_conv_bn', '02.pipeline'), "torch's fuse_conv_bn_eval on the eval-mode pairs", 'ex-2c',
+    right(('02.fold_conv_bn', '02.passes'), "torch's fuse_conv_bn_eval on the eval-mode pairs", 'ex-2c',
           source=ANOTHER_EX_2C),
     right('02.fold_conv_bn', 'the scale written as 1 / sqrt(var + eps)', 'ex-2c',
           ('torch.rsqrt(bn.running_var + bn.eps)', '1 / torch.sqrt(bn.running_var + bn.eps)')),
-    right(('02.cleanup', '02.pipeline'), "the library's DCE with the in-place rule as is_impure_node; constants "
-          'through fx.Interpreter', 'ex-2d', source=ANOTHER_EX_2D),
+    right(('02.dead_code', '02.fold_constants', '02.passes'), "the library's DCE with the in-place rule as "
+          'is_impure_node', 'ex-2d', source=ANOTHER_EX_2D),
+    right(('02.fold_constants', '02.passes'), 'constants through fx.Interpreter, kept under names of its own '
+          '(const_<i>_<node>), readers rewired one by one', 'ex-2e', source=ANOTHER_EX_2E),
     right('02.node_costs', 'sizes through torch.Size, bytes through element_size and nbytes, ShapeProp.run', 'ex-3',
           source=ANOTHER_EX_3),
-    right('02.pipeline', 'analyze by the nodes each pass would find, or a dry run on a deep copy', 'ex-4a',
+    right('02.passes', 'analyze by the nodes each pass would find, or a dry run on a deep copy', 'ex-4a',
           source=ANOTHER_EX_4A),
     right('02.pipeline', 'allclose with an absolute tolerance scaled by the output, errors wrapped in one place',
           'ex-4b', source=ANOTHER_EX_4B),

@@ -9,7 +9,7 @@ from tests.wrong_answers import ROOT, Edit, right, wrong
 
 SOLUTION = ROOT / "solutions" / "04_inductor_output.ipynb"
 CELLS = ["parameters", "setup", "ex-a", "run-a", "run-c", "ex-e", "run-e", "ex-b", "ex-c", "run-c2", "d-show", "ex-d",
-         "write-d", "ex-e2", "ex-s", "facts", "ex-g", "run-g"]
+         "write-d", "d-eager", "e-guards", "ex-e2", "ex-s", "facts", "ex-g", "run-g"]
 # Words the hidden messages must never show: the grader's function, its size, its batch sizes.
 HIDDEN_NAMES = ("graded_fn", "sigmoid", "187", "[3, 5]")
 
@@ -35,13 +35,11 @@ CROSSOVER_DEF = ('def find_crossover(rows):\n    """Smallest batch from which co
                  'every larger batch; None if never."""\n    ### BEGIN SOLUTION\n' + CROSSOVER + '    ### END SOLUTION')
 COMPARE = 'c = bench.compare(model, compiled, xb, labels=("eager", "compiled"), min_run_time=0.05 if QUICK else 0.2)'
 ROW = '''        rows.append({"batch": b, "eager_ms": c.a.median_ms, "compiled_ms": c.b.median_ms,
-                     "speedup": c.a.median_ms / c.b.median_ms,
+                     "speedup": c.a.median_ms / c.b.median_ms, "noisy": c.noisy,
                      "eager_q25_ms": c.a.q25_ms, "eager_q75_ms": c.a.q75_ms,
                      "compiled_q25_ms": c.b.q25_ms, "compiled_q75_ms": c.b.q75_ms})
 '''
-NOT_THERE = '''There is no intermediate buffer for exp(x - max): eager PyTorch writes it to memory (and the max, and the
-shifted logits) between separate kernels, while this kernel keeps exp(x - max) in registers, or at most a
-row-sized local scratch, and writes only the final probabilities (plus two per-row scalars).'''
+NOT_THERE = "## What is not there\n{where_exp}\n"
 
 WRONG = [
     # ---- A: compile
@@ -147,11 +145,14 @@ WRONG = [
           ('## Fused ATen ops\n{", ".join(k.aten_ops)}', '## Fused ATen ops\nprepare_softmax_online, sub, exp, _softmax, div'),
           says='prepare_softmax_online'),
     wrong('04.annotation', 'says the per-row max is what is not there (it is stored)', 'ex-d',
-          (NOT_THERE, 'The per-row max never gets a buffer of its own: the kernel keeps it in a register.'),
+          (NOT_THERE, '## What is not there\nThe per-row max never gets a buffer of its own: the kernel keeps it in a register.\n'),
           says='exp\\(x - max\\)'),
     wrong('04.annotation', 'says every intermediate is stored, the negation applying to something else', 'ex-d',
-          (NOT_THERE, 'Nothing: exp(x - max) is written to memory like every other intermediate, as in eager.'),
+          (NOT_THERE, '## What is not there\nNothing: exp(x - max) is written to memory like every other intermediate, as in eager.\n'),
           says='never gets its own buffer'),
+    wrong('04.annotation', "says a CPU kernel keeps exp(x - max) in registers: it stores it in a per-row scratch array", 'ex-d',
+          ('if scratch:\n', 'if False:\n'),
+          says='scratch array of one row'),
     wrong('04.annotation', "a heading that is not one of the five ('Reduction')", 'ex-d',
           ('## Reductions\n', '## Reduction\n'),
           says='## Reductions'),
@@ -183,6 +184,12 @@ WRONG = [
            '            t0 = time.perf_counter(); compiled(xb); comp = time.perf_counter() - t0\n'
            '        rows.append({"batch": b, "eager_ms": eager, "compiled_ms": comp, "speedup": eager / comp})\n'),
           says='not seconds'),
+    wrong('04.crossover', 'one call each timed with perf_counter, in ms: the first call of a fresh compile is the compile', 'ex-e',
+          ('            ' + COMPARE + '\n' + ROW,
+           '            t0 = time.perf_counter(); model(xb); eager = (time.perf_counter() - t0) * 1e3\n'
+           '            t0 = time.perf_counter(); compiled(xb); comp = (time.perf_counter() - t0) * 1e3\n'
+           '        rows.append({"batch": b, "eager_ms": eager, "compiled_ms": comp, "speedup": eager / comp})\n'),
+          says='includes a compile'),
     wrong('04.crossover', "bench's milliseconds multiplied by 1000 again", 'ex-e',
           ('"eager_ms": c.a.median_ms, "compiled_ms": c.b.median_ms,',
            '"eager_ms": c.a.median_ms * 1e3, "compiled_ms": c.b.median_ms * 1e3,'),

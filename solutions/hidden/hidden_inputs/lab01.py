@@ -15,8 +15,3 @@ def three_graphs(x):
 def times(x, n):
     """count_compiles is asked to count this function's compiles over the grader's own sequence."""
     return x * n
-
-
-def relu_mean(t):
-    """compile_dynamic is asked to compile this once for every size."""
-    return t.relu().mean()
