@@ -29,9 +29,10 @@ gathered on the machine of global rank 0; the others get ``run.results == None``
 (``run.script``), so it can be started by hand: ``torchrun --nnodes 2 --node-rank 0 --master-addr HOST
 --master-port 29500 --nproc-per-node 8 path/to/script.py`` on each machine.
 
-Also here: `CommCounter`, which counts the collectives a process issues and their bytes (torch's own
-`CommDebugMode` counts calls but not bytes). The small model the lab spreads over processes is in
-`helpers.models` (`ToyStack`, built by `toy_model(cfg)`, with its data from `toy_batch(cfg)`).
+Also here: `CommCounter`, which counts the collectives a process issues and their payload bytes (torch's own
+`CommDebugMode` counts calls but not bytes), and `bytes_written`, which measures what a rank really sent (Linux).
+The small model the lab spreads over processes is in `helpers.models` (`ToyStack`, built by `toy_model(cfg)`, with
+its data from `toy_batch(cfg)`).
 """
 
 from __future__ import annotations
@@ -578,6 +579,22 @@ def _failure(name: str, run_dir: Path, world: int, output: str, code: int) -> Di
 
 
 # ---------------------------------------------------------------------------------------------------- counting
+def bytes_written() -> int | None:
+    """Bytes this process has written so far, all threads together (Linux's /proc/self/io `wchar`); None elsewhere.
+
+    Read it before and after a collective on gloo: the difference is what this rank wrote to its TCP sockets, the
+    bytes the collective put on the wire from this rank (plus a few hundred bytes of gloo's headers). It counts
+    every write of the process (files, a terminal), so measure around the collective alone. NCCL's traffic over
+    NVLink or InfiniBand never passes through it, and macOS and Windows have no /proc: None there.
+    """
+    try:
+        with open("/proc/self/io") as f:
+            fields = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+        return int(fields["wchar"])
+    except (OSError, KeyError, ValueError):
+        return None
+
+
 KINDS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "send", "recv")
 
 
@@ -606,8 +623,9 @@ class CommCounter(TorchDispatchMode):
     comm.calls["all_gather"], comm.bytes["all_gather"]
 
     Payload: the whole buffer the collective works on, as in its API: the tensor of an all-reduce, broadcast,
-    send or recv; the gathered output of an all-gather; the full input of a reduce-scatter. The bytes on the
-    wire follow from it (a ring all-reduce sends 2(N-1)/N of it from every rank). It sees the collectives of
+    send or recv; the gathered output of an all-gather; the full input of a reduce-scatter. It is a count, not a
+    measurement of the wire: what each rank sends depends on the backend's algorithm (a ring all-reduce sends
+    2(N-1)/N of it from every rank); `bytes_written` measures that on gloo. It sees the collectives of
     torch.distributed, DDP, FSDP2 (fully_shard), DTensor and pipelining, on gloo and NCCL, because they all
     pass through the dispatcher (c10d and _c10d_functional ops). Why not CommDebugMode: it counts calls only.
     """

@@ -364,9 +364,18 @@ def _save_and_load(captured: dict, x: torch.Tensor, want: torch.Tensor) -> dict[
 
 @contextlib.contextmanager
 def quiet_stderr():
-    """Hide what torch prints to stderr on a failed capture (torch.export prints the partial graph)."""
-    with contextlib.redirect_stderr(io.StringIO()):
-        yield
+    """Hide what torch prints to stderr on a failed capture (torch.export prints the partial graph, and the
+    shape solver logs a warning about data-dependent sizes)."""
+    import logging
+
+    shapes = logging.getLogger("torch.fx.experimental.symbolic_shapes")
+    level = shapes.level
+    shapes.setLevel(logging.ERROR)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        shapes.setLevel(level)
 
 
 def observed_capture_table() -> dict[str, dict]:
@@ -560,8 +569,8 @@ def probe_no_breaks(learner: Learner, inputs: list[torch.Tensor]) -> dict:
     for name in BREAKERS:
         fn = learner.function(name)
         try:                                   # eagerly first: an unwritten stub says "not written yet", which under
-            with learner.running(name):        # torch.compile would read as a Dynamo error
-                fn(inputs[0])
+            with learner.running(name), contextlib.redirect_stdout(io.StringIO()):   # torch.compile would read
+                fn(inputs[0])                                                          # as a Dynamo error
         except CheckFailed:
             raise
         except Exception:

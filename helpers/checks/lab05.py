@@ -210,8 +210,9 @@ ISSUED = {
     "all_reduce": (("all_reduce",), "an all-reduce"),
     "all_gather": (("all_gather",), "an all-gather, and building it from another collective (an all-reduce of a "
                                     "zero-padded buffer, a broadcast per rank) sends more"),
-    "reduce_scatter": (("reduce_scatter",), "a reduce-scatter: an all-reduce followed by a slice leaves the same numbers "
-                                            "but sends twice the bytes, 2(N-1)/N × S against (N-1)/N × S"),
+    "reduce_scatter": (("reduce_scatter",), "a reduce-scatter: an all-reduce followed by a slice leaves the same numbers, "
+                                            "but with the ring algorithm (NCCL's) it sends twice the bytes, 2(N-1)/N × S "
+                                            "against (N-1)/N × S"),
     "ring": (("send", "recv"), "a point-to-point send and receive: gathering every rank's tensor to keep one sends "
                                "N - 1 tensors where the ring sends one"),
 }
@@ -947,8 +948,8 @@ def measured_problems(info: dict) -> list[str]:
         got = plan[name][key] * 1e9
         if not abs(got - value) <= tol * value:
             return [f"for the notebook's small model (P = {info['params']} parameters, N = {n}, fp32), your plan predicts "
-                    f"{got:.0f} bytes for {name}'s {key}, but {what} come to {value:.0f} (bytes per device, with the ring "
-                    f"factor: what part {part} measures when it is right). {PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
+                    f"{got:.0f} bytes for {name}'s {key}, but {what} come to {value:.0f} (bytes per device: the payload part {part} "
+                    f"counts when it is right, times the ring model's factor). {PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
     return []
 
 

@@ -63,7 +63,7 @@ CONTENT_FREE = 'SURVEY = """' + (ROOT / "tests" / "fixtures" / "lab05" / "conten
 # ---------------------------------------------------------------- the corpus
 WRONG = [
     # 1: collectives
-    wrong('05.collectives', 'reduce-scatter done as an all-reduce and a slice: the same numbers, twice the bytes', 'ex-1',
+    wrong('05.collectives', 'reduce-scatter done as an all-reduce and a slice: the same numbers, twice the ring\'s bytes', 'ex-1',
           ('my_slice = torch.empty(n, device=device)\n    dist.reduce_scatter_tensor(my_slice, whole)',
            'dist.all_reduce(whole)\n    my_slice = whole[rank * n:(rank + 1) * n]'),
           says='issued no reduce-scatter', hidden_says='issued no reduce-scatter'),
