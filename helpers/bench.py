@@ -102,9 +102,12 @@ def cpu_contention() -> str | None:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if load <= cores - 0.5:
         return None
-    return (f"⚠ the CPU is busy: load average {load:.1f} on {cores} cores, torch uses {torch.get_num_threads()} "
-            f"threads. Timings will be slower and noisier than this machine can do: close other programs, or run "
-            f"torch.set_num_threads(1) to stop torch's threads fighting them, and run the cell again.")
+    threads = torch.get_num_threads()
+    advice = ("close other programs, or run torch.set_num_threads(1) to stop torch's threads fighting them"
+              if threads > 1 else "close other programs")
+    return (f"⚠ the CPU is busy: load average {load:.1f} on {cores} cores, torch uses {threads} "
+            f"thread{'s' if threads > 1 else ''}. Timings will be slower and noisier than this machine can do: "
+            f"{advice}, and run the cell again.")
 
 
 def fmt_ms(x: float) -> str:
