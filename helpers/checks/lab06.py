@@ -160,7 +160,7 @@ def two_graphs_problems(info: dict, about: str, n_layers: int = 1) -> list[str]:
     return []
 
 
-@register("06.two_graphs", points=3, exercise="A", title="one training step, two graphs: AOTAutograd's forward and backward",
+@register("06.two_graphs", points=4, exercise="A", title="one training step, two graphs: AOTAutograd's forward and backward",
           cases=[GPTCase("the lab's MiniGPT", seed=6)])
 def _two_graphs(ctx: Context, cases: list[GPTCase]) -> str:
     for case in cases:
@@ -318,7 +318,7 @@ def saved_problems(got: dict, want: SavedCase, reveal: bool) -> list[str]:
     return []
 
 
-@register("06.saved", points=3, exercise="B", title="the activations forward hands to backward, compiled and eager",
+@register("06.saved", points=4, exercise="B", title="the activations forward hands to backward, compiled and eager",
           cases=lambda: [saved_reference(GPTCase("the lab's MiniGPT", seed=6), "cpu")])
 def _saved(ctx: Context, cases: list[SavedCase]) -> str:
     for case in cases:
@@ -428,7 +428,7 @@ def backward_kernel_problems(got: dict, about: str) -> list[str]:
     return []
 
 
-@register("06.backward_kernels", points=2, exercise="C", title="the fused backward kernels in Inductor's code",
+@register("06.backward_kernels", points=0, exercise="C", title="the fused backward kernels in Inductor's code",
           cases=[KernelListCase("this notebook's capture of a training step")])
 def _backward_kernels(ctx: Context, cases: list[KernelListCase]) -> str:
     for case in cases:
@@ -643,7 +643,7 @@ def prediction_problems(predictions: dict | None, cases: list[GuardCase]) -> lis
     return []
 
 
-@register("06.recompiles", points=2, exercise="D", title="count the compiles a guard failure causes",
+@register("06.recompiles", points=1, exercise="D", title="count the compiles a guard failure causes",
           cases=public_guard_cases)
 def _recompiles(ctx: Context, cases: list[GuardCase]) -> str:
     fail_if(guard_problems(ctx.probe(probe_guards, cases, False), cases, ctx.reveal))
@@ -722,7 +722,7 @@ def checkpoint_problems(got: dict, about: str) -> list[str]:
     return []
 
 
-@register("06.checkpoint", points=2, exercise="F", title="activation checkpointing of every block: same gradients, less saved",
+@register("06.checkpoint", points=3, exercise="F", title="activation checkpointing of every block: same gradients, less saved",
           cases=[GPTCase("the lab's MiniGPT", seed=6, n_layers=2)])
 def _checkpoint(ctx: Context, cases: list[GPTCase]) -> str:
     for case in cases:
@@ -870,7 +870,7 @@ def precision_problems(got: dict, case: PrecisionCase) -> list[str]:
     return []
 
 
-@register("06.mixed_precision", points=2, exercise="G", title="bf16 autocast in a compiled step matches eager",
+@register("06.mixed_precision", points=3, exercise="G", title="bf16 autocast in a compiled step matches eager",
           cases=lambda: [precision_case(PrecisionCase(GPTCase("the lab's MiniGPT", seed=6), lr=0.2), "cpu")])
 def _mixed_precision(ctx: Context, cases: list[PrecisionCase]) -> str:
     for case in cases:
@@ -927,7 +927,7 @@ def payoff_problems(got: list, cases: list[PayoffCase], reveal: bool) -> list[st
     return []
 
 
-@register("06.payoff", points=1, exercise="H", title="after how many steps compiling pays off",
+@register("06.payoff", points=0, exercise="H", title="after how many steps compiling pays off",
           cases=[PayoffCase(30.0, 12.0, 8.0), PayoffCase(2.5, 1.0, 1.0), PayoffCase(1.0, 3.0, 1.5), PayoffCase(1.0, 10.0, 7.0)])
 def _payoff(ctx: Context, cases: list[PayoffCase]) -> str:
     fail_if(payoff_problems(ctx.probe(probe_payoff, cases), cases, ctx.reveal))

@@ -153,11 +153,11 @@ class Verdict:
 
     @property
     def caught_public(self) -> bool:
-        return self.public.score < self.public.max_score
+        return not self.public.passed      # a check worth 0 points (a one-liner) catches by failing, not by scoring
 
     @property
     def caught_hidden(self) -> bool:
-        return self.hidden.score < self.hidden.max_score
+        return not self.hidden.passed
 
 
 def judge(bench: Workbench, w: Wrong) -> Verdict:
@@ -165,7 +165,7 @@ def judge(bench: Workbench, w: Wrong) -> Verdict:
     ns = bench.namespace(w.edits, w.fresh)
     v = Verdict(w, bench.public(ns, w.check), bench.hidden(ns, w.check))
     for where, result, pattern in (("public", v.public, w.says), ("hidden", v.hidden, w.hidden_says)):
-        if result.score >= result.max_score:
+        if result.passed:
             continue
         if "not written yet" in result.message:
             v.problems.append(f"{where}: blamed as not written: {result.message[:200]}")
