@@ -127,3 +127,11 @@ def test_a_job_uid_without_a_passwd_entry_still_has_a_user_name(tmp_path):
 def test_settings_travel_as_one_set_of_variables():
     env = LabSettings(device="cuda", quick=True, out_dir="/x", seed=3).to_env()
     assert env == {"WORKBOOK_DEVICE": "cuda", "WORKBOOK_QUICK": "1", "WORKBOOK_OUT_DIR": "/x", "WORKBOOK_SEED": "3"}
+
+
+def test_a_job_that_died_before_writing_its_notebook_fails_its_probes_at_once(tmp_path):
+    """No executed notebook to replay (the job crashed at start): every probe says so, no endless retry."""
+    job = NotebookJob(jail=None, notebook=tmp_path / "in.ipynb", executed=tmp_path / "never-written.ipynb",
+                      limits=None, cell_timeout=5, budget=5)
+    with pytest.raises(WorkerDied, match="could not run your notebook's kernel again"):
+        job.probe(lab04.probe_crossover, ([], SWEEP), {}, timeout=5)

@@ -166,7 +166,7 @@ class NotebookJob:
                 if self.process is not None:
                     self.process.stop()
                     self.process = None
-                if self.replays >= MAX_REPLAYS:
+                if self.replays >= MAX_REPLAYS or not self.executed.is_file():   # nothing left to replay
                     raise WorkerDied("the grader could not run your notebook's kernel again to check this "
                                      "(it had died or hung before).") from None
             except TimeoutError:
