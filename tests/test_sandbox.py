@@ -325,3 +325,13 @@ def test_kill_user_kills_every_process_of_a_job_uid(base, uid_python):
         os.close(ready_r)
     with pytest.raises(ValueError):
         kill_user(0)
+
+
+def test_a_workbook_under_tmp_is_not_jailed_and_says_why(monkeypatch):
+    """The jail mounts each job's scratch at /tmp: a checkout there would vanish inside it, so say so instead."""
+    from helpers.grading import sandbox
+
+    monkeypatch.setattr(sandbox, "ROOT", Path("/tmp/some-checkout"))
+    monkeypatch.setattr(sandbox, "_BWRAP_WORKS", {})
+    why = sandbox.bwrap_problem(None)
+    assert "/tmp" in why and ("move the checkout" in why or "not installed" in why)

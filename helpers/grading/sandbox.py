@@ -635,8 +635,12 @@ def bwrap_problem(uid: int | None = None) -> str:
     if uid in _BWRAP_WORKS:
         return _BWRAP_WORKS[uid]
     path = bwrap_path()
+    shadowed = [p for p in (ROOT, Path(sys.prefix)) if any(p.resolve().is_relative_to(t) for t in ("/tmp", "/dev/shm"))]
     if not path:
         why = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
+    elif shadowed:    # the jail puts the job's own scratch at /tmp: the workbook and its Python would vanish inside
+        why = (f"the workbook or its Python is under /tmp ({shadowed[0]}), which every jailed job replaces with its own "
+               "scratch folder: move the checkout out of /tmp (e.g. to ~/workbook) to grade in the jail")
     else:
         ids = dict(user=uid, group=uid, extra_groups=[]) if uid is not None and uid != os.getuid() else {}
         argv = [path, *_system_binds(), "--proc", "/proc", "--dev", "/dev", "--unshare-all", "--die-with-parent", "true"]
