@@ -1,7 +1,9 @@
 """Timing done right: warm-up first, device sync, many samples, median and spread, A vs B in one run.
 
-CPU: torch.utils.benchmark.Timer.blocked_autorange (per-sample times, torch's own thread count).
-CUDA: triton.testing.do_bench(return_mode="all") when this Triton has it, else CUDA events.
+Both devices: torch.utils.benchmark.Timer.blocked_autorange at torch's own thread count. Each sample is the mean of
+a block of back-to-back calls, and on CUDA the Timer synchronizes at each block's ends, so a sample is what a caller
+waits per call, launch cost included. (Per-call CUDA events after an L2 flush, as do_bench takes them, scatter by more
+than their median on launch-bound calls of a few microseconds: the H100 runs of Labs 01 and 04 flagged most rows.)
 Introduced in Lab 01; every lab that claims a speedup measures it with `compare`.
 """
 
@@ -26,7 +28,7 @@ class Timing:
 
     label: str
     device: str
-    method: str  # "torch.utils.benchmark", "do_bench" or "cuda-events"
+    method: str  # "torch.utils.benchmark"
     median_ms: float
     q25_ms: float
     q75_ms: float
@@ -151,58 +153,17 @@ def _warmup(fn: Callable, args: tuple, device: torch.device, warmup: int) -> Non
     _sync(device)
 
 
-def _cpu_samples(fn: Callable, args: tuple, min_run_time: float, min_samples: int) -> list[float]:
-    """Per-call times (ms) from torch.utils.benchmark, at torch's thread count (Timer defaults to 1 thread)."""
+def _samples(fn: Callable, args: tuple, device: torch.device, min_run_time: float, min_samples: int) -> tuple[list[float], str]:
+    """Per-call times (ms), each the mean of one block of calls, and the method's name."""
     from torch.utils.benchmark import Timer
 
+    _sync(device)
     timer = Timer("fn(*args)", globals={"fn": fn, "args": args}, num_threads=torch.get_num_threads())
     m = timer.blocked_autorange(min_run_time=min_run_time)
     times = list(m.times)
     while len(times) < min_samples:  # slow functions: one block each, top up to a usable median
         times += timer.timeit(m.number_per_run).times
-    return [t * 1e3 for t in times]
-
-
-def _do_bench_samples(fn: Callable, args: tuple, min_run_time: float) -> list[float] | None:
-    """Per-call times (ms) from triton.testing.do_bench, or None where this Triton cannot return them all."""
-    try:
-        from triton.testing import do_bench
-
-        times = do_bench(lambda: fn(*args), warmup=10, rep=max(1, int(min_run_time * 1e3)), return_mode="all")
-    except (ImportError, TypeError, AssertionError, ValueError):  # old Triton: no return_mode="all"
-        return None
-    return list(times) if isinstance(times, (list, tuple)) and len(times) > 0 else None
-
-
-def _cuda_event_samples(fn: Callable, args: tuple, device: torch.device, min_run_time: float, min_samples: int) -> list[float]:
-    """Per-call times (ms) with one pair of CUDA events around each call."""
-    probe = [torch.cuda.Event(enable_timing=True) for _ in range(2)]
-    probe[0].record()
-    for _ in range(5):
-        fn(*args)
-    probe[1].record()
-    torch.cuda.synchronize(device)
-    estimate_ms = max(probe[0].elapsed_time(probe[1]) / 5, 1e-3)
-    n = min(1000, max(min_samples, int(min_run_time * 1e3 / estimate_ms)))
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
-    for s, e in zip(starts, ends):
-        s.record()
-        fn(*args)
-        e.record()
-    torch.cuda.synchronize(device)
-    return [s.elapsed_time(e) for s, e in zip(starts, ends)]
-
-
-def _samples(fn: Callable, args: tuple, device: torch.device, min_run_time: float, min_samples: int) -> tuple[list[float], str]:
-    """One block of per-call times in ms on the right clock for the device, and the method's name."""
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-        times = _do_bench_samples(fn, args, min_run_time)
-        if times is not None and len(times) >= min_samples:
-            return times, "do_bench"
-        return _cuda_event_samples(fn, args, device, min_run_time, min_samples), "cuda-events"
-    return _cpu_samples(fn, args, min_run_time, min_samples), "torch.utils.benchmark"
+    return [t * 1e3 for t in times], "torch.utils.benchmark"
 
 
 def _quantile(sorted_xs: list[float], q: float) -> float:

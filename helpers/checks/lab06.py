@@ -211,26 +211,21 @@ def saved_by_outputs(fw, user_outputs: int = 1) -> dict:
     return saved
 
 
-def autograd_saved_bytes(loss: torch.Tensor, params) -> int:
-    """Bytes of the distinct storages the autograd graph behind `loss` holds (its nodes' `_saved_*` attributes),
-    parameters' storages and wrapped Python scalars left out: what eager autograd keeps for the backward."""
-    skip = {p.untyped_storage().data_ptr() for p in params}
-    storages, todo, seen = {}, [loss.grad_fn], set()
-    while todo:
-        node = todo.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        for attr in (a for a in dir(node) if a.startswith("_saved_")):
-            try:
-                value = getattr(node, attr)
-            except RuntimeError:          # freed, or not a tensor
-                continue
-            for t in value if isinstance(value, (tuple, list)) else [value]:
-                if isinstance(t, torch.Tensor) and not (t.dim() == 0 and t.dtype == torch.float64):
-                    if t.untyped_storage().data_ptr() not in skip:
-                        storages[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
-        todo.extend(fn for fn, _ in node.next_functions)
+def autograd_saved_bytes(model: nn.Module, idx, targets) -> int:
+    """Bytes of the distinct storages eager autograd packs for the backward of one `lm_loss` (its saved-tensor
+    hooks see every one), the parameters' storages left out: what eager autograd keeps for the backward. (Walking
+    `grad_fn.next_functions` and reading `_saved_*` attributes misses most of them on torch 2.11.)"""
+    skip = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    storages = {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in skip:
+            storages[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        lm_loss(model, idx, targets)
     return sum(storages.values())
 
 
@@ -265,7 +260,7 @@ def step_graphs(case: GPTCase, device: str | torch.device, mincut: bool = False)
 def saved_reference(case: GPTCase, device: str | torch.device) -> SavedCase:
     model, idx, targets = case.build(device)
     fw, _ = step_graphs(case, device)
-    return SavedCase(case, saved_by_outputs(fw), autograd_saved_bytes(lm_loss(model, idx, targets), model.parameters()))
+    return SavedCase(case, saved_by_outputs(fw), autograd_saved_bytes(model, idx, targets))
 
 
 def probe_saved(learner: Learner, case: GPTCase) -> dict:
