@@ -69,3 +69,22 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("catch rates of the checks (tests/wrong_answers)")
         for line in lines:
             terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="session")
+def warm_lab04(tmp_path_factory):
+    """A gradebook folder's `.warm` for Lab 04 (the batch's references and the reference solution's compile caches),
+    built once per test run and shared by the pytest-xdist workers: the grading tests copy it into their gradebook
+    instead of each computing the references and warming up from cold (about a minute and a half each)."""
+    from filelock import FileLock
+
+    from helpers.grading import batch
+
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    root = tmp_path_factory.getbasetemp().parent / f"warm-{run}" if run else tmp_path_factory.getbasetemp() / "warm"
+    root.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(root) + ".lock"):
+        if not (root / "04" / ".warm" / ".done").exists():
+            batch.warm_up(batch.Settings(lab="04", out=root / "04"))
+    return root / "04" / ".warm"
+

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -104,10 +105,11 @@ def grade_cmd(folder: Path, out: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def batch(tmp_path_factory):
+def batch(tmp_path_factory, warm_lab04):
     """Grade the corpus; kill the batch after a few results; resume it; re-run it once more."""
     folder = tmp_path_factory.mktemp("submissions")
     out = tmp_path_factory.mktemp("grades")
+    shutil.copytree(warm_lab04, out / ".warm", symlinks=True)   # references and compile caches: conftest.warm_lab04
     cases = build_corpus(folder, out)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(grade_cmd(folder, out), cwd=ROOT, env=env, start_new_session=True,

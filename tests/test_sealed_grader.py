@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -174,12 +175,13 @@ def build_corpus(folder: Path) -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, warm_lab04):
     why = sandbox.bwrap_problem(sandbox.UID_BASE if os.geteuid() == 0 else None)
     if why:
         pytest.skip(f"the sealed grader needs bubblewrap: {why}")
     folder, out = tmp_path_factory.mktemp("sealed-subs"), tmp_path_factory.mktemp("sealed-grades")
     cases = build_corpus(folder)
+    shutil.copytree(warm_lab04, out / ".warm", symlinks=True)   # references and compile caches: conftest.warm_lab04
     cmd = [sys.executable, "-m", "helpers.cli", "grade", "--lab", "04", str(folder), "--out", str(out), "--jobs", "2",
            "--cell-timeout", "180", "--call-timeout", "90", "--quiet"]   # slack for a busy CPU
     done = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,

@@ -216,17 +216,18 @@ def autograd_saved_bytes(model: nn.Module, idx, targets) -> int:
     hooks see every one), the parameters' storages left out: what eager autograd keeps for the backward. (Walking
     `grad_fn.next_functions` and reading `_saved_*` attributes misses most of them on torch 2.11.)"""
     skip = {p.untyped_storage().data_ptr() for p in model.parameters()}
-    storages = {}
+    sizes: dict[int, int] = {}
 
-    def pack(t: torch.Tensor) -> torch.Tensor:
+    def note(t: torch.Tensor) -> torch.Tensor:
         storage = t.untyped_storage()
         if storage.data_ptr() not in skip:
-            storages[storage.data_ptr()] = storage.nbytes()
+            sizes[storage.data_ptr()] = storage.nbytes()
         return t
 
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    hooks = torch.autograd.graph.saved_tensors_hooks(note, lambda t: t)
+    with hooks:
         lm_loss(model, idx, targets)
-    return sum(storages.values())
+    return sum(sizes.values())
 
 
 def packed_bytes(model: nn.Module, idx, targets) -> int:

@@ -251,6 +251,40 @@ def keep_executed(out: Path, key: str, executed: bytes | None) -> None:
 
 
 # ---------------------------------------------------------------- the batch
+def loads(path: Path) -> bool:
+    """Whether the grader will run this file (an invalid notebook is recorded without running anything)."""
+    try:
+        restore.load_submission(path)
+        return True
+    except restore.InvalidSubmission:
+        return False
+
+
+def warm_up(settings: Settings, lab_nb=None, specs=None, hidden_lab=None, progress: bool = False) -> LabKit:
+    """The batch's references (computed once into OUT/.warm) and, with settings.warm, the shared compile cache
+    (the reference solution graded once, its caches kept in OUT/.warm); both are reused by later runs on OUT."""
+    lab_nb = lab_nb if lab_nb is not None else notebooks.read(lab_path(settings.lab))
+    specs = specs if specs is not None else checks.load_lab(settings.lab)
+    hidden_lab = hidden_lab if hidden_lab is not None else hidden.load_hidden(settings.lab)
+    out = settings.out
+    warm = out / ".warm"
+    for sub in ("home", "tmp", "cache"):
+        (warm / sub).mkdir(parents=True, exist_ok=True)
+    env = sandbox.job_environment(warm, settings.lab_settings(warm / "experiments").to_env(), out, settings.threads_per_job())
+    refs = references.references(settings.lab, warm / f"references-{settings.device}.pkl",   # the grader's own code
+                                 {**env, "USER": os.environ.get("USER", sandbox.JOB_USER)}, warm)
+    kit = LabKit(lab_nb, specs, hidden_lab, refs)
+    if settings.warm and not (warm / ".done").exists():
+        if progress:
+            print("warming the shared compile cache by grading the reference solution once ...", file=sys.stderr)
+        ref = grade_one(lab_path(settings.lab, "solutions"), settings, kit, 0, warm, keep_cache=warm)
+        if ref.total < ref.max_total and progress:
+            print(f"warning: the reference solution scored {ref.total:g}/{ref.max_total:g} on this machine: "
+                  + "; ".join(f"{c.name}: {c.message}" for c in ref.checks if not c.passed), file=sys.stderr)
+        (warm / ".done").write_text(json.dumps(ref.to_dict()))
+    return kit
+
+
 def grade(paths: list[Path], settings: Settings, shard: str | None = None, progress: bool = True) -> list[SubmissionResult]:
     """Grade every submission not graded yet; return all results in the gradebook folder."""
     from tqdm import tqdm
@@ -269,26 +303,14 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     if missing:
         raise RuntimeError(f"hidden cases missing for {missing}: add them to solutions/hidden/lab{settings.lab}.py")
     todo = to_grade(shard_of(discover(paths), shard), out, settings.force, settings.only)
-    warm = out / ".warm"
-    for sub in ("home", "tmp", "cache"):
-        (warm / sub).mkdir(parents=True, exist_ok=True)
-    env = sandbox.job_environment(warm, settings.lab_settings(warm / "experiments").to_env(), out, settings.threads_per_job())
-    refs = references.references(settings.lab, warm / f"references-{settings.device}.pkl",   # the grader's own code
-                                 {**env, "USER": os.environ.get("USER", sandbox.JOB_USER)}, warm)
+    runnable = [p for p in todo if loads(p)]
     how, why_not = sandbox.isolation(sandbox.leased_uid(1), settings.bwrap)
-    if why_not and progress:
+    if why_not and progress and runnable:
         print(f"note: jobs run as '{how}', without bubblewrap ({why_not}): each job keeps its limits and clean-up but "
               "sees the machine as its user does. The gradebook records each submission's isolation.", file=sys.stderr)
-    kit = LabKit(lab_nb, specs, hidden_lab, refs)
-    if settings.warm and not (warm / ".done").exists():
-        if progress:
-            print("warming the shared compile cache by grading the reference solution once ...", file=sys.stderr)
-        ref = grade_one(lab_path(settings.lab, "solutions"), settings, kit, 0, warm, keep_cache=warm)
-        if ref.total < ref.max_total and progress:
-            print(f"warning: the reference solution scored {ref.total:g}/{ref.max_total:g} on this machine: "
-                  + "; ".join(f"{c.name}: {c.message}" for c in ref.checks if not c.passed), file=sys.stderr)
-        (warm / ".done").parent.mkdir(parents=True, exist_ok=True)
-        (warm / ".done").write_text(json.dumps(ref.to_dict()))
+    # invalid files need no references and no warm cache: a batch of only those computes nothing
+    kit = warm_up(settings, lab_nb, specs, hidden_lab, progress) if runnable else LabKit(lab_nb, specs, hidden_lab, {})
+    warm = out / ".warm"
     names = [s.name for s in specs]
     titles = {s.name: s.title for s in specs}
     lock = threading.Lock()
