@@ -26,8 +26,27 @@ if not _cuda_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
 
 
+# The longest scopes first (make test prints the durations), so that pytest-xdist's workers, which take scopes in
+# collection order, start them early and finish together instead of one worker grading alone at the end.
+LONGEST_FIRST = ("tests/test_grading.py", "tests/test_sealed_grader.py", "tests/test_grading_labs.py", "solutions/",
+                 "tests/test_catch_rates.py")
+
+
+def _rank(item) -> int:
+    path = item.nodeid.split("::")[0]
+    return next((i for i, prefix in enumerate(LONGEST_FIRST) if path.startswith(prefix)), len(LONGEST_FIRST))
+
+
+def pytest_ignore_collect(collection_path, config):
+    """nbval runs the solution notebooks only, never an executed copy saved under solutions/experiments/."""
+    if collection_path.suffix == ".ipynb":
+        return collection_path.parent.name != "solutions"
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
-    """Skip tests marked gpu when there is no CUDA device, with a reason that says so."""
+    """Longest scopes first; skip tests marked gpu when there is no CUDA device, with a reason that says so."""
+    items.sort(key=_rank)   # stable: the order within a scope is kept
     if _cuda_available():
         return
     skip = pytest.mark.skip(reason="needs a CUDA GPU (none on this machine)")
