@@ -1,6 +1,6 @@
 # make lab   — set up .venv from nothing and open the labs in JupyterLab (prints the URL)
 # make test  — set up .venv from nothing and run every test: helpers, labs in sync, grading, and the solution
-#              notebooks under nbval (QUICK, CPU), all in one pytest run so its workers share the load
+#              notebooks under nbval (QUICK, CPU: conftest.NOTEBOOK_ENV), in one pytest run so its workers share the load
 # make labs  — regenerate labs/ from solutions/ after editing a solution notebook
 # make doctor — can this machine run the labs?
 # make test-browser — run every solution notebook in JupyterLab in headless Chromium; screenshots in build/screenshots
@@ -39,7 +39,7 @@ lab: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/workbook build --check
-	WORKBOOK_QUICK=1 WORKBOOK_DEVICE=cpu $(BIN)/python -m pytest -q -p no:cacheprovider $(PARALLEL) --durations=20 \
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(PARALLEL) --durations=20 \
 		--nbval-lax --nbval-cell-timeout=900 tests solutions/
 
 # Debian's chromium (installed here when we are root), Playwright from the `browser` extra; no browser download.

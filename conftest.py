@@ -44,6 +44,33 @@ def pytest_ignore_collect(collection_path, config):
     return None
 
 
+# What nbval's kernels run with (CI's QUICK mode on the CPU). Set only around the notebooks' cells, so that the
+# kernel nbval starts for a notebook inherits it and the tests in the same worker keep the machine's own device.
+NOTEBOOK_ENV = {"WORKBOOK_QUICK": "1", "WORKBOOK_DEVICE": "cpu"}
+
+
+def _is_notebook_cell(item) -> bool:
+    return item.nodeid.split("::")[0].endswith(".ipynb")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Before a notebook's cell (and so before nbval starts its kernel): the notebook environment."""
+    if _is_notebook_cell(item):
+        item.stash_env = {k: os.environ.get(k) for k in NOTEBOOK_ENV}
+        os.environ.update({k: os.environ.get(k) or v for k, v in NOTEBOOK_ENV.items()})   # a caller's own wins
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a notebook's cell: the environment as it was."""
+    for key, value in getattr(item, "stash_env", {}).items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
 def pytest_collection_modifyitems(config, items):
     """Longest scopes first; skip tests marked gpu when there is no CUDA device, with a reason that says so."""
     items.sort(key=_rank)   # stable: the order within a scope is kept

@@ -333,5 +333,6 @@ def test_a_workbook_under_tmp_is_not_jailed_and_says_why(monkeypatch):
 
     monkeypatch.setattr(sandbox, "ROOT", Path("/tmp/some-checkout"))
     monkeypatch.setattr(sandbox, "_BWRAP_WORKS", {})
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: "/usr/bin/bwrap")   # installed or not, the checkout's place decides
     why = sandbox.bwrap_problem(None)
-    assert "/tmp" in why and ("move the checkout" in why or "not installed" in why)
+    assert "/tmp/some-checkout" in why and "move the checkout" in why
