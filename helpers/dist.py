@@ -166,6 +166,29 @@ def _source_of_class(cls: type) -> str:
         raise ScriptError(f"cannot read the source of class `{cls.__name__}` ({err}).") from None
 
 
+def stub_message(fn: Callable) -> str | None:
+    """When fn's body (its docstring, imports and `pass` aside) is one `raise NotImplementedError(...)`, an exercise
+    stub, the message it raises ("" without one); None for any other function. `launch` says so at once instead of
+    starting processes that would all raise it."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if len(defs) != 1:
+        return None
+    body = [n for n in defs[0].body if not isinstance(n, (ast.Import, ast.ImportFrom, ast.Pass))
+            and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str))]
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return None
+    exc = body[0].exc
+    call = exc if isinstance(exc, ast.Call) else None
+    if not isinstance(call.func if call else exc, ast.Name) or (call.func if call else exc).id != "NotImplementedError":
+        return None
+    args = call.args if call else []
+    return args[0].value if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str) else ""
+
+
 def _global_names(code: types.CodeType) -> set[str]:
     """Names a code object (and the functions, classes and comprehensions inside it) reads as globals."""
     names = {ins.argval for ins in dis.get_instructions(code) if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
@@ -461,6 +484,10 @@ def launch(fn: Callable | str, *, nproc: int = 2, device: str = "auto", needs: I
 
     backend, _ = backend_for(device, nproc)
     name = fn if isinstance(fn, str) else fn.__name__
+    stub = stub_message(fn) if callable(fn) else None
+    if stub is not None:
+        raise RankNotImplemented(f"`{name}` is not written yet ({stub or 'NotImplementedError'}): no processes were "
+                                 "started. Write it, run its cell, then this one.")
     run_dir = (Path(script_dir) / name if script_dir is not None else Path(tempfile.mkdtemp(prefix=f"dist-{name}-"))).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     for stale in [run_dir / RESULTS_FILE, *run_dir.glob("error_rank*.txt")]:

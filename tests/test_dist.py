@@ -8,6 +8,7 @@ processes (a few seconds on 2 cores).
 from __future__ import annotations
 
 import textwrap
+import time
 from datetime import timedelta
 
 import pytest
@@ -51,7 +52,16 @@ def fails_on_1(rank, world_size, device):
 
 
 def not_written(rank, world_size, device):
+    """Half written: each rank gets somewhere, then raises."""
+    t = torch.ones(1) * rank
     raise NotImplementedError("write me")
+
+
+def stub(rank, world_size, device, cfg):
+    """An exercise as the lab hands it out."""
+    from torch.distributed.fsdp import fully_shard
+
+    raise NotImplementedError("3: FSDP: write your solution here")
 
 
 def hangs(rank, world_size, device):
@@ -108,6 +118,29 @@ def test_not_implemented_everywhere_is_not_implemented(cell):
     with pytest.raises(NotImplementedError) as info:
         hd.launch(cell["not_written"], nproc=2, device="cpu", timeout=60)
     assert isinstance(info.value, hd.RankNotImplemented) and "write me" in str(info.value)
+
+
+def test_a_stub_is_not_written_without_starting_processes(cell, tmp_path):
+    start = time.perf_counter()
+    with pytest.raises(hd.RankNotImplemented) as info:
+        hd.launch(cell["stub"], nproc=2, device="cpu", timeout=60, script_dir=tmp_path, cfg={})
+    assert time.perf_counter() - start < 1 and not any(tmp_path.iterdir())     # no script, no torchrun
+    assert "`stub` is not written yet (3: FSDP: write your solution here)" in str(info.value)
+
+
+def test_stub_message_tells_stubs_from_written_functions():
+    ns: dict = {}
+    sources = {"bare": "def f(a):\n    raise NotImplementedError\n",
+               "docstring_and_import": 'def f(a):\n    """doc"""\n    import os\n    raise NotImplementedError("x")\n',
+               "real_work_first": "def f(a):\n    b = a + 1\n    raise NotImplementedError('y')\n",
+               "other_error": "def f(a):\n    raise ValueError('z')\n",
+               "in_a_branch": "def f(a):\n    if a:\n        raise NotImplementedError\n    return a\n"}
+    found = {}
+    for name, src in sources.items():
+        exec(compile(src, remember_source(src, f"<stub-test-{name}>"), "exec"), ns)
+        found[name] = hd.stub_message(ns["f"])
+    assert found == {"bare": "", "docstring_and_import": "x", "real_work_first": None, "other_error": None,
+                     "in_a_branch": None}
 
 
 def test_a_hang_is_stopped_with_a_hint(cell):

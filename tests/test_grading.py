@@ -52,7 +52,8 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     case("not_a_notebook", total=0, status="invalid")
     case("infinite_loop_cell", S.add_cell(S.solution(), "while True:\n    pass", after="check-a"), total=FULL)
     stuck = S.lab()
-    S.cell(stuck, "ex-e").source = "def find_crossover(rows):\n    while True:\n        pass\n"
+    # a function that waits forever (polling, so it leaves the CPU to the other jobs; the cell above spins)
+    S.cell(stuck, "ex-e").source = "import time\n\ndef find_crossover(rows):\n    while True:\n        time.sleep(0.1)\n"
     case("infinite_loop_function", stuck, total=0, statuses={"04.crossover": "timeout"})
     unsorted = S.with_solved(["ex-e"])
     S.cell(unsorted, "ex-e").source = S.cell(unsorted, "ex-e").source.replace(

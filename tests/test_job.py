@@ -135,3 +135,22 @@ def test_a_job_that_died_before_writing_its_notebook_fails_its_probes_at_once(tm
                       limits=None, cell_timeout=5, budget=5)
     with pytest.raises(WorkerDied, match="could not run your notebook's kernel again"):
         job.probe(lab04.probe_crossover, ([], SWEEP), {}, timeout=5)
+
+
+def test_a_cell_that_prints_megabytes_is_cut_in_the_executed_notebook(tmp_path):
+    """The job saves its notebook after every cell: what one cell prints is kept up to a limit, said once, and the
+    cells after it still run (a 100 MB print used to make every later save rewrite it: minutes per submission)."""
+    from helpers.grading.run_notebook import MAX_PRINTED_CHARS
+
+    chunk = 100_000
+    cells = [f"for _ in range({3 * MAX_PRINTED_CHARS // chunk}):\n    print('x' * {chunk - 1})", "after = 1\nprint('next cell ran')"]
+    job = start(tmp_path, notebook(tmp_path / "nb.ipynb", *cells))
+    try:
+        assert job.ran["status"] == "ok", job.ran
+    finally:
+        job.stop()
+    nb = nbformat.read(str(tmp_path / "scratch" / "executed.ipynb"), as_version=4)
+    printed = "".join(o.get("text", "") for o in nb.cells[2].outputs)
+    assert MAX_PRINTED_CHARS <= len(printed) < MAX_PRINTED_CHARS + 200
+    assert printed.count("the grader keeps the first") == 1
+    assert "next cell ran" in "".join(o.get("text", "") for o in nb.cells[3].outputs)

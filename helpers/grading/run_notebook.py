@@ -32,6 +32,7 @@ from helpers.checks import wire
 from helpers.grading.channel import recv, send
 
 SETTLE_S = 15.0  # after an interrupted probe, how long the kernel may take to become free again
+MAX_PRINTED_CHARS = 1_000_000  # what a cell may print into the executed notebook (the gradebook keeps less of it)
 OUTCOME = "grading_outcome"  # cell metadata key: what went wrong with a cell in the graded run
 
 
@@ -177,7 +178,28 @@ def make_engine(on_cells_done, cell_timeout: float, budget: float):
     from papermill.engines import NBClientEngine
 
     class GradingClient(PapermillNotebookClient):
+        printed: dict[int, int] = {}
+
+        def output(self, outs, msg, display_id, cell_index):
+            """Keep what a cell prints up to MAX_PRINTED_CHARS: the notebook is saved after every cell, and a cell
+            that printed 100 MB would make each later save write it again (minutes for one submission)."""
+            out = super().output(outs, msg, display_id, cell_index)
+            if out is None or out.get("output_type") != "stream":
+                return out
+            used = self.printed.get(cell_index, 0)
+            self.printed[cell_index] = used + len(out.get("text", ""))
+            if self.printed[cell_index] <= MAX_PRINTED_CHARS:
+                return out
+            if used > MAX_PRINTED_CHARS:          # cut already: drop the rest
+                if outs and outs[-1] is out:
+                    outs.pop()
+                return None
+            out.text = out.text[:MAX_PRINTED_CHARS - used] + (
+                f"\n[... the grader keeps the first {MAX_PRINTED_CHARS:,} characters a cell prints ...]\n")
+            return out
+
         def execute(self, **kwargs):
+            self.printed = {}
             self.reset_execution_trackers()
             run = Run()
             with self.setup_kernel(**kwargs):
