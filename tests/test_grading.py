@@ -50,21 +50,35 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     case("invalid_json", total=0, status="invalid")
     (folder / "not_a_notebook.ipynb").write_bytes(b"\x89PNG\r\n\x1a\n" + os.urandom(64))
     case("not_a_notebook", total=0, status="invalid")
-    case("infinite_loop_cell", S.add_cell(S.solution(), "while True:\n    pass", after="check-a"), total=FULL)
     stuck = S.lab()
-    # a function that waits forever (polling, so it leaves the CPU to the other jobs; the cell above spins)
+    # a function that waits forever (polling, so it leaves the CPU to the other jobs; a cell below spins)
     S.cell(stuck, "ex-e").source = "import time\n\ndef find_crossover(rows):\n    while True:\n        time.sleep(0.1)\n"
     case("infinite_loop_function", stuck, total=0, statuses={"04.crossover": "timeout"})
     unsorted = S.with_solved(["ex-e"])
     S.cell(unsorted, "ex-e").source = S.cell(unsorted, "ex-e").source.replace(
         'sorted(rows, key=lambda r: r["batch"], reverse=True)', 'rows[::-1]')
     case("crossover_unsorted", unsorted, total=0, statuses={"04.crossover": "failed"})   # passes in the notebook only
-    case("sys_exit", S.add_cell(S.solution(), "import sys\nsys.exit(1)", after="check-a"), total=FULL)
+    # Disruptions that must cost a working solution nothing, in one submission (one job instead of five; a failure
+    # names the checks they broke): a cell that loops forever (stopped at the cell limit), sys.exit (a SystemExit
+    # IPython catches), a 100 MB print (kept short in the executed notebook), a loop that allocates until the job's
+    # memory limit stops it with a MemoryError (not a killed job; a notebook that kept those blocks would have nothing
+    # left for the checks, here or in Jupyter) and a fork that leaves a detached background process (killed with the job).
+    daemon = ("import os, subprocess, sys, time\n"
+              f"subprocess.Popen(['sleep', '{SLEEP_MARK}'], start_new_session=True)\n"
+              "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+              f"        os.execvp('sleep', ['sleep', '{SLEEP_MARK}1'])\n    os._exit(0)\n")
+    disrupted = S.solution()
+    for source, after in (("while True:\n    pass", "check-a"), ("import sys\nsys.exit(1)", "check-a"),
+                          ("print('x' * 100_000_000)", "check-a"),
+                          ("blocks = []\ntry:\n    while True:\n        blocks.append(bytearray(512 << 20))\n"
+                           "except MemoryError:\n    print('out of memory after', len(blocks) * 512, 'MB')\nblocks.clear()\n",
+                           "check-b"),
+                          (daemon, "check-g")):
+        S.add_cell(disrupted, source, after=after)
+    case("loop_exit_print_memory_daemon", disrupted, total=FULL)
     case("os_exit", S.add_cell(S.solution(), "import os\nos._exit(1)", after="check-c"), total=5, status="crashed",
          statuses={"04.annotation": "crashed", "04.report": "crashed"})
     case("segfault", S.add_cell(S.lab(), "import ctypes\nctypes.string_at(0)", after="setup"), total=0, status="crashed")
-    case("memory_bomb", S.add_cell(S.solution(), "blocks = []\nwhile True:\n    blocks.append(bytearray(512 << 20))\n", after="check-b"),
-         total=FULL)
     case("fork_bomb", S.add_cell(S.solution(), "import os, time\nfor _ in range(10):\n    os.fork()\ntime.sleep(600)\n", after="outro"),
          total=FULL, status=("crashed", "memory"))   # 1024 forked kernels: the process or the memory watchdog stops it first
     edited = S.solution()
@@ -76,12 +90,11 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     retyped.pop("outputs", None)
     retyped.pop("execution_count", None)
     case("deleted_duplicated_retyped", edited, total=FULL, notes=["deleted", "turned back into a code cell"])
-    case("output_100mb", S.add_cell(S.solution(), "print('x' * 100_000_000)", after="check-a"), total=FULL)
+    # Ways to claim points without the work, in one untouched lab (it must score 0): replace the checks in the
+    # kernel, write over the gradebook from inside the job, print a pass line.
     patch = ("import helpers.checks as hc\n"
              "hc.run = lambda spec, ctx: hc.Result(spec.name, 'passed', spec.points, spec.points, 'ok')\n"
              "def check(name, ns=None):\n    print('✅', name)\n")
-    case("monkeypatch_checks", S.add_cell(S.lab(), patch, after="setup"), total=0)
-    case("prints_all_passed", S.add_cell(S.lab(), "print('✅ all checks passed: 15/15 points')", after="check-g"), total=0)
     forge = (f"import json, pathlib\nout = pathlib.Path({str(out)!r})\n"
              "for name in ('grades.csv', 'grades.json'):\n"
              "    try:\n        (out / name).write_text('solution,ok,15,15\\nuntouched,ok,15,15\\n')\n"
@@ -91,17 +104,16 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
              "        p.write_text(json.dumps(d))\n"
              "    (out / 'results' / 'forged.json').write_text('{}')\n"
              "except OSError as err:\n    print('could not write results', err)\n")
-    case("writes_gradebook", S.add_cell(S.lab(), forge, after="setup"), total=0)
-    daemon = ("import os, subprocess, sys, time\n"
-              f"subprocess.Popen(['sleep', '{SLEEP_MARK}'], start_new_session=True)\n"
-              "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
-              f"        os.execvp('sleep', ['sleep', '{SLEEP_MARK}1'])\n    os._exit(0)\n")
-    case("background_process", S.add_cell(S.solution(), daemon, after="check-g"), total=FULL)
+    claims = S.add_cell(S.add_cell(S.lab(), forge, after="setup"), patch, after="setup")
+    case("patches_forges_and_prints", S.add_cell(claims, "print('✅ all checks passed: 15/15 points')", after="check-g"),
+         total=0)
     return cases
 
 
 def grade_cmd(folder: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "helpers.cli", "grade", "--lab", "04", str(folder), "--out", str(out), "--jobs", "2",
+    """Three jobs at a time on 2 cores: several cases mostly wait (a hung function, a fork bomb held at its limit),
+    and a third job keeps the cores busy meanwhile."""
+    return [sys.executable, "-m", "helpers.cli", "grade", "--lab", "04", str(folder), "--out", str(out), "--jobs", "3",
             "--cell-timeout", str(CELL_TIMEOUT), "--call-timeout", "60", "--timeout", "900", "--quiet"]
 
 

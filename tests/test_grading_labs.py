@@ -36,5 +36,7 @@ class GradeLab:
         assert all(c.message for c in lab_r.checks)
 
 
-for _lab in LABS:   # TestGradeLab01 …: one class per lab (pytest -k 03 selects a lab)
+# TestGradeLab06 …: one class per lab (pytest -k 03 selects a lab), the slowest first (seconds under `make test`:
+# 06 258, 05 187, 03 94, 01 91, 07 74, 02 32), so that pytest-xdist does not leave one of them for the end
+for _lab in sorted(LABS, key=lambda lab: (["06", "05", "03", "01", "07"] + [lab]).index(lab)):
     globals()[f"TestGradeLab{_lab}"] = type(f"TestGradeLab{_lab}", (GradeLab,), {"lab": _lab})

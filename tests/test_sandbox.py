@@ -174,6 +174,15 @@ def test_memory_bomb_hits_rlimit(base):
     assert "MemoryError" in out.output
 
 
+def test_pages_shared_by_forked_processes_count_once(base):
+    """300 MB held by a process that then forks three children: 1.2 GB of summed RSS, 300 MB of memory in use."""
+    code = ("import os, time\nblock = bytearray(300 << 20)\nfor _ in range(3):\n    if os.fork() == 0:\n"
+            "        time.sleep(2)\n        os._exit(0)\ntime.sleep(2)\n")
+    forked = py(code, base, Limits(wall_s=60, memory_mb=800, use_cuda=True))     # use_cuda: no RLIMIT_AS, watchdog only
+    assert forked.status in ("ok", "exit"), forked.message
+    assert 300 < forked.peak_rss_mb < 800
+
+
 def test_memory_bomb_hits_watchdog_under_cuda_settings(base):
     out = py(MEMORY_BOMB, base, Limits(wall_s=60, memory_mb=500, use_cuda=True))  # no RLIMIT_AS: watchdog only
     assert (out.status, out.returncode) == ("memory", None)

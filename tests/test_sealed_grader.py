@@ -120,34 +120,38 @@ def build_corpus(folder: Path) -> dict[str, dict]:
         S.write(nb, folder, name)
         cases[name] = {"total": total, **extra}
 
-    # ---- hostile: nothing is earned without the work
-    case("steals_the_solution", S.add_cell(S.lab(), STEAL, after="setup"), total=0)
-    case("fakes_every_probe", S.add_cell(S.lab(), FAKE_PROBES, after="setup"), total=0)
-    case("daemon_rewrites_gradebook", S.add_cell(S.lab(), DAEMON, after="setup"), total=0)
+    # ---- hostile: nothing is earned without the work. Attacks that cannot mask each other share a submission
+    # (one job each instead of three); every one is still asserted, by the checks it must fail and the test below.
+    hostile = S.add_cell(S.add_cell(S.add_cell(S.lab(), DAEMON, after="setup"), FAKE_PROBES, after="setup"), STEAL,
+                         after="setup")
+    case("steals_fakes_probes_and_leaves_a_daemon", hostile, total=0)
     case("links_out_dir_to_a_neighbour", S.add_cell(S.solution(), LINK_OUT, after="check-g"), total=FULL - 6,
          failed=["04.annotation", "04.report"])
     case("links_executed_to_passwd", S.add_cell(S.solution(), EXECUTED_LINK, after="outro"), total=FULL, no_executed=True)
-    nan = S.solution()
-    S.cell(nan, "ex-a").source = ("def compile_head(model):\n    def nan_backend(gm, example_inputs):\n"
-                                 "        return lambda *args: tuple(o * float('nan') for o in gm(*args))\n"
-                                 "    return torch.compile(model, backend=nan_backend)\n")
-    case("compiled_model_returns_nan", nan, total=FULL - 2, failed=["04.compile_match", "04.report"])  # the report says nan
-    fake_sweep = S.solution()
-    S.cell(fake_sweep, "ex-e").source = S.cell(fake_sweep, "ex-e").source.replace(
+    # a compiled model that returns NaN, a sweep that times nothing and a report typed by hand: each fails its check
+    faked = S.solution()
+    S.cell(faked, "ex-a").source = ("def compile_head(model):\n    def nan_backend(gm, example_inputs):\n"
+                                   "        return lambda *args: tuple(o * float('nan') for o in gm(*args))\n"
+                                   "    return torch.compile(model, backend=nan_backend)\n")
+    S.cell(faked, "ex-e").source = S.cell(faked, "ex-e").source.replace(
         '    rows = []\n    for b in batch_sizes:', '    return [{"batch": b, "eager_ms": 0.2, "compiled_ms": 0.1, "speedup": 2.0} '
         'for b in batch_sizes]\n    rows = []\n    for b in batch_sizes:')
-    case("sweep_times_nothing", fake_sweep, total=FULL - 2, failed=["04.crossover"])
-    fake_report = S.add_cell(S.solution(), "facts['kernel_name'] = 'triton_fused_made_up_0'\n"
-                             "facts['sweep_rows'] = [{'batch': 2, 'eager_ms': 1.0, 'compiled_ms': 0.1, 'speedup': 10.0}]\n",
-                             after="facts")
-    case("report_typed_by_hand", fake_report, total=FULL - 2, failed=["04.report"])
+    S.add_cell(faked, "facts['kernel_name'] = 'triton_fused_made_up_0'\n"
+               "facts['sweep_rows'] = [{'batch': 2, 'eager_ms': 1.0, 'compiled_ms': 0.1, 'speedup': 10.0}]\n", after="facts")
+    case("nan_model_fake_sweep_typed_report", faked, total=FULL - 4,
+         failed=["04.compile_match", "04.crossover", "04.report"])
 
-    # ---- honest, unusual but valid: full marks
-    numbered = S.solution()
-    d = S.cell(numbered, "ex-d")
+    # ---- honest, unusual but valid: full marks. Numbered headings, a constant from an added cell and a cell
+    # magic in an exercise share a submission; the paraphrase, the GPU annotation and nbformat 4.4 have their own.
+    unusual = S.solution()
+    d = S.cell(unusual, "ex-d")
     for k, title in enumerate(("Fused ATen ops", "Input read", "Output written", "Reductions", "What is not there"), 1):
         d.source = d.source.replace(f"## {title}\n", f"### {k}. {title.upper()}:\n", 1)
-    case("numbered_headings", numbered, total=FULL)
+    S.add_cell(unusual, 'SOFTMAX_OPS = {"exp", "_softmax", "prepare_softmax_online"}', after="setup")
+    S.cell(unusual, "ex-c").source = S.cell(unusual, "ex-c").source.replace(
+        'softmax_ops = {"exp", "_softmax", "prepare_softmax_online"}', "softmax_ops = SOFTMAX_OPS")
+    S.cell(unusual, "ex-s").source = "%%time\n" + S.cell(unusual, "ex-s").source
+    case("numbered_headings_added_constant_cell_magic", unusual, total=FULL)
     paraphrase = S.solution()
     d = S.cell(paraphrase, "ex-d")
     said = ("never gets a [rows, 600] buffer in memory", "never gets a buffer in memory")
@@ -155,13 +159,6 @@ def build_corpus(folder: Path) -> dict[str, dict]:
     for s in said:
         d.source = d.source.replace(s, "is never materialised as a whole tensor in DRAM")
     case("paraphrased_answer", paraphrase, total=FULL)
-    helper = S.add_cell(S.solution(), 'SOFTMAX_OPS = {"exp", "_softmax", "prepare_softmax_online"}', after="setup")
-    S.cell(helper, "ex-c").source = S.cell(helper, "ex-c").source.replace(
-        'softmax_ops = {"exp", "_softmax", "prepare_softmax_online"}', "softmax_ops = SOFTMAX_OPS")
-    case("constant_in_an_added_cell", helper, total=FULL)
-    magic = S.solution()
-    S.cell(magic, "ex-s").source = "%%time\n" + S.cell(magic, "ex-s").source
-    case("cell_magic_in_an_exercise", magic, total=FULL)
     gpu = S.solution()
     S.cell(gpu, "ex-d").source = gpu_annotation()
     case("annotation_written_on_a_gpu", gpu, total=FULL)
@@ -218,12 +215,12 @@ def test_nothing_of_the_grader_was_visible_or_changed(graded):
         nb = nbformat.read(str(executed[name]), as_version=4)
         return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
 
-    text = printed("steals_the_solution")
+    text = printed("steals_fakes_probes_and_leaves_a_daemon")
     assert "visible" not in text and "found []" in text and "hidden" in text, f"the job saw the repository: {text[:500]}"
     assert "neighbours seen: []" in printed("links_out_dir_to_a_neighbour")
     assert "links_executed_to_passwd" not in executed and "root:x:0:0" not in " ".join(p.read_text() for p in executed.values())
     rows = (out / "grades.csv").read_text()
-    assert "untouched,ok,15,15" not in rows and graded["grades"]["daemon_rewrites_gradebook"]["total"] == 0
+    assert "untouched,ok,15,15" not in rows and graded["grades"]["steals_fakes_probes_and_leaves_a_daemon"]["total"] == 0
 
 
 def test_nothing_left_running(graded):
@@ -232,5 +229,5 @@ def test_nothing_left_running(graded):
 
 
 def test_the_feedback_says_what_to_fix_without_hidden_values(graded):
-    g = graded["grades"]["compiled_model_returns_nan"]["checks"]["04.compile_match"]
+    g = graded["grades"]["nan_model_fake_sweep_typed_report"]["checks"]["04.compile_match"]
     assert "finite" in g["message"] and "333" not in g["message"]

@@ -13,10 +13,11 @@ job's folder or anyone's home, whichever user grades. Where bubblewrap cannot st
 
 Every command of a job runs through `spawn` (or `run_limited`): its own session, rlimits (address space, file
 size, no core files, process count), a unique WORKBOOK_JOB marker in its environment, and a watchdog that samples
-the whole job every TICK_S seconds: summed RSS, process count and wall clock. When the command ends, however it
-ends, every process of the job is SIGKILLed: its session, its descendants, every process whose environment holds
-the marker (daemons that double-forked and called setsid) and, under a job uid, every process of that uid. The
-grader reads what a job leaves only through `Jail.read`: a regular file inside the job's folder, never a link.
+the whole job every TICK_S seconds: summed RSS (PSS once past the limit, so that pages forked processes share
+count once), process count and wall clock. When the command ends, however it ends, every process of the job is
+SIGKILLed: its session, its descendants, every process whose environment holds the marker (daemons that
+double-forked and called setsid) and, under a job uid, every process of that uid. The grader reads what a job
+leaves only through `Jail.read`: a regular file inside the job's folder, never a link.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ SIGNAL_WORDS = {
 @dataclass
 class Limits:
     wall_s: float = 900  # whole-command wall clock
-    memory_mb: int = 6144  # summed RSS of the whole job; also RLIMIT_AS per process unless use_cuda
+    memory_mb: int = 6144  # summed RSS of the whole job (PSS past the limit); also RLIMIT_AS per process unless use_cuda
     nproc: int = 256  # max processes the job may have (RLIMIT_NPROC counts threads too)
     output_mb: int = 20  # cap on captured stdout+stderr
     fsize_mb: int = 512  # max size of any file it writes
@@ -417,12 +418,30 @@ def _spawn(cmd: list[str], cwd: Path, env: dict[str, str], as_uid: int | None, l
 # watching and judging
 
 
+def _pss(seen: _Seen) -> int:
+    """A process's proportional set size in bytes (each page shared with other processes counted as its share), or
+    its RSS where /proc/<pid>/smaps_rollup cannot be read."""
+    try:
+        with open(f"/proc/{seen.pid}/smaps_rollup", "rb") as f:
+            for line in f:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return seen.rss
+
+
 def _watch(procs: _Procs, limits: Limits, start: float, stop: threading.Event) -> tuple[str | None, float]:
-    """Sample the job until the command exits, breaks a limit or is stopped; return (reason, peak RSS MB)."""
+    """Sample the job until the command exits, breaks a limit or is stopped; return (reason, peak MB).
+
+    Memory is the summed RSS of the job's processes; past the limit it is measured again as summed PSS, because a
+    forked process (a DataLoader worker, a daemon) shares its parent's pages and RSS would count them twice."""
     peak = 0.0
     while True:
         members = procs.members()
         rss = sum(s.rss for s in members) / MB
+        if rss > limits.memory_mb:
+            rss = sum(_pss(s) for s in members) / MB
         peak = max(peak, rss)
         if rss > limits.memory_mb:
             return "memory", peak
