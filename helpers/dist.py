@@ -182,10 +182,10 @@ def stub_message(fn: Callable) -> str | None:
     if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
         return None
     exc = body[0].exc
-    call = exc if isinstance(exc, ast.Call) else None
-    if not isinstance(call.func if call else exc, ast.Name) or (call.func if call else exc).id != "NotImplementedError":
+    raised = exc.func if isinstance(exc, ast.Call) else exc
+    if not (isinstance(raised, ast.Name) and raised.id == "NotImplementedError"):
         return None
-    args = call.args if call else []
+    args = exc.args if isinstance(exc, ast.Call) else []
     return args[0].value if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str) else ""
 
 

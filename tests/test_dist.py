@@ -8,7 +8,6 @@ processes (a few seconds on 2 cores).
 from __future__ import annotations
 
 import textwrap
-import time
 from datetime import timedelta
 
 import pytest
@@ -121,10 +120,9 @@ def test_not_implemented_everywhere_is_not_implemented(cell):
 
 
 def test_a_stub_is_not_written_without_starting_processes(cell, tmp_path):
-    start = time.perf_counter()
     with pytest.raises(hd.RankNotImplemented) as info:
         hd.launch(cell["stub"], nproc=2, device="cpu", timeout=60, script_dir=tmp_path, cfg={})
-    assert time.perf_counter() - start < 1 and not any(tmp_path.iterdir())     # no script, no torchrun
+    assert not any(tmp_path.iterdir())     # no script written, so no torchrun started
     assert "`stub` is not written yet (3: FSDP: write your solution here)" in str(info.value)
 
 

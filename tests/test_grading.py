@@ -61,8 +61,9 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     # Disruptions that must cost a working solution nothing, in one submission (one job instead of five; a failure
     # names the checks they broke): a cell that loops forever (stopped at the cell limit), sys.exit (a SystemExit
     # IPython catches), a 100 MB print (kept short in the executed notebook), a loop that allocates until the job's
-    # memory limit stops it with a MemoryError (not a killed job; a notebook that kept those blocks would have nothing
-    # left for the checks, here or in Jupyter) and a fork that leaves a detached background process (killed with the job).
+    # memory limit raises MemoryError in it (not a killed job; the next cell frees the blocks: a notebook that kept
+    # them would have nothing left for the checks, here or in Jupyter) and a fork that leaves a detached background
+    # process (killed with the job).
     daemon = ("import os, subprocess, sys, time\n"
               f"subprocess.Popen(['sleep', '{SLEEP_MARK}'], start_new_session=True)\n"
               "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
@@ -70,9 +71,8 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     disrupted = S.solution()
     for source, after in (("while True:\n    pass", "check-a"), ("import sys\nsys.exit(1)", "check-a"),
                           ("print('x' * 100_000_000)", "check-a"),
-                          ("blocks = []\ntry:\n    while True:\n        blocks.append(bytearray(512 << 20))\n"
-                           "except MemoryError:\n    print('out of memory after', len(blocks) * 512, 'MB')\nblocks.clear()\n",
-                           "check-b"),
+                          ("del blocks   # what the cell above left", "check-b"),
+                          ("blocks = []\nwhile True:\n    blocks.append(bytearray(512 << 20))\n", "check-b"),
                           (daemon, "check-g")):
         S.add_cell(disrupted, source, after=after)
     case("loop_exit_print_memory_daemon", disrupted, total=FULL)

@@ -138,12 +138,13 @@ def test_a_job_that_died_before_writing_its_notebook_fails_its_probes_at_once(tm
 
 
 def test_a_cell_that_prints_megabytes_is_cut_in_the_executed_notebook(tmp_path):
-    """The job saves its notebook after every cell: what one cell prints is kept up to a limit, said once, and the
-    cells after it still run (a 100 MB print used to make every later save rewrite it: minutes per submission)."""
+    """The job saves its notebook after every cell: what one cell prints or returns is kept up to a limit, said once,
+    and the cells after it still run (a 100 MB print used to make every later save rewrite it: minutes per submission)."""
     from helpers.grading.run_notebook import MAX_PRINTED_CHARS
 
     chunk = 100_000
-    cells = [f"for _ in range({3 * MAX_PRINTED_CHARS // chunk}):\n    print('x' * {chunk - 1})", "after = 1\nprint('next cell ran')"]
+    cells = [f"for _ in range({3 * MAX_PRINTED_CHARS // chunk}):\n    print('x' * {chunk - 1})", "after = 1\nprint('next cell ran')",
+             f"'y' * {2 * MAX_PRINTED_CHARS}"]                      # a result, not a print: cut the same way
     job = start(tmp_path, notebook(tmp_path / "nb.ipynb", *cells))
     try:
         assert job.ran["status"] == "ok", job.ran
@@ -154,3 +155,5 @@ def test_a_cell_that_prints_megabytes_is_cut_in_the_executed_notebook(tmp_path):
     assert MAX_PRINTED_CHARS <= len(printed) < MAX_PRINTED_CHARS + 200
     assert printed.count("the grader keeps the first") == 1
     assert "next cell ran" in "".join(o.get("text", "") for o in nb.cells[3].outputs)
+    result = nb.cells[4].outputs
+    assert len(result) == 1 and "yyy" not in str(result) and "the grader keeps the first" in result[0]["text"]

@@ -172,30 +172,35 @@ def serve(km, kernel_name: str, run: Run, req_fd: int, resp_fd: int, workdir: Pa
                 return
 
 
+def output_chars(out) -> int:
+    """The characters an output holds: its text, and every text-valued entry of its data (images are base64)."""
+    return len(out.get("text", "") or "") + sum(len(v) for v in out.get("data", {}).values() if isinstance(v, str))
+
+
 def make_engine(on_cells_done, cell_timeout: float, budget: float):
     """A papermill engine whose client runs the cells under our limits, then hands the live kernel to `on_cells_done`."""
     from papermill.clientwrap import PapermillNotebookClient
     from papermill.engines import NBClientEngine
 
     class GradingClient(PapermillNotebookClient):
-        printed: dict[int, int] = {}
-
         def output(self, outs, msg, display_id, cell_index):
-            """Keep what a cell prints up to MAX_PRINTED_CHARS: the notebook is saved after every cell, and a cell
-            that printed 100 MB would make each later save write it again (minutes for one submission)."""
+            """Keep what a cell outputs (printed text, results, displays) up to MAX_PRINTED_CHARS: the notebook is
+            saved after every cell, and a cell that printed 100 MB would make each later save write it again."""
             out = super().output(outs, msg, display_id, cell_index)
-            if out is None or out.get("output_type") != "stream":
+            if out is None:
                 return out
             used = self.printed.get(cell_index, 0)
-            self.printed[cell_index] = used + len(out.get("text", ""))
+            self.printed[cell_index] = used + output_chars(out)
             if self.printed[cell_index] <= MAX_PRINTED_CHARS:
                 return out
-            if used > MAX_PRINTED_CHARS:          # cut already: drop the rest
-                if outs and outs[-1] is out:
-                    outs.pop()
+            kept = out.get("text", "")[:MAX_PRINTED_CHARS - used] if out.get("output_type") == "stream" else ""
+            note = "" if used > MAX_PRINTED_CHARS else (
+                f"\n[... the grader keeps the first {MAX_PRINTED_CHARS:,} characters a cell outputs ...]\n")
+            if used > MAX_PRINTED_CHARS and not display_id and outs and outs[-1] is out:
+                outs.pop()                        # cut already: drop the rest
                 return None
-            out.text = out.text[:MAX_PRINTED_CHARS - used] + (
-                f"\n[... the grader keeps the first {MAX_PRINTED_CHARS:,} characters a cell prints ...]\n")
+            out.clear()                           # in place: a display id keeps pointing at this entry
+            out.update(nbformat.v4.new_output("stream", name="stdout", text=kept + note))
             return out
 
         def execute(self, **kwargs):
