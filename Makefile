@@ -12,9 +12,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 TORCH_VERSION ?= 2.13.0
 STAMP := $(VENV)/.installed
-# pytest-xdist: TEST_JOBS processes, each test module, class or notebook whole in one of them; TEST_JOBS=1 runs serially
+# pytest-xdist: TEST_JOBS processes, each test module, class or notebook whole in one of them, taken in the order
+# conftest.LONGEST_FIRST gives (xdist would otherwise sort them by their number of tests); TEST_JOBS=1 runs serially
 TEST_JOBS ?= 2
-PARALLEL := $(if $(filter 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadscope)
+PARALLEL := $(if $(filter 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadscope --no-loadscope-reorder)
 export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter
 export MPLBACKEND := Agg
 

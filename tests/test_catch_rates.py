@@ -75,8 +75,7 @@ class CatchRates:
         assert not failures, "\n".join(failures)
 
 
-# One class per lab (pytest -k 03 selects a lab), the slowest first so that pytest-xdist does not leave one for the
-# end (seconds of a worker in the last fresh-clone make test: 04 153, 03 42, 01 39, 06 39, 05 33)
-SLOWEST_FIRST = ("04", "03", "01", "06", "05")
-for _lab in sorted(LABS, key=lambda lab: SLOWEST_FIRST.index(lab) if lab in SLOWEST_FIRST else len(SLOWEST_FIRST)):
+# One class per lab (pytest -k 03 selects a lab), so that pytest-xdist spreads the labs over its workers; the
+# order they run in is conftest.LONGEST_FIRST's.
+for _lab in LABS:
     globals()[f"TestLab{_lab}"] = type(f"TestLab{_lab}", (CatchRates,), {"lab": _lab})

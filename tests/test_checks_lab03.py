@@ -103,8 +103,11 @@ def test_hidden_messages_do_not_show_hidden_numbers():
 
 
 @pytest.mark.slow
-def test_alternative_scores_full_marks_under_workbook_grade(tmp_path):
-    """The grader's hidden checks accept the alternative too, on inputs the notebook never saw."""
+def test_alternative_scores_full_marks_under_workbook_grade(tmp_path, warm_lab):
+    """The grader's hidden checks accept the alternative too, on inputs the notebook never saw (graded with the
+    caches of the batch's warm-up, as a batch grades every submission: conftest.warm_lab)."""
+    import shutil
+
     from helpers.grading import batch
 
     nb = notebooks.read(SOLUTION)
@@ -114,7 +117,8 @@ def test_alternative_scores_full_marks_under_workbook_grade(tmp_path):
     folder = tmp_path / "subs"
     folder.mkdir()
     notebooks.write(nb, folder / "alternative.ipynb")
-    settings = batch.Settings(lab="03", out=tmp_path / "grades", jobs=1, cell_timeout=300, call_timeout=120, warm=False)
+    shutil.copytree(warm_lab("03"), tmp_path / "grades" / ".warm", symlinks=True)
+    settings = batch.Settings(lab="03", out=tmp_path / "grades", jobs=1, cell_timeout=300, call_timeout=120, threads=1)
     (result,) = batch.grade([folder], settings, progress=False)
     assert (result.status, result.total) == ("ok", result.max_total), [c.line() for c in result.checks if not c.passed]
 

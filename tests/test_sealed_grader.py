@@ -127,7 +127,6 @@ def build_corpus(folder: Path) -> dict[str, dict]:
     case("steals_fakes_probes_and_leaves_a_daemon", hostile, total=0)
     case("links_out_dir_to_a_neighbour", S.add_cell(S.solution(), LINK_OUT, after="check-g"), total=FULL - 6,
          failed=["04.annotation", "04.report"])
-    case("links_executed_to_passwd", S.add_cell(S.solution(), EXECUTED_LINK, after="outro"), total=FULL, no_executed=True)
     # a compiled model that returns NaN, a sweep that times nothing and a report typed by hand: each fails its check
     faked = S.solution()
     S.cell(faked, "ex-a").source = ("def compile_head(model):\n    def nan_backend(gm, example_inputs):\n"
@@ -142,7 +141,10 @@ def build_corpus(folder: Path) -> dict[str, dict]:
          failed=["04.compile_match", "04.crossover", "04.report"])
 
     # ---- honest, unusual but valid: full marks. Numbered headings, a constant from an added cell and a cell
-    # magic in an exercise share a submission; the paraphrase, the GPU annotation and nbformat 4.4 have their own.
+    # magic in an exercise, saved by an older Jupyter (nbformat 4.4: no cell ids, so cells are matched by content)
+    # share a submission; the paraphrase and the GPU annotation (both rewrite part D's answer) have their own. The
+    # paraphrase also points its executed notebook at /etc/passwd: the grader keeps no executed copy of it, reads
+    # nothing through the link and takes nothing off.
     unusual = S.solution()
     d = S.cell(unusual, "ex-d")
     for k, title in enumerate(("Fused ATen ops", "Input read", "Output written", "Reductions", "What is not there"), 1):
@@ -151,23 +153,23 @@ def build_corpus(folder: Path) -> dict[str, dict]:
     S.cell(unusual, "ex-c").source = S.cell(unusual, "ex-c").source.replace(
         'softmax_ops = {"exp", "_softmax", "prepare_softmax_online"}', "softmax_ops = SOFTMAX_OPS")
     S.cell(unusual, "ex-s").source = "%%time\n" + S.cell(unusual, "ex-s").source
-    case("numbered_headings_added_constant_cell_magic", unusual, total=FULL)
+    old = json.loads(nbformat.writes(unusual))
+    old["nbformat_minor"] = 4
+    for c in old["cells"]:
+        c.pop("id", None)
+    (folder / "unusual_but_valid_in_nbformat_4_4.ipynb").write_text(json.dumps(old))
+    cases["unusual_but_valid_in_nbformat_4_4"] = {"total": FULL, "note": "matched"}
     paraphrase = S.solution()
     d = S.cell(paraphrase, "ex-d")
     said = ("never gets a [rows, 600] buffer in memory", "never gets a buffer in memory")
     assert all(s in d.source for s in said), "the solution's annotation changed: update this paraphrase"
     for s in said:
         d.source = d.source.replace(s, "is never materialised as a whole tensor in DRAM")
-    case("paraphrased_answer", paraphrase, total=FULL)
+    case("paraphrased_answer_executed_linked_to_passwd", S.add_cell(paraphrase, EXECUTED_LINK, after="outro"),
+         total=FULL)
     gpu = S.solution()
     S.cell(gpu, "ex-d").source = gpu_annotation()
     case("annotation_written_on_a_gpu", gpu, total=FULL)
-    old = json.loads(nbformat.writes(S.solution()))
-    old["nbformat_minor"] = 4
-    for c in old["cells"]:
-        c.pop("id", None)
-    (folder / "saved_as_nbformat_4_4.ipynb").write_text(json.dumps(old))
-    cases["saved_as_nbformat_4_4"] = {"total": FULL, "note": "matched"}
     return cases
 
 
@@ -218,7 +220,7 @@ def test_nothing_of_the_grader_was_visible_or_changed(graded):
     text = printed("steals_fakes_probes_and_leaves_a_daemon")
     assert "visible" not in text and "found []" in text and "hidden" in text, f"the job saw the repository: {text[:500]}"
     assert "neighbours seen: []" in printed("links_out_dir_to_a_neighbour")
-    assert "links_executed_to_passwd" not in executed and "root:x:0:0" not in " ".join(p.read_text() for p in executed.values())
+    assert "paraphrased_answer_executed_linked_to_passwd" not in executed and "root:x:0:0" not in " ".join(p.read_text() for p in executed.values())
     rows = (out / "grades.csv").read_text()
     assert "untouched,ok,15,15" not in rows and graded["grades"]["steals_fakes_probes_and_leaves_a_daemon"]["total"] == 0
 
