@@ -28,10 +28,10 @@ if not _cuda_available():
 
 # The longest scopes first, so that pytest-xdist's workers (`--dist loadscope --no-loadscope-reorder`: scopes in
 # collection order) start them early and finish together instead of one worker grading alone at the end. Node-id
-# prefixes, the first that matches ranks an item; seconds of a worker in a full run (--durations=0, this 2-core
-# machine): corpus 474, Lab 06 grading 288, sealed corpus 370 (after Lab 06's: its wait for the shared Lab 04 warm-up
-# would idle a worker), Lab 04 catch rates 161, Lab 05 checks 134, grading 03 99 and 05 94, Lab 05 notebook 81,
-# release bundle 71, Lab 06 catch rates 67, Lab 03 checks 63; the rest under 60.
+# prefixes, the first that matches ranks an item. Seconds of a worker in the last fresh-clone `make test` (this 2-core
+# machine): corpus 416, Lab 06 grading 355 (its cold warm-up), sealed corpus 131 (after Lab 06's: waiting for the
+# shared Lab 04 warm-up would idle a worker), Lab 05 grading 155, Lab 04 catch rates 146, Lab 06 catch rates 149,
+# grading 03 89 and 07 87, release bundle 79, grading 01 75; the rest under 60.
 LONGEST_FIRST = ("tests/test_grading.py", "tests/test_grading_labs.py::TestGradeLab06", "tests/test_sealed_grader.py",
                  "tests/test_catch_rates.py::TestLab04", "tests/test_checks_lab05.py",
                  "tests/test_grading_labs.py::TestGradeLab03", "tests/test_grading_labs.py::TestGradeLab05",
@@ -129,7 +129,7 @@ def warm_lab(tmp_path_factory):
     """`warm_lab("06")`: a gradebook folder's `.warm` for that lab, as `workbook grade` makes it before a batch (the
     references, and the reference solution graded once: its result in `.warm/.done`, its compile caches kept),
     built once per test run and shared by the pytest-xdist workers (one lock per lab). A grading test copies it
-    into its gradebook instead of computing the references and compiling from cold: on this 2-core machine a
+    into its gradebook instead of computing the references and compiling from cold: graded alone on this 2-core machine, a
     Lab 06 job took 23 s (untouched lab) and 33 s (solution) warm, 55 s and 149 s cold."""
     from filelock import FileLock
 
