@@ -129,8 +129,8 @@ def warm_lab(tmp_path_factory):
     """`warm_lab("06")`: a gradebook folder's `.warm` for that lab, as `workbook grade` makes it before a batch (the
     references, and the reference solution graded once: its result in `.warm/.done`, its compile caches kept),
     built once per test run and shared by the pytest-xdist workers (one lock per lab). A grading test copies it
-    into its gradebook instead of computing the references and compiling from cold: graded alone on this 2-core machine, a
-    Lab 06 job took 23 s (untouched lab) and 33 s (solution) warm, 55 s and 149 s cold."""
+    into its gradebook instead of computing the references and compiling from cold: graded alone on this 2-core
+    machine, a Lab 06 job took 23 s (untouched lab) and 33 s (solution) warm, 55 s and 149 s cold."""
     from filelock import FileLock
 
     from helpers.grading import batch
