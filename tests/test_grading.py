@@ -1,6 +1,7 @@
-"""Grading end to end on Lab 04: the solution, the untouched lab, one exercise solved, and a corpus of bad
-submissions. One batch grades them all (`workbook grade --jobs 2`, as an instructor would run it); it is
-killed part-way and resumed, which must lose nothing and change no grade.
+"""Grading end to end on Lab 04: the reference solution (graded by the batch's warm-up), the untouched lab, one
+exercise solved, a solution written another way, and a corpus of bad submissions. One batch grades them all
+(`workbook grade --jobs 3`, as an instructor would run it); it is killed part-way and resumed, which must lose
+nothing and change no grade.
 
 Slow: a few minutes on 2 CPU cores. Each case states the score it deserves and why.
 """
@@ -42,26 +43,26 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
             S.write(nb, folder, name)
         cases[name] = {"total": total, "status": status, **extra}
 
-    S.solution_file(folder, "solution")
-    case("solution", total=FULL)
+    # The reference solution is graded by the warm-up every batch starts with (test_reference_solution_full_marks).
     S.untouched_file(folder, "untouched")
     case("untouched", total=0)
-    case("only_c", S.with_solved(["ex-c"]), total=POINTS["04.find_softmax"], scores={"04.find_softmax": 2})
-    case("alternative", S.alternative(), total=FULL)
     (folder / "invalid_json.ipynb").write_text('{"cells": [ {"cell_type": "code", ')
     case("invalid_json", total=0, status="invalid")
     (folder / "not_a_notebook.ipynb").write_bytes(b"\x89PNG\r\n\x1a\n" + os.urandom(64))
     case("not_a_notebook", total=0, status="invalid")
-    stuck = S.lab()
-    # a function that waits forever (polling, so it leaves the CPU to the other jobs; a cell below spins)
+    # one exercise solved (its points, and only those) and a function that waits forever (polling, so it leaves the
+    # CPU to the other jobs)
+    stuck = S.with_solved(["ex-c"])
     S.cell(stuck, "ex-e").source = "import time\n\ndef find_crossover(rows):\n    while True:\n        time.sleep(0.1)\n"
-    case("infinite_loop_function", stuck, total=0, statuses={"04.crossover": "timeout"})
+    case("only_c_and_an_infinite_loop_function", stuck, total=POINTS["04.find_softmax"], scores={"04.find_softmax": 2},
+         statuses={"04.crossover": "timeout"})
     unsorted = S.with_solved(["ex-e"])
     S.cell(unsorted, "ex-e").source = S.cell(unsorted, "ex-e").source.replace(
         'sorted(rows, key=lambda r: r["batch"], reverse=True)', 'rows[::-1]')
     case("crossover_unsorted", unsorted, total=0, statuses={"04.crossover": "failed"})   # passes in the notebook only
     # Disruptions that must cost a working solution nothing, in one submission (one job instead of five; a failure
-    # names the checks they broke): a cell that loops forever (stopped at the cell limit), sys.exit (a SystemExit
+    # names the checks they broke): a cell that loops forever (stopped at the cell limit; it sleeps, to leave the
+    # cores to the other jobs: test_job stops one that spins), sys.exit (a SystemExit
     # IPython catches), a 100 MB print (kept short in the executed notebook), a loop that allocates until the job's
     # memory limit raises MemoryError in it (not a killed job; the next cell frees the blocks: a notebook that kept
     # them would have nothing left for the checks, here or in Jupyter) and a fork that leaves a detached background
@@ -71,7 +72,7 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
               "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
               f"        os.execvp('sleep', ['sleep', '{SLEEP_MARK}1'])\n    os._exit(0)\n")
     disrupted = S.solution()
-    for source, after in (("while True:\n    pass", "check-a"), ("import sys\nsys.exit(1)", "check-a"),
+    for source, after in (("import time\nwhile True:\n    time.sleep(0.1)", "check-a"), ("import sys\nsys.exit(1)", "check-a"),
                           ("print('x' * 100_000_000)", "check-a"),
                           ("del blocks   # what the cell above left", "check-b"),
                           ("blocks = []\nwhile True:\n    blocks.append(bytearray(512 << 20))\n", "check-b"),
@@ -83,7 +84,8 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     case("segfault", S.add_cell(S.lab(), "import ctypes\nctypes.string_at(0)", after="setup"), total=0, status="crashed")
     case("fork_bomb", S.add_cell(S.solution(), "import os, time\nfor _ in range(10):\n    os.fork()\ntime.sleep(600)\n", after="outro"),
          total=FULL, status=("crashed", "memory"))   # 1024 forked kernels: the process or the memory watchdog stops it first
-    edited = S.solution()
+    # a correct solution written another way, its cells deleted, duplicated and retyped
+    edited = S.alternative()
     edited.cells = [c for c in edited.cells if c.id not in ("check-a", "check-d", "run-c")]
     dup = next(c for c in edited.cells if c.id == "ex-b")
     edited.cells.append(S.nbformat.from_dict(dup))
@@ -91,7 +93,7 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     retyped.cell_type = "markdown"
     retyped.pop("outputs", None)
     retyped.pop("execution_count", None)
-    case("deleted_duplicated_retyped", edited, total=FULL, notes=["deleted", "turned back into a code cell"])
+    case("alternative_deleted_duplicated_retyped", edited, total=FULL, notes=["deleted", "turned back into a code cell"])
     # Ways to claim points without the work, in one untouched lab (it must score 0): replace the checks in the
     # kernel, write over the gradebook from inside the job, print a pass line.
     patch = ("import helpers.checks as hc\n"
@@ -169,6 +171,12 @@ def test_every_case_scores_what_it_deserves(batch):
             if not any(words in n for n in g["notes"]):
                 wrong.append(f"{name}: no note saying {words!r}: {g['notes']}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_reference_solution_full_marks(batch):
+    """Every batch grades the reference solution first, from cold caches (its result in .warm/.done)."""
+    ref = json.loads((batch["out"] / ".warm" / ".done").read_text())
+    assert (ref["status"], ref["total"], ref["max_total"]) == ("ok", FULL, FULL), ref["checks"]
 
 
 def test_every_failed_check_says_why(batch):

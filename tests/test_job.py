@@ -92,6 +92,20 @@ def test_unwritten_hanging_and_crashing_code_cost_one_probe_each(tmp_path):
         job.stop()
 
 
+def test_a_cell_that_spins_is_stopped_at_the_cell_limit_and_the_next_cells_run(tmp_path):
+    """A cell that keeps a core busy forever (the corpus in test_grading.py loops politely, to leave its cores to the
+    other jobs): interrupted at the cell limit, the error recorded in its cell, the kernel and the cells after it go on."""
+    job = start(tmp_path, notebook(tmp_path / "spin.ipynb", ROWS, "while True:\n    pass", GOOD), cell_timeout=3)
+    try:
+        assert job.ran["status"] == "ok" and job.ran["serving"], job.ran
+        assert crossover(job)["answers"] == [8]           # GOOD, after the spinning cell, was defined
+    finally:
+        job.stop()
+    executed = nbformat.read(str(tmp_path / "scratch" / "executed.ipynb"), as_version=4)
+    (spun,) = [c for c in executed.cells if c.cell_type == "code" and c.source.startswith("while True")]
+    assert [o.ename for o in spun.outputs if o.output_type == "error"] == ["KeyboardInterrupt"], spun.outputs
+
+
 def test_a_kernel_killed_by_a_probe_or_a_cell_is_replayed(tmp_path):
     dies = "def find_crossover(rows):\n    import os\n    os._exit(3)\n"
     job = start(tmp_path, notebook(tmp_path / "dies.ipynb", ROWS, dies))
