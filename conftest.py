@@ -73,7 +73,8 @@ def _is_notebook_cell(item) -> bool:
 
 
 def _warm_root(config) -> Path:
-    """Where conftest.warm_lab keeps each lab's `.warm`: one folder for the whole run, shared by the xdist workers."""
+    """Where conftest.warm_lab keeps each lab's `.warm`: one folder for the whole run, shared by the xdist workers.
+    (config._tmp_path_factory is the session's tmp_path_factory, which a hook cannot request as a fixture.)"""
     base = config._tmp_path_factory.getbasetemp()
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     return base.parent / f"warm-{run}" if run else base / "warm"
@@ -82,7 +83,7 @@ def _warm_root(config) -> Path:
 def _warm_inductor_cache(config, lab: str) -> Path | None:
     """This worker's copy of the Inductor cache the lab's warm-up left, when that warm-up has finished (never waits
     for one: the grading tests run first, see LONGEST_FIRST). Measured: nbval ran solutions/06 in 19 s with it and
-    70 s from an empty cache (this 2-core machine, nothing else running). The cells still all run; only Inductor's
+    70 s from an empty cache (this 2-core machine, torch 2.13.0, nothing else running). The cells still all run; only Inductor's
     code generation and C++ builds are served from the cache, as a CI cache would serve them."""
     warm = _warm_root(config) / lab / ".warm"
     mine = config._tmp_path_factory.getbasetemp() / f"inductor-{lab}"
@@ -96,9 +97,9 @@ def pytest_runtest_setup(item):
     """Before a notebook's cell (and so before nbval starts its kernel): the notebook environment. Before any test
     that compiles a lab's code here: the lab's warm Inductor cache, when there is one."""
     env = {k: os.environ.get(k) or v for k, v in NOTEBOOK_ENV.items()} if _is_notebook_cell(item) else {}   # a caller's own wins
-    found = LAB_OF.match(item.nodeid)
+    found = LAB_OF.match(item.nodeid) if CALLERS_INDUCTOR_CACHE is None else None   # (torch sets it once it compiles)
     cache = _warm_inductor_cache(item.config, next(g for g in found.groups() if g)) if found else None
-    if cache is not None and CALLERS_INDUCTOR_CACHE is None:   # (torch sets the variable once it has compiled)
+    if cache is not None:
         env["TORCHINDUCTOR_CACHE_DIR"] = str(cache)
     if env:
         item.stash_env = {k: os.environ.get(k) for k in env}
