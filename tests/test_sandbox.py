@@ -345,3 +345,29 @@ def test_a_workbook_under_tmp_is_not_jailed_and_says_why(monkeypatch):
     monkeypatch.setattr(sandbox, "bwrap_path", lambda: "/usr/bin/bwrap")   # installed or not, the checkout's place decides
     why = sandbox.bwrap_problem(None)
     assert "/tmp/some-checkout" in why and "move the checkout" in why
+
+
+def test_a_job_is_seeded_with_the_warm_compile_caches_only(tmp_path):
+    """OUT/.warm also holds the grader's reference answers and the reference solution's result: a job's scratch gets
+    the compile caches from it and nothing else, and keeps only its compile caches for the batch."""
+    from helpers.grading.sandbox import COMPILE_CACHES, Jail
+
+    warm = tmp_path / ".warm"
+    for name in ("inductor/fxgraph/ab/graph", "triton/k/kernel.so", "cache/inductor/hidden_model.py", "home/x"):
+        (warm / name).parent.mkdir(parents=True, exist_ok=True)
+        (warm / name).write_text("x")
+    (warm / "references-cpu.pkl").write_bytes(b"answers")
+    (warm / ".done").write_text("{}")
+    jail = Jail(tmp_path / "scratch", None, {}, tmp_path, 1, gpu=False, use_bwrap=False)
+    jail.prepare(warm)
+    cache = tmp_path / "scratch" / "cache"
+    seen = sorted(str(p.relative_to(cache)) for p in cache.rglob("*") if p.is_file())
+    assert seen == ["inductor/fxgraph/ab/graph", "triton/k/kernel.so"], seen
+    assert {jail.env[var] for var in COMPILE_CACHES} == {str(cache / "inductor"), str(cache / "triton")}
+    (cache / "inductor" / "new").write_text("y")
+    (cache / "planted.pkl").write_text("z")
+    kept = tmp_path / "kept"
+    jail.close(kept)
+    assert sorted(str(p.relative_to(kept)) for p in kept.rglob("*") if p.is_file()) == [
+        "inductor/fxgraph/ab/graph", "inductor/new", "triton/k/kernel.so"]
+    assert not (tmp_path / "scratch").exists()

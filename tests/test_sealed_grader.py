@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FULL = 15
 SLEEP_MARK = "876543"   # a unique sleep length: find a daemon the corpus left behind
 
-# Exec the reference solution's exercise cells, if this job can find the repository (it must not).
+# Exec the reference solution's exercise cells, if this job can find the repository (it must not); look for the
+# grader's reference answers where a job could read them.
 STEAL = f"""
 import json, os, pathlib
 found = []
@@ -43,6 +44,8 @@ for root in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents, pathlib.Path({str(
                     exec(''.join(c['source']).replace('### BEGIN SOLUTION', '').replace('### END SOLUTION', ''), globals())
                 except Exception:
                     pass
+# and the grader's reference answers or the reference solution's result, in this job's own scratch folder
+found += [str(p) for p in pathlib.Path.cwd().rglob('*') if p.name == '.done' or p.name.startswith('references')]
 for p in [pathlib.Path({str(ROOT)!r}) / 'solutions' / 'hidden' / 'lab04.py', pathlib.Path({str(ROOT)!r}) / 'tests']:
     print(p, 'visible' if p.exists() else 'hidden')
 print('found', found)

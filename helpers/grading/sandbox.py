@@ -693,6 +693,12 @@ def isolation(uid: int | None, use_bwrap: bool = True) -> tuple[str, str]:
     return ("job uid only" if uid is not None else "limits only"), why
 
 
+# The compile caches in a job's scratch/cache (its environment points Inductor and Triton there): all that a batch's warm
+# cache hands on, from the reference solution's job to every later one. Never the rest of OUT/.warm, which holds the
+# grader's reference answers.
+COMPILE_CACHES = {"TORCHINDUCTOR_CACHE_DIR": "inductor", "TRITON_CACHE_DIR": "triton"}
+
+
 def job_environment(scratch: Path, settings_env: dict[str, str], gradebook: Path, threads: int) -> dict[str, str]:
     """A job's whole environment: its home, name, caches and temp folder in `scratch`, and the run's settings."""
     home = scratch / "home"
@@ -701,7 +707,7 @@ def job_environment(scratch: Path, settings_env: dict[str, str], gradebook: Path
         "USER": JOB_USER, "LOGNAME": JOB_USER,
         "PYTHONPATH": os.pathsep.join(p for p in [str(ROOT), str(hidden_inputs_dir().parent), os.environ.get("PYTHONPATH", "")] if p),
         "MPLBACKEND": "Agg", "TMPDIR": str(scratch / "tmp"),
-        "TORCHINDUCTOR_CACHE_DIR": str(scratch / "cache" / "inductor"), "TRITON_CACHE_DIR": str(scratch / "cache" / "triton"),
+        **{var: str(scratch / "cache" / name) for var, name in COMPILE_CACHES.items()},
         "TORCHINDUCTOR_COMPILE_THREADS": "1", "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_DATA_DIR": str(home / "data"), "IPYTHONDIR": str(home / "ipython"),
         "XDG_CACHE_HOME": str(home / "cache"), "PYTHONDONTWRITEBYTECODE": "1", "WORKBOOK_GRADING": "1",
@@ -735,7 +741,8 @@ class Jail:
 
     # -- the folder
     def prepare(self, warm: Path | None) -> None:
-        """A fresh scratch folder owned by the job's uid, its caches seeded from the warm cache."""
+        """A fresh scratch folder owned by the job's uid, its compile caches seeded from the batch's warm cache (those
+        folders only: the warm folder also holds the grader's reference answers, which no job may read)."""
         import shutil
 
         if self.scratch.exists():
@@ -743,8 +750,9 @@ class Jail:
         prepare_scratch(self.scratch, self.uid)
         for sub in ("home", "tmp", "shm", "cache"):
             (self.scratch / sub).mkdir(parents=True, exist_ok=True)
-        if warm is not None and warm.is_dir():
-            shutil.copytree(warm, self.scratch / "cache", dirs_exist_ok=True, symlinks=True)
+        for name in COMPILE_CACHES.values() if warm is not None else ():
+            if (warm / name).is_dir():
+                shutil.copytree(warm / name, self.scratch / "cache" / name, dirs_exist_ok=True, symlinks=True)
         if self.uid is not None:
             for dirpath, dirnames, filenames in os.walk(self.scratch):
                 for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
@@ -828,13 +836,15 @@ class Jail:
                 os.close(fd)
 
     def close(self, keep_cache: Path | None = None) -> None:
-        """Stop everything the job's uid still runs, keep the caches if asked (the reference solution's), remove the folder."""
+        """Stop everything the job's uid still runs, keep its compile caches if asked (the reference solution's), remove
+        the folder."""
         import shutil
 
         if self.uid is not None:
             kill_user(self.uid)
-        if keep_cache is not None:
-            shutil.copytree(self.scratch / "cache", keep_cache, dirs_exist_ok=True, symlinks=True)
+        for name in COMPILE_CACHES.values() if keep_cache is not None else ():
+            if (self.scratch / "cache" / name).is_dir():
+                shutil.copytree(self.scratch / "cache" / name, keep_cache / name, dirs_exist_ok=True, symlinks=True)
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
