@@ -50,12 +50,18 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     case("invalid_json", total=0, status="invalid")
     (folder / "not_a_notebook.ipynb").write_bytes(b"\x89PNG\r\n\x1a\n" + os.urandom(64))
     case("not_a_notebook", total=0, status="invalid")
-    # one exercise solved (its points, and only those) and a function that waits forever (polling, so it leaves the
+    # one exercise solved (its points, and only those) and a find_crossover that is right on every list of rows the
+    # notebook gives it but waits forever on a single row, which only the hidden cases give: the notebook runs on and
+    # the grader's call is stopped at the call limit (a cell that hangs is the disrupted case's; it polls, leaving the
     # CPU to the other jobs)
     stuck = S.with_solved(["ex-c"])
-    S.cell(stuck, "ex-e").source = "import time\n\ndef find_crossover(rows):\n    while True:\n        time.sleep(0.1)\n"
-    case("only_c_and_an_infinite_loop_function", stuck, total=POINTS["04.find_softmax"], scores={"04.find_softmax": 2},
-         statuses={"04.crossover": "timeout"})
+    S.cell(stuck, "ex-e").source = S.cell(stuck, "ex-e").source + (
+        "\n\nimport time\n\n\ndef find_crossover(rows):\n    if not rows:\n        return None\n"
+        "    while len(rows) < 2:          # waits for a second row to compare with\n        time.sleep(0.1)\n"
+        "    answer = None\n    for row in sorted(rows, key=lambda r: r['batch'], reverse=True):\n"
+        "        if row['speedup'] <= 1:\n            break\n        answer = row['batch']\n    return answer\n")
+    case("only_c_and_a_function_that_hangs_on_hidden_input", stuck, total=POINTS["04.find_softmax"],
+         scores={"04.find_softmax": 2}, statuses={"04.crossover": "timeout"})
     unsorted = S.with_solved(["ex-e"])
     S.cell(unsorted, "ex-e").source = S.cell(unsorted, "ex-e").source.replace(
         'sorted(rows, key=lambda r: r["batch"], reverse=True)', 'rows[::-1]')
