@@ -127,14 +127,39 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+# The Inductor caches this run compiled for the labs (the grading warm-ups', and the copies nbval and the in-process
+# tests added to), kept for `make test-browser`, whose kernels then compile no more than nbval's did.
+KEPT_INDUCTOR_CACHE = Path(__file__).resolve().parent / "build" / "warm-inductor"
+
+
+def _keep_lab_caches(config) -> None:
+    """In the controller, at the end of the run: merge the labs' warm Inductor caches into KEPT_INDUCTOR_CACHE (keyed by
+    content, so merging is safe; the folder is replaced, never grown across runs)."""
+    base = config._tmp_path_factory.getbasetemp()
+    found = [*base.glob("warm*/[0-9][0-9]/.warm/inductor"), *base.glob("inductor-[0-9][0-9]"),
+             *base.glob("popen-gw*/inductor-[0-9][0-9]")]
+    if CALLERS_INDUCTOR_CACHE is not None or not found:
+        return
+    shutil.rmtree(KEPT_INDUCTOR_CACHE, ignore_errors=True)
+    for cache in found:
+        shutil.copytree(cache, KEPT_INDUCTOR_CACHE, dirs_exist_ok=True, symlinks=True)
+
+
 def pytest_sessionfinish(session):
-    """In a pytest-xdist worker: hand the catch rates it counted to the controller, which prints the table."""
+    """In a pytest-xdist worker: hand the catch rates it counted to the controller, which prints the table. In the
+    controller (or a run without workers): keep the labs' compile caches for the browser test."""
     import json
     import sys
 
     corpus = sys.modules.get("tests.wrong_answers")
-    if corpus is not None and hasattr(session.config, "workeroutput"):
-        session.config.workeroutput["catch_rates"] = json.dumps(corpus.RESULTS)
+    if hasattr(session.config, "workeroutput"):
+        if corpus is not None:
+            session.config.workeroutput["catch_rates"] = json.dumps(corpus.RESULTS)
+        return
+    try:
+        _keep_lab_caches(session.config)
+    except OSError as err:   # a convenience for the next command: never fail the run over it
+        print(f"\nnote: the labs' compile caches were not kept in {KEPT_INDUCTOR_CACHE}: {err}")
 
 
 @pytest.hookimpl(optionalhook=True)

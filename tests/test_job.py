@@ -107,6 +107,29 @@ def test_a_cell_that_spins_is_stopped_at_the_cell_limit_and_the_next_cells_run(t
     assert [o.ename for o in spun.outputs if o.output_type == "error"] == ["KeyboardInterrupt"], spun.outputs
 
 
+def test_a_cell_that_answers_the_interrupt_late_costs_that_cell_only(tmp_path):
+    """A cell in a long C call (SIGINT blocked here, as during one) takes the grader's interrupt only when the call
+    returns, 7 s after its limit: the job waits for it (papermill's own client gave up after 4 s and the whole
+    submission scored 0 with "the notebook could not be run"), the cell is marked and the cells after it run."""
+    late = ("import signal, time\n"
+            "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})\n"
+            "time.sleep(10)\n"
+            "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})\n")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(late), nbformat.v4.new_code_cell("print('the next cell ran')")]
+    nbformat.write(nb, str(tmp_path / "late.ipynb"))
+    job = start(tmp_path, tmp_path / "late.ipynb", cell_timeout=3)
+    try:
+        assert job.ran["status"] == "ok" and job.ran["serving"], job.ran
+    finally:
+        job.stop()
+    executed = nbformat.read(str(tmp_path / "scratch" / "executed.ipynb"), as_version=4)
+    late_cell, next_cell = [c for c in executed.cells if c.cell_type == "code"]
+    assert late_cell.metadata.get("grading_outcome") == "ran past its time limit", late_cell.metadata
+    assert "KeyboardInterrupt" in [o.get("ename") for o in late_cell.outputs], late_cell.outputs
+    assert "the next cell ran" in "".join(o.get("text", "") for o in next_cell.outputs), next_cell.outputs
+
+
 def test_a_kernel_killed_by_a_probe_or_a_cell_is_replayed(tmp_path):
     dies = "def find_crossover(rows):\n    import os\n    os._exit(3)\n"
     job = start(tmp_path, notebook(tmp_path / "dies.ipynb", ROWS, dies))

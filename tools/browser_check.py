@@ -88,8 +88,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def prepare(tmp: Path) -> tuple[Path, dict[str, str]]:
-    """Copy the solution notebooks into tmp and write JupyterLab settings; return the notebook folder and env."""
+def prepare(tmp: Path, compile_cache: Path | None = None) -> tuple[Path, dict[str, str]]:
+    """Copy the solution notebooks into tmp and write JupyterLab settings; return the notebook folder and env (with
+    compile_cache as the kernels' Inductor cache, if it exists)."""
     notebooks = tmp / "notebooks"
     shutil.copytree(ROOT / "solutions", notebooks,
                     ignore=shutil.ignore_patterns("experiments", "hidden", ".ipynb_checkpoints", "__pycache__"))
@@ -100,6 +101,10 @@ def prepare(tmp: Path) -> tuple[Path, dict[str, str]]:
     env = {**os.environ, "WORKBOOK_QUICK": "1", "WORKBOOK_DEVICE": "cpu",
            "JUPYTER_PATH": str(BIN.parent / "share" / "jupyter"), "JUPYTERLAB_SETTINGS_DIR": str(settings),
            "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces")}
+    if compile_cache is not None and compile_cache.is_dir() and "TORCHINDUCTOR_CACHE_DIR" not in env:
+        # one thread, as the kernels that filled it ran: Inductor's CPU kernels are built for their thread count
+        # (Lab 06's page, this 2-core machine: 31 s with it, 93 s from an empty cache on one thread, 67 s on two)
+        env.update(TORCHINDUCTOR_CACHE_DIR=str(compile_cache), OMP_NUM_THREADS=env.get("OMP_NUM_THREADS", "1"))
     return notebooks, env
 
 
@@ -352,6 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "build" / "screenshots"), help="folder for the screenshots")
     parser.add_argument("--timeout", type=float, default=1200, help="seconds one notebook may take to run (default 1200)")
     parser.add_argument("--width", type=int, default=1280, help="browser window width in pixels")
+    parser.add_argument("--compile-cache", type=Path, default=ROOT / "build" / "warm-inductor",
+                        help="the kernels' Inductor cache, if it exists (default: the one `make test` keeps, "
+                             "conftest.KEPT_INDUCTOR_CACHE; the cells all run either way, compiles come from it)")
     parser.add_argument("--no-class-report", dest="class_report", action="store_false",
                         help="skip the instructor's class report page (checked after the notebooks by default)")
     args = parser.parse_args(argv)
@@ -373,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="browser_check_") as tmp_name:
         tmp = Path(tmp_name)
-        notebooks, env = prepare(tmp)
+        notebooks, env = prepare(tmp, args.compile_cache)
         server, base, token = start_server(notebooks, env, out / "jupyter-server.log")
         print(f"jupyter lab on {base} over a copy of solutions/; screenshots to {out}", flush=True)
         try:

@@ -35,7 +35,7 @@ import nbformat  # noqa: E402
 from helpers.checks import wire
 from helpers.grading.channel import recv, send
 
-SETTLE_S = 15.0  # after an interrupted probe, how long the kernel may take to become free again
+SETTLE_S = 15.0  # after an interrupted cell or probe, how long the kernel may take to become free again
 MAX_PRINTED_CHARS = 1_000_000  # what a cell may print into the executed notebook (the gradebook keeps less of it)
 OUTCOME = "grading_outcome"  # cell metadata key: what went wrong with a cell in the graded run
 
@@ -220,7 +220,10 @@ def make_engine(on_cells_done, cell_timeout: float, budget: float):
     class GradingEngine(NBClientEngine):
         @classmethod
         def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):
+            # After a cell's limit: interrupt it and wait up to SETTLE_S for it to end (a long C call takes the
+            # interrupt when it returns), then go on; papermill's default gave up after 4 s and failed the whole run.
             return GradingClient(nb_man, kernel_name=kernel_name, allow_errors=True, interrupt_on_timeout=True,
+                                 raise_on_iopub_timeout=False, iopub_timeout=int(SETTLE_S),
                                  startup_timeout=kwargs.get("start_timeout", 120),
                                  error_on_timeout={"ename": "CellTimeout", "evalue": "stopped by the grader",
                                                    "traceback": ["CellTimeout: the grader stopped this cell at its time limit"]}
@@ -259,7 +262,7 @@ def replay(args, workdir: Path) -> None:
     executed = nbformat.read(args.input, as_version=4)
     nb = nbformat.v4.new_notebook(cells=finished_cells(executed), metadata=executed.metadata)
     client = NotebookClient(nb, kernel_name="python3", allow_errors=True, interrupt_on_timeout=True, record_timing=False,
-                            startup_timeout=120, error_on_timeout={"ename": "CellTimeout", "evalue": "", "traceback": []})
+                            raise_on_iopub_timeout=False, iopub_timeout=int(SETTLE_S), startup_timeout=120, error_on_timeout={"ename": "CellTimeout", "evalue": "", "traceback": []})
     run = Run()
     with client.setup_kernel():
         alive = run_cells(client, run, args.cell_timeout, args.budget)
