@@ -4,6 +4,7 @@
 # make labs  — regenerate labs/ from solutions/ after editing a solution notebook
 # make doctor — can this machine run the labs?
 # make test-browser — run every solution notebook in JupyterLab in headless Chromium; screenshots in build/screenshots
+#              (compiles come from the Inductor caches the last `make test` kept in build/warm-inductor)
 
 # The first Python 3.10-3.13 with venv, preferring the system's: the grader runs each submission under its own
 # user id as root, and that user must be able to run the interpreter (pyenv's under /root is not reachable).
@@ -62,4 +63,4 @@ doctor: $(STAMP)
 	$(BIN)/workbook doctor
 
 clean:
-	rm -rf $(VENV) experiments labs/experiments solutions/experiments build/screenshots
+	rm -rf $(VENV) experiments labs/experiments solutions/experiments build/screenshots build/warm-inductor
