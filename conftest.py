@@ -37,9 +37,9 @@ if not _cuda_available():
 # The longest scopes first, so that pytest-xdist's workers (`--dist loadscope --no-loadscope-reorder`: scopes in
 # collection order) start them early and finish together instead of one worker grading alone at the end. Node-id
 # prefixes, the first that matches ranks an item. Seconds of a worker in a full run on this 2-core machine with empty
-# compile caches (as CI starts): corpus 385, Lab 06 grading 329 (its cold warm-up), sealed corpus 126 (after Lab 06's:
-# waiting for the shared Lab 04 warm-up would idle a worker), Lab 04 catch rates 151, Lab 05 checks 121 and grading 127,
-# release bundle 89, grading 07 79, 03 75 and 01 70; the rest under 65. The grading tests come before the tests that
+# compile caches (as CI starts): corpus 337, Lab 06 grading 326 (its cold warm-up), sealed corpus 116 (after Lab 06's:
+# waiting for the shared Lab 04 warm-up would idle a worker), Lab 04 catch rates 159, Lab 05 checks 122 and grading 139,
+# release bundle 103, grading 03 88, 07 81 and 01 72; the rest under 76. The grading tests come before the tests that
 # compile the same lab in-process or under nbval, which then start from the caches their warm-up left.
 LONGEST_FIRST = ("tests/test_grading.py", "tests/test_grading_labs.py::TestGradeLab06", "tests/test_sealed_grader.py",
                  "tests/test_catch_rates.py::TestLab04", "tests/test_checks_lab05.py",
