@@ -262,7 +262,8 @@ def replay(args, workdir: Path) -> None:
     executed = nbformat.read(args.input, as_version=4)
     nb = nbformat.v4.new_notebook(cells=finished_cells(executed), metadata=executed.metadata)
     client = NotebookClient(nb, kernel_name="python3", allow_errors=True, interrupt_on_timeout=True, record_timing=False,
-                            raise_on_iopub_timeout=False, iopub_timeout=int(SETTLE_S), startup_timeout=120, error_on_timeout={"ename": "CellTimeout", "evalue": "", "traceback": []})
+                            raise_on_iopub_timeout=False, iopub_timeout=int(SETTLE_S), startup_timeout=120,
+                            error_on_timeout={"ename": "CellTimeout", "evalue": "", "traceback": []})
     run = Run()
     with client.setup_kernel():
         alive = run_cells(client, run, args.cell_timeout, args.budget)
