@@ -36,11 +36,12 @@ if not _cuda_available():
 
 # The longest scopes first, so that pytest-xdist's workers (`--dist loadscope --no-loadscope-reorder`: scopes in
 # collection order) start them early and finish together instead of one worker grading alone at the end. Node-id
-# prefixes, the first that matches ranks an item. Seconds of a worker in a full run on this 2-core machine with empty
-# compile caches (as CI starts): corpus 337, Lab 06 grading 326 (its cold warm-up), sealed corpus 116 (after Lab 06's:
-# waiting for the shared Lab 04 warm-up would idle a worker), Lab 04 catch rates 159, Lab 05 checks 122 and grading 139,
-# release bundle 103, grading 03 88, 07 81 and 01 72; the rest under 76. The grading tests come before the tests that
-# compile the same lab in-process or under nbval, which then start from the caches their warm-up left.
+# prefixes, the first that matches ranks an item. Seconds of a worker in a full run on this 2-core machine (torch
+# 2.13.0) with empty compile caches (as CI starts): corpus 337, Lab 06 grading 326 (its cold warm-up), sealed corpus
+# 116 (after Lab 06's: waiting for the shared Lab 04 warm-up would idle a worker), Lab 04 catch rates 159, Lab 05
+# checks 122 and grading 139, release bundle 103, grading 03 88, 07 81 and 01 72; the rest under 76. The grading tests
+# come before the tests that compile the same lab in-process or under nbval, which then start from the caches their
+# warm-up left.
 LONGEST_FIRST = ("tests/test_grading.py", "tests/test_grading_labs.py::TestGradeLab06", "tests/test_sealed_grader.py",
                  "tests/test_catch_rates.py::TestLab04", "tests/test_checks_lab05.py",
                  "tests/test_grading_labs.py::TestGradeLab03", "tests/test_grading_labs.py::TestGradeLab05",
@@ -65,7 +66,8 @@ def pytest_ignore_collect(collection_path, config):
 NOTEBOOK_ENV = {"WORKBOOK_QUICK": "1", "WORKBOOK_DEVICE": "cpu", "OMP_NUM_THREADS": "1"}
 # The tests that compile a lab's code in their own process or in nbval's kernel: a solution notebook, a lab's checks
 # and its corpus of wrong answers (the grading tests' jobs have caches of their own).
-LAB_OF = re.compile(r"^(?:solutions/(\d\d)_|tests/test_checks_lab(\d\d)\.py|tests/test_catch_rates\.py::TestLab(\d\d)::)")
+LAB_OF = re.compile(r"^(?:solutions/(\d\d)_|tests/test_checks_lab(\d\d)\.py"
+                    r"|tests/test_catch_rates\.py::TestLab(\d\d)::)")
 
 
 def _is_notebook_cell(item) -> bool:
@@ -83,8 +85,8 @@ def _warm_root(config) -> Path:
 def _warm_inductor_cache(config, lab: str) -> Path | None:
     """This worker's copy of the Inductor cache the lab's warm-up left, when that warm-up has finished (never waits
     for one: the grading tests run first, see LONGEST_FIRST). Measured: nbval ran solutions/06 in 19 s with it and
-    70 s from an empty cache (this 2-core machine, torch 2.13.0, nothing else running). The cells still all run; only Inductor's
-    code generation and C++ builds are served from the cache, as a CI cache would serve them."""
+    70 s from an empty cache (this 2-core machine, torch 2.13.0, nothing else running). The cells still all run; only
+    Inductor's code generation and C++ builds are served from the cache, as a CI cache would serve them."""
     warm = _warm_root(config) / lab / ".warm"
     mine = config._tmp_path_factory.getbasetemp() / f"inductor-{lab}"
     if not mine.exists() and (warm / ".done").exists() and (warm / "inductor").is_dir():
@@ -96,7 +98,8 @@ def _warm_inductor_cache(config, lab: str) -> Path | None:
 def pytest_runtest_setup(item):
     """Before a notebook's cell (and so before nbval starts its kernel): the notebook environment. Before any test
     that compiles a lab's code here: the lab's warm Inductor cache, when there is one."""
-    env = {k: os.environ.get(k) or v for k, v in NOTEBOOK_ENV.items()} if _is_notebook_cell(item) else {}   # a caller's own wins
+    # a caller's own settings win
+    env = {k: os.environ.get(k) or v for k, v in NOTEBOOK_ENV.items()} if _is_notebook_cell(item) else {}
     found = LAB_OF.match(item.nodeid) if CALLERS_INDUCTOR_CACHE is None else None   # (torch sets it once it compiles)
     cache = _warm_inductor_cache(item.config, next(g for g in found.groups() if g)) if found else None
     if cache is not None:

@@ -78,7 +78,8 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
               "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
               f"        os.execvp('sleep', ['sleep', '{SLEEP_MARK}1'])\n    os._exit(0)\n")
     disrupted = S.solution()
-    for source, after in (("import time\nwhile True:\n    time.sleep(0.1)", "check-a"), ("import sys\nsys.exit(1)", "check-a"),
+    for source, after in (("import time\nwhile True:\n    time.sleep(0.1)", "check-a"),
+                          ("import sys\nsys.exit(1)", "check-a"),
                           ("print('x' * 100_000_000)", "check-a"),
                           ("del blocks   # what the cell above left", "check-b"),
                           ("blocks = []\nwhile True:\n    blocks.append(bytearray(512 << 20))\n", "check-b"),
@@ -99,7 +100,8 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     retyped.cell_type = "markdown"
     retyped.pop("outputs", None)
     retyped.pop("execution_count", None)
-    case("alternative_deleted_duplicated_retyped", edited, total=FULL, notes=["deleted", "turned back into a code cell"])
+    case("alternative_deleted_duplicated_retyped", edited, total=FULL,
+         notes=["deleted", "turned back into a code cell"])
     # Ways to claim points without the work, in one untouched lab (it must score 0): replace the checks in the
     # kernel, write over the gradebook from inside the job, print a pass line.
     patch = ("import helpers.checks as hc\n"

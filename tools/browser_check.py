@@ -103,7 +103,8 @@ def prepare(tmp: Path, compile_cache: Path | None = None) -> tuple[Path, dict[st
            "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces")}
     if compile_cache is not None and compile_cache.is_dir() and "TORCHINDUCTOR_CACHE_DIR" not in env:
         # one thread, as the kernels that filled it ran: Inductor's CPU kernels are built for their thread count
-        # (Lab 06's page, this 2-core machine: 31 s with it, 93 s from an empty cache on one thread, 67 s on two)
+        # (Lab 06's page, a 2-core machine like CI's, torch 2.13.0: 31 s with it, 93 s from an empty cache on one
+        # thread, 67 s on two)
         env.update(TORCHINDUCTOR_CACHE_DIR=str(compile_cache), OMP_NUM_THREADS=env.get("OMP_NUM_THREADS", "1"))
     return notebooks, env
 

@@ -693,9 +693,9 @@ def isolation(uid: int | None, use_bwrap: bool = True) -> tuple[str, str]:
     return ("job uid only" if uid is not None else "limits only"), why
 
 
-# The compile caches in a job's scratch/cache (its environment points Inductor and Triton there): all that a batch's warm
-# cache hands on, from the reference solution's job to every later one. Never the rest of OUT/.warm, which holds the
-# grader's reference answers.
+# The compile caches in a job's scratch/cache (its environment points Inductor and Triton there): all that a batch's
+# warm cache hands on, from the reference solution's job to every later one. Never the rest of OUT/.warm, which holds
+# the grader's reference answers.
 COMPILE_CACHES = {"TORCHINDUCTOR_CACHE_DIR": "inductor", "TRITON_CACHE_DIR": "triton"}
 
 
