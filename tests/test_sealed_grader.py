@@ -221,7 +221,7 @@ def test_nothing_of_the_grader_was_visible_or_changed(graded):
         return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
 
     text = printed("steals_fakes_probes_and_leaves_a_daemon")
-    assert "visible" not in text and "found []" in text and "hidden" in text, f"the job saw the repository: {text[:500]}"
+    assert "visible" not in text and "found []" in text and "hidden" in text, f"the job saw the repository or the grader's answers: {text[:500]}"
     assert "neighbours seen: []" in printed("links_out_dir_to_a_neighbour")
     assert "paraphrased_answer_executed_linked_to_passwd" not in executed and "root:x:0:0" not in " ".join(p.read_text() for p in executed.values())
     rows = (out / "grades.csv").read_text()
