@@ -1,17 +1,33 @@
-"""Timing done right: warm-up first, device sync, many samples, median and spread, A vs B in one run.
+"""Timing done right: warm-up, device sync, many samples; A against B as a verdict with its confidence.
 
-Both devices: torch.utils.benchmark.Timer.blocked_autorange at torch's own thread count. Each sample is the mean of
-a block of back-to-back calls, and on CUDA the Timer synchronizes at each block's ends, so a sample is what a caller
-waits per call, launch cost included. (Per-call CUDA events after an L2 flush, as do_bench takes them, scatter by more
-than their median on launch-bound calls of a few microseconds: the H100 runs of Labs 01 and 04 flagged most rows.)
-Introduced in Lab 01; every lab that claims a speedup measures it with `compare`.
+measure(fn, *args)              one function: median and quartiles of per-call times, and the other programs' load
+compare(a, b, *args)            A and B in paired rounds of random order: "compiled is 1.8× faster than eager (95 % CI
+                                1.7–1.9×; …)", "… 1.3× slower …" or "no difference this machine can resolve right now"
+compare_many({...}, *args)      several functions in the same rounds; any two of them compared from the same pairs
+paired(a_ms, b_ms, labels)      the same verdict from pairs timed elsewhere (one generation's TTFT and its e2e ÷ tokens)
+sweep(fns, make_args, sizes)    compare_many at every size, as rows for tables and plots
+thread_policy(device)           the course's one thread policy (torch on one CPU thread), printed with every verdict
+cpu_contention()                a warning when other programs keep the cores busy (measured over a moment, not guessed)
+
+The method, in one paragraph: every function is warmed up, then each **round** times one block of back-to-back calls
+of every function, in a fresh random order (torch.utils.benchmark.Timer; CUDA synchronised at each block's ends).
+The ratio of A's and B's per-call times in one round is one **pair**. The verdict is the median of the pairs' ratios
+with its 95 % confidence interval from **order statistics** (distribution-free: the ranks of the sorted ratios that
+a Binomial(n, ½) puts 2.5 % beyond either end). A burst of load that hits one round moves one pair, not the median;
+load that lasts slows both sides of every round alike. So load widens the interval and does not move it, and a
+verdict is "faster" or "slower" only when the whole interval lies beyond RESOLUTION (3 %) either way. Two
+measurements taken at different times are never compared: every Comparison comes from one set of rounds.
+Introduced in Lab 01; every lab that claims a speedup measures it here.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import random
 import statistics
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -20,6 +36,133 @@ import torch
 DEFAULT_WARMUP = 3  # enough calls for torch.compile to compile, autotune and (reduce-overhead) record graphs
 DEFAULT_MIN_RUN_TIME = 0.2  # seconds of timed calls per measurement; QUICK notebooks pass ~0.05
 MIN_SAMPLES = 5  # never report a median of fewer samples than this
+CONFIDENCE = 0.95
+RESOLUTION = 1.03  # a verdict needs its whole interval beyond 3 % either way: effects that small come and go with load
+MIN_ROUNDS = 7  # the fewest pairs whose order statistics give a 95 % interval (their min and max cover 98.4 %)
+TARGET_ROUNDS = 15  # the rounds compare aims for within min_run_time
+MAX_ROUNDS = 400
+MIN_BLOCK_S = 0.004  # a block shorter than a scheduler's time slice is all-or-nothing under load
+LOAD_WARN = 0.5  # cores' worth of other programs' CPU time that makes a single timing untrustworthy
+VERDICT_LOG_ENV = "WORKBOOK_VERDICT_LOG"  # benchmarks/verdicts.py sets it: every Comparison made is appended there
+THREADS_ENV = "WORKBOOK_THREADS"  # the thread policy's one override
+
+FASTER, SLOWER, SAME = "faster", "slower", "no difference"
+
+
+# -----------------------------------------------------------------------------
+# the machine: threads and other programs' load
+
+
+def thread_policy(device: str | torch.device = "cpu") -> str:
+    """Apply the course's one thread policy and say what it is: on a CPU, torch runs on one thread.
+
+    With several threads every parallel region waits for its slowest thread, so one core taken by another program
+    stalls them all, and a timing swings 10–30× with the load; one thread is slowed at most in proportion. Every lab's
+    set-up cell calls this before anything is compiled (Inductor writes the thread count into its CPU kernels), and
+    the grader's jobs run the same way. WORKBOOK_THREADS=N overrides it (your verdicts then follow the load). On a
+    GPU the host's threads are left as torch set them.
+    """
+    device = torch.device(device)
+    if device.type != "cpu":
+        return f"threads: torch's default ({torch.get_num_threads()}); the timings run on {device}"
+    wanted = os.environ.get(THREADS_ENV, "").strip()
+    try:
+        n = max(1, int(wanted)) if wanted else 1
+    except ValueError:
+        raise ValueError(f"{THREADS_ENV}={wanted!r}: give a whole number of threads (1 is the course's policy)") from None
+    torch.set_num_threads(n)
+    why = ("one thread, so that other programs on the cores slow both sides of a comparison alike"
+           if n == 1 else f"{THREADS_ENV}={n}: timings will follow the load of other programs")
+    return f"threads: torch runs on {n} CPU thread{'s' if n > 1 else ''} ({why})"
+
+
+def _affinity() -> list[int]:
+    """The CPUs this process may run on."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        return list(range(os.cpu_count() or 1))
+
+
+def _busy_seconds(cpus: list[int]) -> float | None:
+    """CPU-seconds spent busy (or stolen by the hypervisor) on these CPUs since boot, from /proc/stat; None elsewhere."""
+    try:
+        with open("/proc/stat") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    wanted = {f"cpu{c}" for c in cpus}
+    ticks = 0
+    for line in lines:
+        parts = line.split()
+        if parts and parts[0] in wanted:
+            user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in parts[1:9])
+            ticks += user + nice + system + irq + softirq + steal
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+class LoadMeter:
+    """Cores' worth of CPU time that *other* programs used on our CPUs between start() and stop() (None: unknown).
+
+    /proc/stat's busy time on the CPUs this process may use, minus this process's own CPU time (all its threads):
+    what is left is everyone else. Linux only; elsewhere it reports None.
+    """
+
+    def start(self) -> "LoadMeter":
+        self.cpus = _affinity()
+        self.t0, self.busy0, self.own0 = time.perf_counter(), _busy_seconds(self.cpus), time.process_time()
+        return self
+
+    def stop(self) -> float | None:
+        busy1, own1, t1 = _busy_seconds(self.cpus), time.process_time(), time.perf_counter()
+        if self.busy0 is None or busy1 is None or t1 - self.t0 < 0.05:
+            return None
+        other = (busy1 - self.busy0) - (own1 - self.own0)
+        return max(0.0, min(float(len(self.cpus)), other / (t1 - self.t0)))
+
+
+def other_load(seconds: float = 0.3) -> float | None:
+    """Cores' worth of CPU that other programs use right now, measured over `seconds` (None where unknown)."""
+    meter = LoadMeter().start()
+    time.sleep(seconds)
+    return meter.stop()
+
+
+def cpu_contention(seconds: float = 0.3) -> str | None:
+    """A warning when other programs keep this machine's cores busy (single timings then slow down); else None.
+
+    Measured over `seconds` from /proc/stat, less this process's own CPU time, so the notebook's own earlier cells do
+    not count (the load average would). Falls back to the load average where /proc/stat is missing (macOS).
+    """
+    cores = len(_affinity())
+    load = other_load(seconds)
+    how = f"over the last {seconds:g} s"
+    if load is None:
+        try:
+            load, how = os.getloadavg()[0], "by the 1-minute load average, this notebook included"
+        except (AttributeError, OSError):
+            return None
+    if load < LOAD_WARN:
+        return None
+    return (f"⚠ the CPU is busy: other programs used {load:.1f} of this machine's {cores} cores {how}. Single timings "
+            f"will be slower than this machine can do; comparisons (bench.compare) time both sides in the same rounds, "
+            f"so their verdicts hold and their intervals widen. Close other programs for tighter figures.")
+
+
+def _where(device: str, threads: int | None) -> str:
+    """'cpu, 1 thread' or 'cuda:0'."""
+    if device.startswith("cpu") and threads:
+        return f"{device}, {threads} thread{'s' if threads > 1 else ''}"
+    return device
+
+
+def _load_note(load: float | None) -> str:
+    """'; other programs used 1.8 cores meanwhile' when they did."""
+    return f"; other programs used {load:.1f} cores meanwhile" if load is not None and load >= LOAD_WARN else ""
+
+
+# -----------------------------------------------------------------------------
+# results
 
 
 @dataclass
@@ -28,13 +171,15 @@ class Timing:
 
     label: str
     device: str
-    method: str  # "torch.utils.benchmark"
+    method: str  # "torch.utils.benchmark" or "paired rounds"
     median_ms: float
     q25_ms: float
     q75_ms: float
     min_ms: float
     n: int
     times_ms: list[float] = field(default_factory=list, repr=False)
+    threads: int | None = None  # torch's CPU threads while timed
+    other_load: float | None = None  # cores' worth of other programs' CPU time meanwhile (None: unknown)
 
     @property
     def iqr_ms(self) -> float:
@@ -43,73 +188,145 @@ class Timing:
 
     @property
     def noisy(self) -> bool:
-        """True when the middle half of the samples spreads wider than the median: too noisy to draw a conclusion."""
-        return self.iqr_ms > self.median_ms
+        """True when this time alone settles nothing: other programs were busy, or the spread exceeds the median."""
+        return self.iqr_ms > self.median_ms or (self.other_load is not None and self.other_load >= LOAD_WARN)
 
     def __str__(self) -> str:
-        text = f"{self.label}: {fmt_ms(self.median_ms)} ms (IQR {fmt_ms(self.iqr_ms)}, n={self.n}, {self.device})"
-        return text + (f" {NOISY}" if self.noisy else "")
+        text = f"{self.label}: {fmt_ms(self.median_ms)} ms (IQR {fmt_ms(self.iqr_ms)}, n={self.n}, " \
+               f"{_where(self.device, self.threads)})"
+        return text + (f" {noisy_note(self.other_load)}" if self.noisy else "")
+
+
+def noisy_note(load: float | None) -> str:
+    """The ⚠ printed beside a single timing that settles nothing."""
+    if load is not None and load >= LOAD_WARN:
+        return (f"⚠ other programs used {load:.1f} cores meanwhile: this time is slower than the machine can do; "
+                "compare two things with bench.compare, whose verdict holds under load")
+    return "⚠ noisy: the spread exceeds the median, so this time alone settles nothing (close other programs, run again)"
+
+
+NOISY = noisy_note(None)
+
+
+def order_statistic_ci(values: Iterable[float], confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """(low, high, coverage): a distribution-free interval for the median of `values` from their order statistics.
+
+    The k-th smallest and k-th largest value, for the largest k with P(Binomial(n, ½) < k) ≤ (1 − confidence) / 2;
+    coverage is the interval's exact confidence (at least `confidence` from 6 values on; below that, the min–max).
+    """
+    xs = sorted(values)
+    n = len(xs)
+    if n == 0:
+        return math.nan, math.nan, 0.0
+    below = lambda j: sum(math.comb(n, i) for i in range(j + 1)) / 2**n  # P(Binomial(n, ½) ≤ j)
+    k = 1  # the interval is [k-th smallest, k-th largest]
+    while k < (n + 1) // 2 and below(k) <= (1 - confidence) / 2:
+        k += 1
+    return xs[k - 1], xs[n - k], 1 - 2 * below(k - 1)
+
+
+def _fmt_x(r: float) -> str:
+    """A ratio: 1.03, 12.4, 153."""
+    if not math.isfinite(r):
+        return f"{r:g}"
+    return f"{r:.2f}" if r < 10 else f"{r:.3g}"
 
 
 @dataclass
 class Comparison:
-    """Two timings from one interleaved run; ratio = a / b, so > 1 means b is faster."""
+    """A against B from the same paired rounds: `ratio` = median of the pairs' a ÷ b, so > 1 means B is faster."""
 
     a: Timing
     b: Timing
+    ratios: list[float] = field(default_factory=list, repr=False)
+    null: "Comparison | None" = None  # A against itself in the same rounds, when asked for: the noise floor
+    confidence: float = CONFIDENCE
+    resolution: float = RESOLUTION
+
+    def __post_init__(self):
+        if not self.ratios:
+            raise ValueError("a Comparison needs the ratios of paired rounds; time both sides with bench.compare "
+                             "(two timings taken at different times are not a comparison)")
 
     @property
     def ratio(self) -> float:
-        """Median time of a over median time of b (the speedup of b)."""
-        return self.a.median_ms / self.b.median_ms
+        """Median of the paired ratios a ÷ b: B's speedup over A."""
+        return statistics.median(self.ratios)
 
     @property
-    def ratio_low(self) -> float:
-        """Pessimistic ratio from the quartiles: a's fast quarter against b's slow quarter."""
-        return self.a.q25_ms / self.b.q75_ms
+    def ci(self) -> tuple[float, float]:
+        """The ratio's confidence interval (order statistics of the pairs)."""
+        low, high, _ = order_statistic_ci(self.ratios, self.confidence)
+        return low, high
 
     @property
-    def ratio_high(self) -> float:
-        """Optimistic ratio from the quartiles: a's slow quarter against b's fast quarter."""
-        return self.a.q75_ms / self.b.q25_ms
+    def ci_low(self) -> float:
+        return self.ci[0]
 
     @property
-    def noisy(self) -> bool:
-        """True when either timing spreads wider than its median: the ratio cannot be trusted."""
-        return self.a.noisy or self.b.noisy
+    def ci_high(self) -> float:
+        return self.ci[1]
+
+    @property
+    def band(self) -> tuple[float, float]:
+        """Ratios counted as 'no difference': RESOLUTION either way, widened to the null comparison's interval."""
+        low, high = 1 / self.resolution, self.resolution
+        if self.null is not None:
+            n_low, n_high = self.null.ci
+            low, high = min(low, n_low), max(high, n_high)
+        return low, high
+
+    @property
+    def verdict(self) -> str:
+        """'faster' (B is), 'slower' (B is) or 'no difference': from the whole interval, never the median alone."""
+        low, high = self.ci
+        band_low, band_high = self.band
+        if low > band_high:
+            return FASTER
+        if high < band_low:
+            return SLOWER
+        return SAME
+
+    @property
+    def n(self) -> int:
+        return len(self.ratios)
+
+    @property
+    def threads(self) -> int | None:
+        return self.a.threads
+
+    @property
+    def other_load(self) -> float | None:
+        return self.a.other_load
+
+    def sentence(self) -> str:
+        """The verdict in words, with its interval."""
+        a, b = self.a.label, self.b.label
+        low, high = self.ci
+        pct = f"{self.confidence:.0%}".replace("%", " %")
+        if self.verdict == FASTER:
+            return f"{b} is {_fmt_x(self.ratio)}× faster than {a} ({pct} CI {_fmt_x(low)}–{_fmt_x(high)}×)"
+        if self.verdict == SLOWER:
+            return f"{b} is {_fmt_x(1 / self.ratio)}× slower than {a} ({pct} CI {_fmt_x(1 / high)}–{_fmt_x(1 / low)}×)"
+        return (f"{a} vs {b}: no difference this machine can resolve right now ({b} runs at {_fmt_x(low)}–"
+                f"{_fmt_x(high)}× {a}'s speed, {pct} CI)")
 
     def __str__(self) -> str:
-        a, b = self.a.label, self.b.label
-        if self.ratio >= 1:
-            text = (f"{b} is {self.ratio:.2f}× faster than {a} "
-                    f"(quartile range {self.ratio_low:.2f}–{self.ratio_high:.2f}×)")
-        else:
-            text = (f"{b} is {1 / self.ratio:.2f}× SLOWER than {a} "
-                    f"(quartile range {1 / self.ratio_high:.2f}–{1 / self.ratio_low:.2f}× slower)")
-        return text + (f" {NOISY}" if self.noisy else "")
+        text = f"{self.sentence()}; {self.n} paired rounds, {_where(self.a.device, self.threads)}"
+        text += _load_note(self.other_load)
+        if self.null is not None:
+            low, high = self.null.ci
+            text += f"; noise floor: {self.a.label} against itself {_fmt_x(low)}–{_fmt_x(high)}×"
+        return text
 
-
-NOISY = "⚠ noisy: the spread exceeds the median, so this figure settles nothing (close other programs, run again)"
-
-
-def cpu_contention() -> str | None:
-    """A warning when other processes load the CPU cores torch uses (timings then slow down and spread); else None.
-
-    Compares the 1-minute load average with the cores this process may use. Linux and macOS; None elsewhere.
-    """
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return None
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    if load <= cores - 0.5:
-        return None
-    threads = torch.get_num_threads()
-    advice = ("close other programs, or run torch.set_num_threads(1) to stop torch's threads fighting them"
-              if threads > 1 else "close other programs")
-    return (f"⚠ the CPU is busy: load average {load:.1f} on {cores} cores, torch uses {threads} "
-            f"thread{'s' if threads > 1 else ''}. Timings will be slower and noisier than this machine can do: "
-            f"{advice}, and run the cell again.")
+    def to_dict(self) -> dict:
+        """Plain data: labels, medians, ratio, interval, verdict, rounds, device, threads, load."""
+        low, high = self.ci
+        return {"a": self.a.label, "b": self.b.label, "a_ms": self.a.median_ms, "b_ms": self.b.median_ms,
+                "a_q": [self.a.q25_ms, self.a.q75_ms], "b_q": [self.b.q25_ms, self.b.q75_ms],
+                "ratio": self.ratio, "ci": [low, high], "verdict": self.verdict, "rounds": self.n,
+                "device": self.a.device, "threads": self.threads, "other_load": self.other_load,
+                "null_ci": list(self.null.ci) if self.null is not None else None}
 
 
 def fmt_ms(x: float) -> str:
@@ -153,17 +370,31 @@ def _warmup(fn: Callable, args: tuple, device: torch.device, warmup: int) -> Non
     _sync(device)
 
 
-def _samples(fn: Callable, args: tuple, device: torch.device, min_run_time: float, min_samples: int) -> tuple[list[float], str]:
-    """Per-call times (ms), each the mean of one block of calls, and the method's name."""
+def _timer(fn: Callable, args: tuple):
+    """A torch.utils.benchmark Timer for fn(*args) at torch's current thread count."""
     from torch.utils.benchmark import Timer
 
+    return Timer("fn(*args)", globals={"fn": fn, "args": args}, num_threads=torch.get_num_threads())
+
+
+def _samples(fn: Callable, args: tuple, device: torch.device, min_run_time: float, min_samples: int) -> tuple[list[float], str]:
+    """Per-call times (ms), each the mean of one block of calls, and the method's name."""
     _sync(device)
-    timer = Timer("fn(*args)", globals={"fn": fn, "args": args}, num_threads=torch.get_num_threads())
+    timer = _timer(fn, args)
     m = timer.blocked_autorange(min_run_time=min_run_time)
     times = list(m.times)
     while len(times) < min_samples:  # slow functions: one block each, top up to a usable median
         times += timer.timeit(m.number_per_run).times
     return [t * 1e3 for t in times], "torch.utils.benchmark"
+
+
+def _block_size(timer, target_s: float) -> tuple[int, float]:
+    """Calls per block so that one block takes about target_s, and the seconds one block took at that size."""
+    number, block_s = 1, timer.timeit(1).raw_times[0]
+    while block_s < target_s / 2 and number < 10**7:
+        number = min(number * 10, max(number + 1, math.ceil(number * target_s / max(block_s, 1e-9))))
+        block_s = timer.timeit(number).raw_times[0]
+    return number, block_s
 
 
 def _quantile(sorted_xs: list[float], q: float) -> float:
@@ -173,28 +404,53 @@ def _quantile(sorted_xs: list[float], q: float) -> float:
     return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (pos - lo)
 
 
-def summarize(times_ms: list[float], label: str, device: torch.device | str, method: str) -> Timing:
+def summarize(times_ms: list[float], label: str, device: torch.device | str, method: str,
+              threads: int | None = None, other_load: float | None = None) -> Timing:
     """A Timing from raw per-call times."""
     xs = sorted(times_ms)
     return Timing(label=label, device=str(device), method=method, median_ms=statistics.median(xs),
-                  q25_ms=_quantile(xs, 0.25), q75_ms=_quantile(xs, 0.75), min_ms=xs[0], n=len(xs), times_ms=list(times_ms))
+                  q25_ms=_quantile(xs, 0.25), q75_ms=_quantile(xs, 0.75), min_ms=xs[0], n=len(xs),
+                  times_ms=list(times_ms), threads=threads, other_load=other_load)
 
 
-def _interleaved(fns: dict[str, Callable], args: tuple, device: torch.device, warmup: int,
-                 rounds: int, min_run_time: float) -> dict[str, Timing]:
-    """Time several functions in alternating rounds (order flipped each round), so drift hits all alike."""
-    for fn in fns.values():
-        _warmup(fn, args, device, warmup)
-    times: dict[str, list[float]] = {k: [] for k in fns}
-    methods: dict[str, str] = {}
-    per_round = min_run_time / rounds
-    per_round_samples = max(1, math.ceil(MIN_SAMPLES / rounds))
-    for r in range(rounds):
-        order = list(fns) if r % 2 == 0 else list(fns)[::-1]
-        for k in order:
-            ts, methods[k] = _samples(fns[k], args, device, per_round, per_round_samples)
-            times[k] += ts
-    return {k: summarize(times[k], k, device, methods[k]) for k in fns}
+def _log(comparison: Comparison) -> None:
+    """Append the verdict to $WORKBOOK_VERDICT_LOG (benchmarks/verdicts.py reads it); nothing when it is unset."""
+    path = os.environ.get(VERDICT_LOG_ENV)
+    if not path:
+        return
+    try:
+        with open(path, "a") as f:
+            f.write(json.dumps(comparison.to_dict()) + "\n")
+    except OSError:
+        pass  # a log that cannot be written must not break the measurement
+
+
+@dataclass
+class Rounds:
+    """Per-call times of several functions from the same rounds: samples[label][i] is round i's time of label."""
+
+    samples: dict[str, list[float]]
+    device: str
+    threads: int | None
+    other_load: float | None
+    method: str = "paired rounds of random order (torch.utils.benchmark blocks)"
+
+    def timing(self, label: str) -> Timing:
+        """One function's Timing from its blocks."""
+        return summarize(self.samples[label], label, self.device, self.method, self.threads, self.other_load)
+
+    def compare(self, a: str, b: str, null: str | None = None) -> Comparison:
+        """B against A from the same rounds (and A against `null`, a second copy of A, as the noise floor)."""
+        for k in (a, b, null):
+            if k is not None and k not in self.samples:
+                raise KeyError(f"no function labelled {k!r} in these rounds; labels: {list(self.samples)}")
+        ratios = [x / y for x, y in zip(self.samples[a], self.samples[b])]
+        floor = None
+        if null is not None:
+            floor = Comparison(self.timing(a), self.timing(null), [x / y for x, y in zip(self.samples[a], self.samples[null])])
+        c = Comparison(self.timing(a), self.timing(b), ratios, null=floor)
+        _log(c)
+        return c
 
 
 # -----------------------------------------------------------------------------
@@ -205,39 +461,102 @@ def measure(fn: Callable, *args: Any, label: str = "", device: str | torch.devic
             warmup: int = DEFAULT_WARMUP, repeat: int = MIN_SAMPLES, min_run_time: float = DEFAULT_MIN_RUN_TIME) -> Timing:
     """Time fn(*args): `warmup` untimed calls, then at least `repeat` samples over ~min_run_time seconds.
 
-    The device comes from the tensor arguments; pass device= when fn is a closure over GPU tensors.
+    The device comes from the tensor arguments; pass device= when fn is a closure over GPU tensors. A single
+    Timing says what one function costs here and now; to say which of two is faster, use compare.
     """
     dev = infer_device(args, device)
     _warmup(fn, args, dev, warmup)
+    meter = LoadMeter().start()
     ts, method = _samples(fn, args, dev, min_run_time, repeat)
-    return summarize(ts, label or getattr(fn, "__name__", "fn"), dev, method)
+    return summarize(ts, label or getattr(fn, "__name__", "fn"), dev, method, torch.get_num_threads(), meter.stop())
+
+
+def compare_many(fns: dict[str, Callable], *args: Any, device: str | torch.device | None = None,
+                 warmup: int = DEFAULT_WARMUP, min_run_time: float = 2 * DEFAULT_MIN_RUN_TIME,
+                 rounds: int | None = None, seed: int = 0) -> Rounds:
+    """Time every function in the same rounds, each round in a fresh random order; any two compare from the pairs.
+
+    Each function is warmed up, then sized to blocks of about min_run_time / (functions × TARGET_ROUNDS) seconds
+    (at least MIN_BLOCK_S, one call at least); `rounds` defaults to as many as fit in min_run_time, MIN_ROUNDS at
+    least.
+    """
+    if len(fns) < 2:
+        raise ValueError(f"compare_many needs two or more functions, got {list(fns)}")
+    dev = infer_device(args, device)
+    for fn in fns.values():
+        _warmup(fn, args, dev, warmup)
+    target = max(MIN_BLOCK_S, min_run_time / (len(fns) * TARGET_ROUNDS))
+    timers, numbers, per_round = {}, {}, 0.0
+    for label, fn in fns.items():
+        _sync(dev)
+        timers[label] = _timer(fn, args)
+        numbers[label], block_s = _block_size(timers[label], target)
+        per_round += block_s
+    if rounds is None:
+        rounds = min(MAX_ROUNDS, max(MIN_ROUNDS, round(min_run_time / max(per_round, 1e-9))))
+    rng = random.Random(seed)
+    samples: dict[str, list[float]] = {k: [] for k in fns}
+    meter = LoadMeter().start()
+    for _ in range(max(MIN_ROUNDS, rounds)):
+        for label in rng.sample(list(fns), len(fns)):
+            m = timers[label].timeit(numbers[label])
+            samples[label].append(m.raw_times[0] / numbers[label] * 1e3)
+    return Rounds(samples, str(dev), torch.get_num_threads(), meter.stop())
 
 
 def compare(a_fn: Callable, b_fn: Callable, *args: Any, labels: tuple[str, str] = ("eager", "compiled"),
-            device: str | torch.device | None = None, warmup: int = DEFAULT_WARMUP, rounds: int = 4,
-            min_run_time: float = 2 * DEFAULT_MIN_RUN_TIME) -> Comparison:
-    """Time a and b on the same inputs in one interleaved run; Comparison.ratio > 1 means b is faster."""
+            device: str | torch.device | None = None, warmup: int = DEFAULT_WARMUP, rounds: int | None = None,
+            min_run_time: float = 2 * DEFAULT_MIN_RUN_TIME, null: bool = False) -> Comparison:
+    """B against A on the same inputs, in paired rounds of random order; print it for the verdict in words.
+
+    null=True times A a second time in the same rounds: its interval against itself is the noise floor, and a
+    verdict must clear it.
+    """
     if labels[0] == labels[1]:
         raise ValueError(f"compare needs two different labels, got {labels!r}")
-    dev = infer_device(args, device)
-    t = _interleaved({labels[0]: a_fn, labels[1]: b_fn}, args, dev, warmup, rounds, min_run_time)
-    return Comparison(t[labels[0]], t[labels[1]])
+    fns = {labels[0]: a_fn, labels[1]: b_fn}
+    again = f"{labels[0]} (again)"
+    if null:
+        fns[again] = a_fn
+    r = compare_many(fns, *args, device=device, warmup=warmup, min_run_time=min_run_time, rounds=rounds)
+    return r.compare(labels[0], labels[1], null=again if null else None)
+
+
+def paired(a_ms: Iterable[float], b_ms: Iterable[float], labels: tuple[str, str], device: str = "cpu",
+           method: str = "paired runs", threads: int | None = None, other_load: float | None = None) -> Comparison:
+    """The verdict for pairs measured elsewhere: a_ms[i] and b_ms[i] must come from the same run (the same moment)."""
+    a_ms, b_ms = [float(x) for x in a_ms], [float(x) for x in b_ms]
+    if len(a_ms) != len(b_ms) or not a_ms:
+        raise ValueError(f"paired needs as many A times as B times, one pair per run; got {len(a_ms)} and {len(b_ms)}")
+    ta = summarize(a_ms, labels[0], device, method, threads, other_load)
+    tb = summarize(b_ms, labels[1], device, method, threads, other_load)
+    c = Comparison(ta, tb, [x / y for x, y in zip(a_ms, b_ms)])
+    _log(c)
+    return c
 
 
 def sweep(fns: dict[str, Callable], make_args: Callable[[Any], Any], sizes: Iterable[Any],
-          device: str | torch.device | None = None, warmup: int = DEFAULT_WARMUP, rounds: int = 2,
-          min_run_time: float = DEFAULT_MIN_RUN_TIME) -> list[dict]:
-    """Time every function at every size (interleaved per size); one row per (size, label)."""
+          device: str | torch.device | None = None, warmup: int = DEFAULT_WARMUP, rounds: int | None = None,
+          min_run_time: float = DEFAULT_MIN_RUN_TIME, baseline: str | None = None) -> list[dict]:
+    """compare_many at every size; one row per (size, label), with the verdict against `baseline` (the first label).
+
+    Each row: size, label, median_ms, q25_ms, q75_ms, min_ms, n, device, method, threads, other_load, iqr_ms,
+    noisy; rows other than the baseline's add speedup (baseline ÷ label, the median of the pairs), speedup_low and
+    speedup_high (its 95 % interval) and verdict.
+    """
+    baseline = baseline or next(iter(fns))
     rows = []
     for size in sizes:
         args = make_args(size)
         args = args if isinstance(args, tuple) else (args,)
-        dev = infer_device(args, device)
-        for label, t in _interleaved(fns, args, dev, warmup, rounds, min_run_time).items():
-            row = {"size": size, **asdict(t)}
-            row.pop("times_ms")
-            row["iqr_ms"] = t.iqr_ms
-            row["noisy"] = t.noisy
+        r = compare_many(fns, *args, device=device, warmup=warmup, min_run_time=min_run_time, rounds=rounds)
+        for label in fns:
+            t = r.timing(label)
+            row = {"size": size, **{k: v for k, v in asdict(t).items() if k != "times_ms"},
+                   "iqr_ms": t.iqr_ms, "noisy": t.noisy}
+            if label != baseline:
+                c = r.compare(baseline, label)
+                row.update(speedup=c.ratio, speedup_low=c.ci_low, speedup_high=c.ci_high, verdict=c.verdict)
             rows.append(row)
         del args
     return rows
@@ -277,5 +596,6 @@ def table(items: Timing | Comparison | Iterable[Timing | dict],
     rule = "|" + "|".join(("-" * (w + 1) + ":") if num else ("-" * (w + 2)) for w, num in zip(widths, numeric)) + "|"
     lines = [fmt_row(cols), rule, *(fmt_row(b) for b in body)]
     if "median_ms" in cols and any(r.get("noisy") for r in rows):
-        lines.append("⚠ the spread (IQR) of these rows exceeds their median: too noisy to compare; run them again.")
+        lines.append("⚠ these rows settle nothing alone (other programs were busy, or the spread exceeds the median); "
+                     "a comparison's verdict (bench.compare) still holds.")
     return "\n".join(lines)

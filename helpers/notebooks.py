@@ -277,17 +277,18 @@ def remember_source(source: str, filename: str) -> str:
     return filename
 
 
-def run_without_kernel(path: Path) -> int:
+def run_without_kernel(path: Path, skip_tags: tuple[str, ...] = ()) -> int:
     """Run a notebook's code cells in this process (for machines without Jupyter); stop at the first error.
 
-    The run's settings come from the WORKBOOK_* environment, as they do in a kernel."""
+    The run's settings come from the WORKBOOK_* environment, as they do in a kernel. Cells tagged with any of
+    skip_tags are left out (benchmarks/verdicts.py skips the check cells)."""
     import json
     import traceback
 
     cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
     ns: dict = {"__name__": "__main__"}
     for cell in cells:
-        if cell["cell_type"] != "code":
+        if cell["cell_type"] != "code" or set(cell.get("metadata", {}).get("tags", [])) & set(skip_tags):
             continue
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         print(f"--- cell {cell.get('id')} ---", flush=True)

@@ -293,9 +293,13 @@ def _sweep_stats(rows: list[dict], size: Any, labels: list[str], baseline: str,
         stat = {"label": lab, "median_ms": med, "q25_ms": q25, "q75_ms": q75, "bytes": nbytes,
                 "GBps": nbytes / med / 1e6 if nbytes else None}
         if base is not None and lab != baseline:
-            stat["speedup"] = base["median_ms"] / med
-            stat["speedup_low"] = base.get("q25_ms", base["median_ms"]) / q75
-            stat["speedup_high"] = base.get("q75_ms", base["median_ms"]) / q25
+            if "speedup_low" in r:      # bench.sweep: the paired rounds' median ratio, its 95 % interval and verdict
+                stat.update(speedup=r["speedup"], speedup_low=r["speedup_low"], speedup_high=r["speedup_high"],
+                            verdict=r.get("verdict"))
+            else:
+                stat["speedup"] = base["median_ms"] / med
+                stat["speedup_low"] = base.get("q25_ms", base["median_ms"]) / q75
+                stat["speedup_high"] = base.get("q75_ms", base["median_ms"]) / q25
         out.append(stat)
     return out
 
@@ -311,15 +315,25 @@ def _fmt_bytes(n: float | None) -> str:
 
 
 def _verdict(stats: list[dict], baseline: str) -> str:
-    """'compiled 2.40× faster than eager (quartiles 2.1–2.6×)' for each label against the baseline."""
+    """'compiled 2.40× faster than eager (95 % CI 2.1–2.6×)' for each label against the baseline.
+
+    Rows from bench.sweep carry the verdict of their paired rounds; rows made by hand only a quartile range, and
+    get no verdict word.
+    """
     parts = []
     for s in stats:
         if "speedup" not in s:
             continue
-        word = "faster" if s["speedup"] >= 1 else "SLOWER"
-        x, lo, hi = (s["speedup"], s["speedup_low"], s["speedup_high"]) if s["speedup"] >= 1 else \
-            (1 / s["speedup"], 1 / s["speedup_high"], 1 / s["speedup_low"])
-        parts.append(f"{s['label']} {x:.2f}× {word} than {baseline} (quartiles {lo:.2f}–{hi:.2f}×)")
+        x, lo, hi = s["speedup"], s["speedup_low"], s["speedup_high"]
+        verdict = s.get("verdict")
+        if verdict is None:
+            parts.append(f"{s['label']}: {baseline}'s time ÷ its time {x:.2f}× (quartiles {lo:.2f}–{hi:.2f}×)")
+        elif verdict == "faster":
+            parts.append(f"{s['label']} {x:.2f}× faster than {baseline} (95 % CI {lo:.2f}–{hi:.2f}×)")
+        elif verdict == "slower":
+            parts.append(f"{s['label']} {1 / x:.2f}× slower than {baseline} (95 % CI {1 / hi:.2f}–{1 / lo:.2f}×)")
+        else:
+            parts.append(f"{s['label']} vs {baseline}: no difference this machine can resolve ({lo:.2f}–{hi:.2f}×)")
     return "; ".join(parts)
 
 

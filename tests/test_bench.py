@@ -5,7 +5,8 @@ import time
 import pytest
 import torch
 
-from helpers.bench import Comparison, Timing, compare, fmt_ms, measure, sweep, table
+from helpers.bench import (MIN_ROUNDS, RESOLUTION, Comparison, Timing, compare, fmt_ms, measure, paired,
+                           summarize, sweep, table)
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -38,19 +39,113 @@ def test_warmup_runs_before_timing():
 
 
 def test_compare_ratio_above_one_when_b_is_faster():
-    c = compare(sleep_ms(6), sleep_ms(1), labels=("slow", "fast"), min_run_time=0.08, rounds=2)
-    assert isinstance(c, Comparison) and c.ratio > 2
-    assert c.ratio_low <= c.ratio <= c.ratio_high
-    assert str(c).startswith("fast is") and "faster than slow" in str(c)
-    flipped = compare(sleep_ms(1), sleep_ms(6), labels=("eager", "compiled"), min_run_time=0.08, rounds=2)
-    assert flipped.ratio < 0.5 and "compiled is" in str(flipped) and "SLOWER than eager" in str(flipped)
+    c = compare(sleep_ms(6), sleep_ms(1), labels=("slow", "fast"), min_run_time=0.08)
+    assert isinstance(c, Comparison) and c.ratio > 2 and c.verdict == "faster"
+    assert c.ci_low <= c.ratio <= c.ci_high and c.n >= MIN_ROUNDS and len(c.ratios) == c.n
+    assert str(c).startswith("fast is") and "faster than slow (95 % CI" in str(c) and "paired rounds" in str(c)
+    flipped = compare(sleep_ms(1), sleep_ms(6), labels=("eager", "compiled"), min_run_time=0.08)
+    assert flipped.ratio < 0.5 and flipped.verdict == "slower"
+    assert str(flipped).startswith("compiled is") and "slower than eager (95 % CI" in str(flipped)
 
 
-def test_compare_interleaves_rounds():
+def test_the_same_function_twice_is_no_difference_with_its_noise_floor():
+    c = compare(sleep_ms(2), sleep_ms(2), labels=("a", "b"), min_run_time=0.1, null=True)
+    assert c.verdict == "no difference" and "no difference this machine can resolve right now" in str(c)
+    assert c.null is not None and "noise floor: a against itself" in str(c)
+    low, high = c.band
+    assert low <= 1 / RESOLUTION and high >= RESOLUTION
+
+
+def test_the_verdict_comes_from_the_whole_interval_not_the_median():
+    a, b = summarize([1.0] * 9, "a", "cpu", "test"), summarize([1.0] * 9, "b", "cpu", "test")
+    wide = Comparison(a, b, [0.7, 0.9, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8])     # median 1.4, but the interval reaches 0.9
+    assert wide.ratio == 1.4 and wide.ci == (0.9, 1.7) and wide.verdict == "no difference"
+    tight = Comparison(a, b, [1.38, 1.39, 1.4, 1.4, 1.4, 1.41, 1.42, 1.43, 1.45])
+    assert tight.verdict == "faster"
+    slower = Comparison(a, b, [0.5] * 9)
+    assert slower.verdict == "slower" and "2.00× slower" in slower.sentence()
+    within = Comparison(a, b, [1.01, 1.02, 1.02, 1.02, 1.02, 1.02, 1.02, 1.02, 1.025])   # real, but under RESOLUTION
+    assert within.verdict == "no difference"
+
+
+def test_a_comparison_needs_pairs_from_the_same_rounds():
+    t = summarize([1.0, 1.1, 0.9, 1.0, 1.0], "a", "cpu", "test")
+    with pytest.raises(ValueError, match="paired rounds"):
+        Comparison(t, t)
+
+
+def test_order_statistic_interval_covers_at_least_95_percent():
+    from helpers.bench import order_statistic_ci
+    for n in range(6, 60):
+        low, high, coverage = order_statistic_ci(range(n))
+        assert coverage >= 0.95 and low <= (n - 1) / 2 <= high
+    assert order_statistic_ci(range(1, 10))[:2] == (2, 8)      # n = 9: the 2nd smallest and 2nd largest (96.1 %)
+
+
+def test_compare_randomises_the_order_within_each_round():
     order = []
-    compare(lambda: order.append("a"), lambda: order.append("b"), warmup=1, rounds=4, min_run_time=0.004)
-    timed = "".join(order)[2:]  # after one warm-up call each
-    assert timed.index("b") < len(timed) - 1 - timed[::-1].index("a")  # some b runs before the last a
+    compare(lambda: order.append("a"), lambda: order.append("b"), warmup=1, rounds=20, min_run_time=0.004)
+    starts = [order[i + 1] for i in range(len(order) - 1) if order[i] != order[i + 1]]   # each switch of side
+    assert {"a", "b"} <= set(starts) and len(starts) >= 20
+
+
+def test_paired_takes_pairs_timed_elsewhere_and_refuses_unpaired_lists():
+    c = paired([10.0, 11.0, 10.5, 10.2, 10.8, 10.1, 10.4], [5.0, 5.5, 5.2, 5.1, 5.4, 5.0, 5.2], labels=("e2e/tokens", "ttft"))
+    assert c.verdict == "faster" and 1.9 < c.ratio < 2.1
+    with pytest.raises(ValueError, match="one pair per run"):
+        paired([1.0, 2.0], [1.0], labels=("a", "b"))
+
+
+def test_every_comparison_goes_to_the_verdict_log_when_asked(tmp_path, monkeypatch):
+    import json
+    log = tmp_path / "verdicts.jsonl"
+    monkeypatch.setenv("WORKBOOK_VERDICT_LOG", str(log))
+    compare(sleep_ms(3), sleep_ms(1), labels=("slow", "fast"), min_run_time=0.05)
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(entries) == 1 and entries[0]["a"] == "slow" and entries[0]["verdict"] == "faster"
+    assert len(entries[0]["ci"]) == 2 and entries[0]["rounds"] >= MIN_ROUNDS
+
+
+def test_thread_policy_puts_torch_on_one_cpu_thread(monkeypatch):
+    from helpers.bench import thread_policy
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.delenv("WORKBOOK_THREADS", raising=False)
+        assert "1 CPU thread" in thread_policy("cpu") and torch.get_num_threads() == 1
+        monkeypatch.setenv("WORKBOOK_THREADS", "2")
+        assert "2 CPU threads" in thread_policy("cpu") and torch.get_num_threads() == 2
+        monkeypatch.setenv("WORKBOOK_THREADS", "many")
+        with pytest.raises(ValueError, match="whole number"):
+            thread_policy("cpu")
+    finally:
+        torch.set_num_threads(before)
+
+
+def _spin():
+    while True:
+        pass
+
+
+def test_the_load_meter_counts_other_programs_not_this_one():
+    import multiprocessing as mp
+    from helpers.bench import LoadMeter, other_load
+    if other_load(0.1) is None:
+        pytest.skip("no /proc/stat here")
+    meter = LoadMeter().start()
+    t0 = time.process_time()
+    while time.process_time() - t0 < 0.3:     # this process busy: its own time must not count as other programs'
+        pass
+    alone = meter.stop()
+    spinner = mp.get_context("spawn").Process(target=_spin, daemon=True)
+    spinner.start()
+    try:
+        time.sleep(0.5)
+        meter = LoadMeter().start()
+        time.sleep(0.4)
+        with_spinner = meter.stop()
+    finally:
+        spinner.kill()
+    assert with_spinner >= 0.6 and with_spinner >= alone + 0.4
 
 
 def test_compare_needs_distinct_labels():
@@ -60,20 +155,24 @@ def test_compare_needs_distinct_labels():
 
 def test_sweep_rows_and_table():
     fns = {"add": torch.add, "mul": torch.mul}
-    rows = sweep(fns, lambda n: (torch.randn(n), torch.randn(n)), [100, 10_000], min_run_time=0.02, rounds=1)
+    rows = sweep(fns, lambda n: (torch.randn(n), torch.randn(n)), [100, 10_000], min_run_time=0.02)
     assert len(rows) == 4
     assert {(r["size"], r["label"]) for r in rows} == {(s, k) for s in (100, 10_000) for k in fns}
     for r in rows:
-        assert {"median_ms", "q25_ms", "q75_ms", "min_ms", "n", "device", "method", "iqr_ms"} <= set(r)
-        assert r["q25_ms"] <= r["median_ms"] <= r["q75_ms"]
+        assert {"median_ms", "q25_ms", "q75_ms", "min_ms", "n", "device", "method", "iqr_ms", "threads"} <= set(r)
+        assert r["q25_ms"] <= r["median_ms"] <= r["q75_ms"] and r["n"] >= MIN_ROUNDS
+        if r["label"] == "mul":      # the verdict against the baseline (the first label), from the same rounds
+            assert r["speedup_low"] <= r["speedup"] <= r["speedup_high"] and r["verdict"] in ("faster", "slower", "no difference")
+        else:
+            assert "verdict" not in r
     text = table(rows)
-    lines = text.splitlines()
+    lines = [line for line in text.splitlines() if line.startswith("|")]    # a ⚠ footnote follows when rows were noisy
     assert lines[0].split("|")[1].strip() == "size" and "median_ms" in lines[0] and len(lines) == 2 + 4
     assert len({len(line) for line in lines}) == 1  # aligned
 
 
 def test_sweep_accepts_a_single_tensor_from_make_args():
-    rows = sweep({"relu": torch.relu}, lambda n: torch.randn(n), [64], min_run_time=0.01, rounds=1)
+    rows = sweep({"relu": torch.relu, "sigmoid": torch.sigmoid}, lambda n: torch.randn(n), [64], min_run_time=0.01)
     assert rows[0]["label"] == "relu" and rows[0]["size"] == 64
 
 
@@ -81,10 +180,11 @@ def test_table_of_timings_and_comparison():
     t = Timing("eager", "cpu", "torch.utils.benchmark", 0.182, 0.180, 0.185, 0.17, 100)
     u = Timing("compiled", "cpu", "torch.utils.benchmark", 0.0366, 0.036, 0.037, 0.035, 100)
     assert "eager" in table(t) and "size" not in table(t)
-    text = table(Comparison(t, u))
+    c = Comparison(t, u, [4.9, 4.95, 4.96, 4.97, 4.97, 4.98, 5.0])
+    text = table(c)
     assert "eager" in text and "compiled" in text and "0.182" in text
     assert str(t) == "eager: 0.182 ms (IQR 0.00500, n=100, cpu)"
-    assert "4.97× faster than eager" in str(Comparison(t, u))
+    assert "compiled is 4.97× faster than eager (95 % CI 4.90–5.00×); 7 paired rounds, cpu" in str(c)
 
 
 def test_fmt_ms():
@@ -102,20 +202,20 @@ def test_measure_on_gpu_waits_for_the_kernels():
     small = measure(torch.mm, x[:256, :256], x[:256, :256], min_run_time=0.05)
     assert t.median_ms > 5 * small.median_ms
     c = compare(lambda: x @ x, lambda: x[:256] @ x, labels=("big", "small"), device="cuda", min_run_time=0.05)
-    assert c.ratio > 2
+    assert c.ratio > 2 and c.verdict == "faster" and "cuda" in str(c)
 
 
-def test_a_spread_wider_than_the_median_is_flagged_noisy():
-    from helpers.bench import Comparison, summarize, table
-    calm = summarize([1.0, 1.01, 0.99, 1.0, 1.02], "calm", "cpu", "test")
+def test_a_single_timing_is_flagged_when_its_spread_or_other_programs_make_it_unsettled():
+    calm = summarize([1.0, 1.01, 0.99, 1.0, 1.02], "calm", "cpu", "test", other_load=0.1)
     wild = summarize([0.2, 0.3, 5.0, 6.0, 0.25, 7.0], "wild", "cpu", "test")
-    assert not calm.noisy and wild.noisy
-    assert "noisy" in str(wild) and "noisy" not in str(calm)
-    assert "noisy" in str(Comparison(calm, wild)) and "noisy" not in str(Comparison(calm, calm))
+    loaded = summarize([20.0, 20.1, 19.9, 20.0, 20.2], "loaded", "cpu", "test", other_load=1.8)   # tight, but 10× slow
+    assert not calm.noisy and wild.noisy and loaded.noisy
+    assert "noisy" in str(wild) and "⚠" not in str(calm)
+    assert "other programs used 1.8 cores meanwhile" in str(loaded) and "bench.compare" in str(loaded)
     assert "⚠" in table([calm, wild]) and "⚠" not in table([calm])
 
 
 def test_cpu_contention_is_a_warning_or_nothing():
     from helpers.bench import cpu_contention
     got = cpu_contention()
-    assert got is None or ("load average" in got and "close other programs" in got)
+    assert got is None or ("other programs used" in got and "Close other programs" in got)

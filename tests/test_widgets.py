@@ -14,7 +14,17 @@ from helpers.llm_bench.generation import GenerationResult
 FIXTURES = Path(__file__).resolve().parents[1] / "solutions" / "hidden" / "dumps"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
-ROWS = [{"size": s, "label": k, "median_ms": m, "q25_ms": m * 0.9, "q75_ms": m * 1.2, "device": "cpu"}
+def _sweep_row(size, label, ms, eager_ms):
+    """A row as bench.sweep makes it: the non-baseline rows carry their paired verdict against eager."""
+    row = {"size": size, "label": label, "median_ms": ms, "q25_ms": ms * 0.9, "q75_ms": ms * 1.2, "device": "cpu"}
+    if label != "eager":
+        r = eager_ms / ms
+        row.update(speedup=r, speedup_low=r * 0.95, speedup_high=r * 1.05,
+                   verdict="faster" if r * 0.95 > 1.03 else "slower" if r * 1.05 < 1 / 1.03 else "no difference")
+    return row
+
+
+ROWS = [_sweep_row(s, k, m, ms[0])
         for s, ms in ((1_024, (0.01, 0.02)), (65_536, (0.05, 0.04)), (1_048_576, (1.0, 0.4)))
         for k, m in zip(("eager", "compiled"), ms)]
 BYTES = {"eager": lambda n: 5 * 2 * 4 * n, "compiled": lambda n: 2 * 4 * n}   # Lab 01's chain: 5 kernels vs 1
@@ -88,13 +98,20 @@ def test_size_sweep_slider_redraws_at_the_chosen_size():
     bundle = assert_static(ex)
     assert WIDGET_VIEW in bundle
     slider = ex.controls["size"]
-    assert slider.value == 1_048_576 and "2.50× faster" in ex.figure.axes[1].get_title()
+    assert slider.value == 1_048_576 and "2.50× faster than eager (95 % CI 2.38–2.62×)" in ex.figure.axes[1].get_title()
     png, table = ex.view.value, ex.widget.children[-1].value
     assert "41.9 MB" in table and "8.39 MB" in table           # bytes moved, eager and fused
     slider.value = 1_024
     assert ex.view.value != png and ex.widget.children[-1].value != table
-    assert "1,024" in ex.figure.axes[1].get_title() and "SLOWER" in ex.figure.axes[1].get_title()
+    assert "1,024" in ex.figure.axes[1].get_title() and "2.00× slower than eager" in ex.figure.axes[1].get_title()
     assert "GB/s" in ex.widget.children[-1].value
+
+
+def test_size_sweep_of_rows_made_by_hand_gives_no_verdict_word():
+    bare = [{k: v for k, v in r.items() if not k.startswith(("speedup", "verdict"))} for r in ROWS]
+    ex = widgets.size_sweep(bare, bytes_moved=BYTES, title="chain_ops")
+    title = ex.figure.axes[1].get_title()
+    assert "quartiles" in title and "faster" not in title and "slower" not in title
 
 
 def test_size_sweep_needs_two_labels():

@@ -709,6 +709,7 @@ def job_environment(scratch: Path, settings_env: dict[str, str], gradebook: Path
         "MPLBACKEND": "Agg", "TMPDIR": str(scratch / "tmp"),
         **{var: str(scratch / "cache" / name) for var, name in COMPILE_CACHES.items()},
         "TORCHINDUCTOR_COMPILE_THREADS": "1", "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
+        "WORKBOOK_THREADS": str(threads),   # bench.thread_policy (every lab's set-up) gives torch this count
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_DATA_DIR": str(home / "data"), "IPYTHONDIR": str(home / "ipython"),
         "XDG_CACHE_HOME": str(home / "cache"), "PYTHONDONTWRITEBYTECODE": "1", "WORKBOOK_GRADING": "1",
         GRADEBOOK_VAR: str(gradebook.resolve()), **settings_env,
