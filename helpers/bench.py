@@ -229,7 +229,7 @@ def _fmt_x(r: float) -> str:
     """A ratio: 1.03, 12.4, 153."""
     if not math.isfinite(r):
         return f"{r:g}"
-    return f"{r:.2f}" if r < 10 else f"{r:.3g}"
+    return f"{r:.2f}" if r < 10 else f"{r:.3g}" if r < 1000 else f"{r:,.0f}"
 
 
 @dataclass

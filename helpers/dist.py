@@ -463,6 +463,17 @@ def torchrun_command(script: str | Path, nproc: int, nnodes: int = 1, node_rank:
     return cmd + ["--max-restarts=0", str(script)]
 
 
+def _rank_threads() -> int:
+    """Torch threads per CPU rank: one, the course's thread policy (helpers.bench.thread_policy), so that timings taken
+    in the ranks slow in proportion to other programs' load; WORKBOOK_THREADS overrides it, as in the notebook."""
+    from helpers.bench import THREADS_ENV
+
+    try:
+        return max(1, int(os.environ.get(THREADS_ENV, "").strip() or 1))
+    except ValueError:
+        return 1
+
+
 def _clean(output: str) -> str:
     return "\n".join(line for line in output.splitlines() if line.strip() and not any(n in line for n in NOISE))
 
@@ -501,6 +512,7 @@ def launch(fn: Callable | str, *, nproc: int = 2, device: str = "auto", needs: I
     env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // nproc)))
     if backend == "gloo":
         env["CUDA_VISIBLE_DEVICES"] = ""     # CPU ranks: FSDP and DTensor would otherwise put their state on a visible GPU
+        env["OMP_NUM_THREADS"] = str(_rank_threads())   # the course's thread policy (helpers.bench.thread_policy)
     for attempt in range(3 if nnodes == 1 else 1):
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,

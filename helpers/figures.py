@@ -171,6 +171,8 @@ def fmt(value: Any) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, float):
+        if value != 0 and abs(value) < 1e-3:
+            return f"{value:.2g}"          # a loss gap of 7.5e-08, not 0.000000
         return fmt_ms(value) if abs(value) < 1e4 else f"{value:,.0f}"
     if isinstance(value, dict) and "median" in value:
         return f"{fmt_ms(value['median'])} ({fmt_ms(value['q25'])}–{fmt_ms(value['q75'])})"

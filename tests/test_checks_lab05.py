@@ -319,6 +319,19 @@ def test_a_bubble_below_the_critical_path_or_not_from_busy_time_fails():
     assert "not 1 - busy / wall" in lab05.schedule_problems(busy, results, PP_CASE, reveal=True)[0]
 
 
+def test_a_stage_that_leaves_the_first_barrier_late_is_not_held_against_a_correct_pipeline():
+    """Ranks leave the first barrier at different times, later on a busy machine: a stage that leaves it as late as
+    its own first block can start measures a shorter wall than the whole step, without any mistake."""
+    logs = honest_logs()
+    for i, m in enumerate(PP_CASE.run.cfg["microbatches"]):
+        busy, results = made_up_run(PP_CASE, logs, 1.0)
+        ran = [lab05.stage_ops(calls, n, measured=True) for calls, n in zip(logs[m], PP_CASE.per_stage)]
+        late = lab05.chain_lengths(ran)[-1] / max(lab05.finish_times(ran))
+        assert late < 1
+        shorten(results[-1][i], logs[m][-1], late)
+        assert lab05.schedule_problems(busy, results, PP_CASE, reveal=True) == [], (m, late)
+
+
 def test_hidden_messages_leave_the_micro_batch_count_out():
     case = hidden.load_hidden("05").cases_for("05.pp", {})
     logs = honest_logs(case)

@@ -12,9 +12,10 @@ import torch
 from torch import nn
 
 from helpers.llama import LlamaConfig, build_model
+from helpers import bench
 from helpers.llm_bench import (BenchResults, ByteTokenizer, CompiledBackend, EagerBackend, GenerationConfig,
-                               GenerationResult, HFBackend, Int8Backend, Workload, percentiles, run_benchmark,
-                               workload, WORKLOADS)
+                               GenerationResult, HFBackend, Int8Backend, LLMBackend, Workload, percentiles,
+                               run_benchmark, workload, WORKLOADS)
 from helpers.llm_bench.cli import main
 from helpers.llm_bench.generation import sample_next
 from helpers.llm_bench.quantize import Int8Linear, quantize_int8, weight_bytes
@@ -261,9 +262,86 @@ def test_runner_writes_json_with_the_expected_keys(tmp_path):
         assert len(r["runs"]) == 2 and r["runs"][0]["n_tokens"] == 4 and r["runs"][0]["batch"] == 2
         assert r["compiles_timed"] == 0 and r["decode_bytes_per_step"] > 0
     assert "logits_error" in data["results"][1]["backend_info"]
+    assert data["meta"]["order"].startswith("interleaved") and len(data["meta"]["orders"]["t"]) == 2
+    assert [(c["metric"], c["a"], c["b"]) for c in data["comparisons"]] == [("ttft", "eager", "int8"),
+                                                                            ("tpot", "eager", "int8")]
+    mem = data["results"][1]["memory"]   # int8's run, with eager's weights and cache loaded beside it
+    assert mem["others_bytes"] > 0 and mem["peak_bytes"] == max(0, mem["process_peak_bytes"] - mem["others_bytes"])
     rows = results.rows()
     assert [row["backend"] for row in rows] == ["eager", "int8"] and rows[0]["P+N×B"] == "8+4×2"
     assert results.table().splitlines()[0].startswith("| backend")
+
+
+class LoggingBackend(LLMBackend):
+    """A backend that makes no model: each generation appends (name, n new tokens) to a shared log, one token per
+    step after a fixed delay (so a round's order is visible and TTFT/TPOT are positive)."""
+
+    def __init__(self, name: str, log: list, delay_s: float = 0.0):
+        super().__init__("tiny", device="cpu")
+        self.name, self.log, self.delay_s = name, log, delay_s
+
+    def load(self):
+        self.model = "loaded"
+        return self
+
+    def generate(self, prompt_ids, config):
+        import time
+
+        self.log.append((self.name, config.max_new_tokens))
+        for _ in range(config.max_new_tokens):
+            time.sleep(self.delay_s)
+            yield [1] * len(prompt_ids)
+
+
+def test_runner_interleaves_backends_in_random_rounds_after_their_warmups():
+    log = []
+    backends = [LoggingBackend(n, log, delay_s=0.0005) for n in ("a", "b", "c")]
+    shapes = [Workload("w1", prompt_tokens=4, new_tokens=3), Workload("w2", prompt_tokens=4, new_tokens=5)]
+    results = run_benchmark(backends, shapes, device="cpu", warmup=1, repeats=8, seed=3)
+    for w, rest in ((shapes[0], log[:3 + 8 * 3 + 3]), (shapes[1], log[3 + 8 * 3 + 3:])):
+        assert all(n == w.new_tokens for _, n in rest)          # workloads one after another, never mixed
+        assert [name for name, _ in rest[:3]] == ["a", "b", "c"]     # every warm-up before any timed run
+        timed = [name for name, _ in rest[3:3 + 8 * 3]]
+        rounds = [timed[i:i + 3] for i in range(0, len(timed), 3)]
+        assert all(sorted(r) == ["a", "b", "c"] for r in rounds)    # each round runs every backend once
+        assert len({tuple(r) for r in rounds}) > 1                  # in a fresh random order
+        assert rounds == results.meta["orders"][w.name]            # and the JSON says which
+        assert [name for name, _ in rest[3 + 8 * 3:]] == ["a", "b", "c"]   # the memory runs come last
+    assert [(r.backend, r.workload.name) for r in results.results] == [(b, w.name) for b in "abc" for w in shapes]
+    assert all(len(r.runs) == 8 for r in results.results)
+    # one verdict per (workload, metric, backend but the first), each from 8 pairs
+    assert [(c["workload"], c["metric"], c["baseline"], c["backend"]) for c in results.comparisons] == [
+        (w.name, m, "a", b) for w in shapes for m in ("ttft", "tpot") for b in ("b", "c")]
+    assert all(c["comparison"].n == 8 for c in results.comparisons)
+    text = results.verdicts()
+    assert text.count("\n") == len(results.comparisons) and "w2" in text and "TPOT" in text
+    data = results.to_dict()
+    assert {"workload", "metric", "baseline", "backend", "ratio", "ci", "verdict", "rounds"} <= set(
+        data["comparisons"][0])
+
+
+def test_runner_records_other_programs_load_and_the_cli_warns(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(torch, "set_num_threads", lambda n: None)   # the CLI's thread policy: not for this process
+    log = []
+    results = run_benchmark([LoggingBackend("a", log), LoggingBackend("b", log)], [Workload("w", 2, 2)],
+                            device="cpu", warmup=0, repeats=2)
+    meta = results.to_dict()["meta"]
+    assert meta["cpus"] >= 1 and "other_load" in meta
+    if meta["other_load"] is not None:                            # None only where /proc/stat cannot be read
+        assert meta["other_load"] >= 0 and meta["other_load_per_workload"]["w"] == meta["other_load"]
+    assert "covers only" in results.verdicts()                    # 2 rounds give no 95 % interval: said so
+    monkeypatch.setattr(bench.LoadMeter, "stop", lambda self: 1.5)   # other programs used 1.5 cores meanwhile
+    busy = run_benchmark([LoggingBackend("a", log)], [Workload("w", 2, 2)], device="cpu", warmup=0, repeats=1)
+    assert busy.meta["other_load"] == 1.5 and "1.5" in busy.load_warning()
+    assert main(["--backend", "eager", "--workload", "short-chat", "--device", "cpu", "--quick", "--warmup", "0",
+                 "--repeats", "1", "--out", str(tmp_path / "r.json"), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "⚠ other programs used 1.5" in out and "threads: torch runs on" in out
+    assert json.loads((tmp_path / "r.json").read_text())["meta"]["other_load"] == 1.5
+    monkeypatch.setattr(bench.LoadMeter, "stop", lambda self: 0.1)
+    assert main(["--backend", "eager", "--workload", "short-chat", "--device", "cpu", "--quick", "--warmup", "0",
+                 "--repeats", "1", "--out", str(tmp_path / "r.json"), "--no-progress"]) == 0
+    assert "⚠ other programs" not in capsys.readouterr().out
 
 
 def test_cli_rejects_bad_settings(capsys):

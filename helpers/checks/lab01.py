@@ -4,7 +4,8 @@ Each check is a probe (`probe_*`: runs the learner's code through the door, retu
 (`*_problems`), run on cases: the public ones below in the notebook, the grader's hidden ones (other rows, other
 functions, other call sequences, another model) in the submission's kernel. Timings are judged by what the code
 did (one row per size asked for, the op really run on tensors of those sizes, quartiles in order), never against
-thresholds that a busy machine could break.
+thresholds that a busy machine could break: the unit is judged with an op of the grader's that sleeps a known time,
+which load can lengthen but never shorten, against bounds a wrong unit crosses by 1000× (see SLEEP_MS).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import contextlib
 import io
 import math
 import tempfile
+import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,15 +85,23 @@ class KneeCase:
     factor: float = 2.0      # first_size_beyond_overhead is asked with this factor
 
 
+SLEEP_MS = 1.0    # the grader's op sleeps this long per call: a time in µs is at least 1000 × this
+UNIT_STEP = 1000  # a wrong unit is off by 1000× (ms, ns) or 10⁶× (s)
+MIN_CALLS = 5     # a measurement is a median over repeated calls: fewer calls on a size is one timing, not a median
+
+
 class RecordingOp:
     """An op for time_op_sweep that remembers the sizes it ran on, once per call (is each size really timed, and
-    more than once?)."""
+    more than once?), and sleeps a known time on every call (is the time reported in microseconds?)."""
 
-    def __init__(self):
+    def __init__(self, sleep_ms: float = 0.0):
         self.seen: list[int] = []
+        self.sleep_s = sleep_ms / 1e3
 
     def __call__(self, t: torch.Tensor) -> torch.Tensor:
         self.seen.append(int(t.numel()))
+        if self.sleep_s:
+            time.sleep(self.sleep_s)
         return t * 3
 
 
@@ -100,6 +110,7 @@ class DispatchCases:
     knees: tuple                 # KneeCases for the floor and the knee
     sweep_sizes: tuple           # time_op_sweep is run on these sizes with an op that records what it ran on
     notebook_rows: bool          # also judge the notebook's own op_rows
+    sleep_ms: float = SLEEP_MS   # ... and sleeps this long on every call: the reported times' unit is judged against it
 
 
 def probe_knees(learner: Learner, row_lists: list[list[dict]], factors: list[float]) -> list:
@@ -108,10 +119,10 @@ def probe_knees(learner: Learner, row_lists: list[list[dict]], factors: list[flo
             for rows, factor in zip(row_lists, factors)]
 
 
-def probe_sweep(learner: Learner, sweep_sizes: list[int], notebook_rows: bool) -> dict:
-    """time_op_sweep on the sizes, with how many times the op ran on each; the notebook's op_rows if asked."""
+def probe_sweep(learner: Learner, sweep_sizes: list[int], notebook_rows: bool, sleep_ms: float = SLEEP_MS) -> dict:
+    """time_op_sweep on the sizes with a sleeping op, with how many times the op ran on each; the notebook's op_rows."""
     info = {}
-    op = RecordingOp()
+    op = RecordingOp(sleep_ms)
     info["rows"] = call(learner, "time_op_sweep", op, list(sweep_sizes))
     info["seen"] = sorted(set(op.seen))
     info["calls"] = {n: op.seen.count(n) for n in info["seen"]}
@@ -134,13 +145,15 @@ def knee_problems(answers: list, cases: list[KneeCase], reveal: bool) -> list[st
     return []
 
 
-MIN_OP_US = 0.1   # a dispatched PyTorch op costs a microsecond or more; a time below this is in the wrong unit
-MAX_SMALL_OP_US = 500.0   # ... and far less than half a millisecond on a few elements; a time above is in ns
-MIN_CALLS = 5     # a measurement is a median over repeated calls: fewer calls on a size is one timing, not a median
+def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None, calls: dict | None = None,
+                   sleep_ms: float | None = None) -> list[str]:
+    """Whether the sweep's rows are one measurement per size, each with its quartiles in order, in microseconds.
 
-
-def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None, calls: dict | None = None) -> list[str]:
-    """Whether the sweep's rows are one measurement per size, each with its quartiles in order."""
+    The unit is judged on the grader's op, which sleeps sleep_ms on every call. Load can lengthen a sleep but never
+    shorten it, so a time in µs is at least the sleep, and a time in ms (or s) falls 1000× (10⁶×) below it whatever
+    the load. A time in ns reads at least UNIT_STEP × the sleep; a right one reaches that only if every call took
+    1000 × its sleep (a second per call), which no load does. No bound here depends on how fast the machine is.
+    """
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         return ["time_op_sweep should return a list of dicts {numel, median_us, q25_us, q75_us}."]
     got = [r.get("numel") for r in rows]
@@ -152,22 +165,26 @@ def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None, calls:
         vals = [r.get(k) for k in ("q25_us", "median_us", "q75_us")]
         if not all(isinstance(v, (int, float)) and math.isfinite(v) and v > 0 for v in vals) or not vals[0] <= vals[1] <= vals[2]:
             return ["each row of time_op_sweep needs positive times with q25_us ≤ median_us ≤ q75_us."]
-    smallest = min(rows, key=lambda r: r["numel"])["median_us"]
-    if smallest < MIN_OP_US:
-        return [f"time_op_sweep says an op on {min(got)} element(s) took {smallest:.3g} µs; no PyTorch op is that fast. "
-                "Report microseconds: bench.measure gives milliseconds (median_ms × 1e3), time.perf_counter seconds "
-                "(× 1e6)."]
     if seen is not None and seen != sorted(set(sizes)):
         return ["time_op_sweep should run the op it is given on a tensor of each size; the grader's op did not see those sizes."]
+    if sleep_ms:
+        sleep_us = sleep_ms * 1e3
+        low = min(rows, key=lambda r: r["median_us"])
+        if low["median_us"] < sleep_us:
+            return [f"time_op_sweep says the grader's op took {low['median_us']:.3g} µs on {low['numel']} element(s), but "
+                    f"it sleeps {sleep_us:g} µs on every call. Report microseconds: bench.measure gives milliseconds "
+                    "(median_ms × 1e3), time.perf_counter seconds (× 1e6)."]
+        high = max(rows, key=lambda r: r["median_us"])
+        if high["median_us"] >= UNIT_STEP * sleep_us:
+            return [f"time_op_sweep says the grader's op, which sleeps {sleep_us:g} µs per call, took "
+                    f"{high['median_us']:.4g} µs on {high['numel']} element(s): {UNIT_STEP}× its sleep or more. Report "
+                    "microseconds (bench.measure gives milliseconds: median_ms × 1e3, not × 1e6)."]
     few = {n: k for n, k in (calls or {}).items() if k < MIN_CALLS}
     if few:
         n, k = next(iter(few.items()))
         return [f"time_op_sweep ran the op only {k} time(s) on {n} element(s): one timing is no measurement (the first "
                 "call warms up, and the next are noisy). Time many calls with bench.measure(op, x) and report its "
                 "median and quartiles."]
-    if smallest > MAX_SMALL_OP_US:
-        return [f"time_op_sweep says an op on {min(got)} element(s) took {smallest:.4g} µs, which is the time of "
-                "thousands of ops: report microseconds (bench.measure gives milliseconds: median_ms × 1e3, not × 1e6)."]
     return []
 
 
@@ -193,8 +210,8 @@ PUBLIC_KNEE_CASES = [
 def _dispatch(ctx: Context, cases: DispatchCases) -> str:
     fail_if(knee_problems(ctx.probe(probe_knees, [list(c.rows) for c in cases.knees], [c.factor for c in cases.knees]),
                           cases.knees, ctx.reveal))
-    info = ctx.probe(probe_sweep, list(cases.sweep_sizes), cases.notebook_rows, timeout=180)
-    fail_if(sweep_problems(info["rows"], list(cases.sweep_sizes), info["seen"], info["calls"])
+    info = ctx.probe(probe_sweep, list(cases.sweep_sizes), cases.notebook_rows, cases.sleep_ms, timeout=180)
+    fail_if(sweep_problems(info["rows"], list(cases.sweep_sizes), info["seen"], info["calls"], cases.sleep_ms)
             or (sweep_problems(info["op_rows"], None, None) if cases.notebook_rows else []))
     return "the floor and the knee are right, and the sweep measures every size"
 

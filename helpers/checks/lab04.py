@@ -31,7 +31,7 @@ ANNOTATION_FILE = "KERNEL_ANNOTATION.md"
 REPORT_FILE = "REPORT.md"
 MANIFEST_FILE = "manifest.json"
 ANNOTATION_SECTIONS = ("Fused ATen ops", "Input read", "Output written", "Reductions", "What is not there")
-REPORT_SECTIONS = ("Compile match", "Kernel", "Profile", "Where compiling loses")
+REPORT_SECTIONS = ("Compile match", "Kernel", "Profile", "When compiling pays")
 # Ops a softmax annotation might name; naming one the kernel does not hold is an error.
 SOFTMAX_VOCAB = ("amax", "max", "sub", "exp", "sum", "div", "_softmax", "softmax", "prepare_softmax_online",
                  "log", "mul", "reciprocal", "addmm", "mm", "permute", "t")
@@ -590,22 +590,53 @@ def _annotation(ctx: Context, case: AnnotationCase) -> str:
 
 
 # ---------------------------------------------------------------- E: crossover
+# Every timing judged here is load-proof: the stand-in models' sleeps set floors (load only adds time), a per-call time
+# is bounded by the duration of the same measure_sweep call, and the rest is counts (the calls each model saw, at which
+# batch sizes) and consistency (speedup = eager_ms / compiled_ms, a verdict that agrees with its own interval). No wall
+# time is held against a threshold, and no two times taken at different moments are compared.
+FASTER, SLOWER, SAME = "faster", "slower", "no difference"      # bench.Comparison.verdict's words
+MIN_CALLS = 5   # calls of each model per batch size; bench.compare makes 11 or more (3 warm-up, 1 sizing, 7 rounds)
+
+
+def verdict_of(speedup: float) -> str:
+    """The verdict a comparison with this speedup and a narrow interval would give (for cases that name none)."""
+    from helpers.bench import RESOLUTION
+
+    return FASTER if speedup > RESOLUTION else SLOWER if speedup < 1 / RESOLUTION else SAME
+
+
+def interval_for(speedup: float, verdict: str) -> list[float]:
+    """A 95 % interval of the speedup that agrees with the verdict: beyond 3 % either way for faster and slower,
+    across 1 for no difference (a speedup of 1.1 with an interval reaching below 1 is no difference)."""
+    if verdict == FASTER:
+        return [max(1.04, 0.95 * speedup), max(1.06, 1.05 * speedup)]
+    if verdict == SLOWER:
+        return [min(0.94, 0.95 * speedup), min(0.96, 1.05 * speedup)]
+    return [min(0.97, 0.95 * speedup), max(1.03, 1.05 * speedup)]
+
+
 @dataclass(frozen=True)
 class CrossoverCase:
+    """find_crossover on rows with these speedups at these batch sizes, and the answer it should give. Each row's
+    verdict is `verdicts`' (by default, the one a narrow interval around its speedup gives)."""
+
     speedups: tuple
     sizes: tuple
     want: int | None
     about: str = ""
     largest_first: bool = False
+    verdicts: tuple | None = None
 
     def rows(self) -> list[dict]:
-        rows = rows_for(self.speedups, self.sizes)
+        rows = rows_for(self.speedups, self.sizes, self.verdicts)
         return rows[::-1] if self.largest_first else rows
 
 
-def rows_for(speedups, sizes) -> list[dict]:
-    """Sweep rows with the given speedups (eager time / compiled time)."""
-    return [{"batch": b, "eager_ms": 1.0, "compiled_ms": 1.0 / s, "speedup": s} for s, b in zip(speedups, sizes)]
+def rows_for(speedups, sizes, verdicts=None) -> list[dict]:
+    """Sweep rows with the given speedups (eager time / compiled time) and verdicts, each with an interval to match."""
+    verdicts = verdicts or [verdict_of(s) for s in speedups]
+    return [{"batch": b, "eager_ms": 1.0, "compiled_ms": 1.0 / s, "speedup": s, "verdict": v, "ci": interval_for(s, v)}
+            for s, b, v in zip(speedups, sizes, verdicts)]
 
 
 @dataclass(frozen=True)
@@ -620,8 +651,9 @@ class SweepCase:
 
 
 class CountingHead(torch.nn.Module):
-    """A small TinyHead that takes at least `ms` per call and records the batch sizes it saw: is the model really
-    timed, at each size? (A sweep that times nothing, or invents its rows, cannot know either.)"""
+    """A small TinyHead that takes at least `ms` per call and records the batch size of every call: is the model
+    really timed, at each size, and over many calls? (A sweep that times nothing, invents its rows, or times one
+    call, cannot hide it.)"""
 
     def __init__(self, d: int, ms: float):
         super().__init__()
@@ -637,7 +669,8 @@ class CountingHead(torch.nn.Module):
 
 def probe_crossover(learner: Learner, row_lists: list[list[dict]], sweep: SweepCase) -> dict:
     """find_crossover on each list of rows (or what it raised); the notebook's sweep_rows; and, for sweep batches,
-    measure_sweep's rows on two stand-in models and the batch sizes each model saw."""
+    measure_sweep's rows on two stand-in models, how many calls of each model it made at each batch size, and how long
+    the whole measure_sweep call took."""
     import inspect
 
     info: dict = {"answers": []}
@@ -649,7 +682,6 @@ def probe_crossover(learner: Learner, row_lists: list[list[dict]], sweep: SweepC
         except Exception as err:
             info["answers"].append({"raised": raised(err)})
     info["rows"] = learner.value("sweep_rows")
-    info["eager_now"] = eager_now(learner, info["rows"])
     if sweep.batches is not None:
         from helpers.env import pick_device
 
@@ -657,6 +689,7 @@ def probe_crossover(learner: Learner, row_lists: list[list[dict]], sweep: SweepC
         eager, compiled = CountingHead(sweep.d, sweep.eager_ms).to(device), CountingHead(sweep.d, sweep.compiled_ms).to(device)
         fn = learner.function("measure_sweep")
         kw = {"d": sweep.d} if "d" in inspect.signature(fn).parameters else {}
+        start = time.perf_counter()
         try:
             with learner.running("measure_sweep"):
                 info["measured"] = fn(eager, compiled, list(sweep.batches), **kw)
@@ -664,57 +697,18 @@ def probe_crossover(learner: Learner, row_lists: list[list[dict]], sweep: SweepC
             raise
         except Exception as err:
             info["measured"] = raised(err)
+        info["wall_ms"] = (time.perf_counter() - start) * 1e3
         info["seen"] = {"eager": sorted(set(eager.seen)), "compiled": sorted(set(compiled.seen))}
+        info["calls"] = {name: [model.seen.count(b) for b in sweep.batches]    # per batch size asked, in order
+                         for name, model in (("eager", eager), ("compiled", compiled))}
     return info
 
 
-def eager_now(learner: Learner, rows: Any) -> dict | None:
-    """The notebook's eager model timed now at the smallest batch of its sweep: {batch, ms}; None when there is no
-    model or no usable sweep (other problems are judged elsewhere)."""
-    from helpers import bench
-
-    try:
-        model = learner.value("model")
-        batch = min(int(r["batch"]) for r in rows)
-        d = model.fc.in_features
-        x = torch.randn(batch, d, device=next(model.parameters()).device)
-        with torch.no_grad():
-            return {"batch": batch, "ms": bench.measure(model, x, min_run_time=0.05).median_ms}
-    except Exception:        # no model, no rows, rows of another shape: nothing to compare with
-        return None
-
-
-BUSY_FACTOR, BUSY_MS = 10.0, 1.0     # a sweep row this many times slower, and this many ms slower, than now
-SMALL_BATCH, ABSURD_MS = 8, 5.0      # a TinyHead call on at most 8 rows takes well under 5 ms anywhere
-
-
-def busy_problems(rows: list[dict], now: dict | None) -> list[str]:
-    """Whether the sweep's eager time at its smallest batch is far above what the same call takes now: the machine
-    was busy when the sweep ran (other programs, or torch's threads fighting them), and its figures mean nothing."""
-    small = [r for r in rows if int(r["batch"]) <= SMALL_BATCH and max(r["eager_ms"], r["compiled_ms"]) > ABSURD_MS]
-    if small:
-        r = small[0]
-        return [f"your sweep says one call at batch {r['batch']} took {r['eager_ms']:.3g} ms eager and "
-                f"{r['compiled_ms']:.3g} ms compiled: a few thousand multiply-adds, which any machine does in well under "
-                f"{ABSURD_MS:g} ms. Either the time includes a compile (time only warmed-up calls, as bench.compare "
-                "does) or the cores were oversubscribed when the sweep ran (other programs, or torch's threads fighting "
-                "them: close them, or run torch.set_num_threads(1)); run the sweep cell again."]
-    if not now:
-        return []
-    row = next((r for r in rows if int(r["batch"]) == now["batch"]), None)
-    if row is None or not (row["eager_ms"] > BUSY_FACTOR * now["ms"] and row["eager_ms"] - now["ms"] > BUSY_MS):
-        return []
-    return [f"your sweep's eager time at batch {now['batch']} ({row['eager_ms']:.3g} ms) is "
-            f"{row['eager_ms'] / now['ms']:.0f}× what the same call takes now ({now['ms']:.3g} ms): the machine was busy "
-            "when the sweep ran, so its figures are not this machine's. Close other programs (or run "
-            "torch.set_num_threads(1)) and run the sweep cell again."]
-
-
-def rows_problems(rows: Any, what: str) -> list[str]:
+def times_problems(rows: Any, what: str) -> list[str]:
     """Why `rows` are not sweep rows: a list of dicts with positive times in ms and speedup = eager_ms / compiled_ms."""
     keys = ("batch", "eager_ms", "compiled_ms", "speedup")
     if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and set(keys) <= set(r) for r in rows):
-        return [f"{what} should be a list of dicts with batch, eager_ms, compiled_ms and speedup."]
+        return [f"{what} should be a list of dicts with batch, eager_ms, compiled_ms, speedup, verdict and ci."]
     for r in rows:
         if not all(isinstance(r[k], (int, float)) and math.isfinite(r[k]) and r[k] > 0 for k in keys[1:]):
             return [f"each row of {what} needs positive, finite eager_ms, compiled_ms and speedup."]
@@ -723,15 +717,38 @@ def rows_problems(rows: Any, what: str) -> list[str]:
     return []
 
 
+def verdict_problems(rows: list[dict], what: str) -> list[str]:
+    """Whether each row carries its comparison's verdict and 95 % interval, and the two agree."""
+    for r in rows:
+        ci = r.get("ci")
+        if r.get("verdict") not in (FASTER, SLOWER, SAME) or not isinstance(ci, (list, tuple)) or len(ci) != 2 or \
+                not all(isinstance(v, (int, float)) and math.isfinite(v) and v > 0 for v in ci) or ci[0] > ci[1]:
+            return [f"each row of {what} needs the comparison's verdict on compiled ('faster', 'slower' or 'no "
+                    "difference': c.verdict) and ci, the 95 % interval of compiled's speedup it comes from (c.ci, two "
+                    "numbers, low first)."]
+        low, high = ci
+        if (r["verdict"] == FASTER and low <= 1) or (r["verdict"] == SLOWER and high >= 1):
+            return [f"a row of {what} says compiled is {r['verdict']} with a speedup interval of {low:.2f}–{high:.2f}×: "
+                    "take the verdict and the interval from the same comparison of eager (first) and compiled "
+                    "(c.verdict, c.ci), not from the speedup."]
+    return []
+
+
+def rows_problems(rows: Any, what: str) -> list[str]:
+    """Why `rows` are not the rows of a sweep: times, speedup, verdict and interval."""
+    return times_problems(rows, what) or verdict_problems(rows, what)
+
+
 def measured_problems(info: dict, sweep: SweepCase, reveal: bool) -> list[str]:
-    """Whether measure_sweep really timed the two models it was given, one call each, in ms, at each batch size."""
+    """Whether measure_sweep really compared the two models it was given, over many calls of each, at each batch size,
+    with per-call times in ms and each size's verdict."""
     rows, batches = info.get("measured"), list(sweep.batches)
     asked = f"at batch sizes {batches}" if reveal else "at the grader's batch sizes"
     if isinstance(rows, str):
         return [f"measure_sweep {rows}, when the check called it with two models of its own (rows of d={sweep.d} "
                 f"features) {asked}: time the two models it is given on inputs built from its arguments "
                 "(torch.randn(batch, d)), not the notebook's model, compiled model or x."]
-    problems = rows_problems(rows, "measure_sweep's rows")
+    problems = times_problems(rows, "measure_sweep's rows")
     if problems:
         return problems
     if [r["batch"] for r in rows] != batches:
@@ -744,24 +761,33 @@ def measured_problems(info: dict, sweep: SweepCase, reveal: bool) -> list[str]:
                 f"features); the check's models were called with batch sizes {seen['eager']} and {seen['compiled']}, "
                 f"not {sorted(set(batches))}." if reveal else "measure_sweep should time both models on an input of "
                 "each batch size it is given (rows of d features); the grader's models were not called with those batch sizes."]
-    low, high = (0.9 * sweep.eager_ms, 0.9 * sweep.compiled_ms), (30 * sweep.eager_ms + 100, 30 * sweep.compiled_ms + 100)
-    # The stand-ins differ 40-fold, so that a loaded machine (which only adds time) cannot make them look swapped.
+    low = (0.9 * sweep.eager_ms, 0.9 * sweep.compiled_ms)
+    # The stand-ins differ 40-fold and sleep at least that long: load only adds time, so it cannot make them look
+    # swapped or faster than their sleeps.
     if all(r["eager_ms"] >= low[1] and r["compiled_ms"] < low[1] for r in rows):
         return ["measure_sweep's eager_ms and compiled_ms are swapped: eager_ms times the first model (eager), "
                 "compiled_ms the second (compiled)."]
     if not all(r["eager_ms"] >= low[0] and r["compiled_ms"] >= low[1] for r in rows):
         return ["measure_sweep's times are shorter than the models it was given can run: each row must be the measured "
                 "time of one call of each model, in milliseconds (not seconds), not a guess."]
-    if not all(r["eager_ms"] <= high[0] and r["compiled_ms"] <= high[1] for r in rows):
-        return ["measure_sweep's times are far longer than one call of the models it was given takes: give the time of "
-                "one call in milliseconds (not microseconds, not a total over many calls)."]
-    return []
+    fewest = min((n for counts in info.get("calls", {}).values() for n in counts), default=0)
+    if fewest < MIN_CALLS:
+        return [f"measure_sweep called a model only {fewest} time(s) at one batch size: one call is not a measurement. "
+                "The first call of a freshly compiled model includes a compile, and a single call says nothing about "
+                "the next; compare many warmed-up calls of both models in paired rounds, as bench.compare does."]
+    total = sum(r["eager_ms"] + r["compiled_ms"] for r in rows)
+    if total > info.get("wall_ms", math.inf):
+        return [f"measure_sweep's rows say one call of each model took {total:.4g} ms in all, longer than the whole "
+                f"measure_sweep call ({info['wall_ms']:.4g} ms): give the time of one call in milliseconds (not "
+                "microseconds, not a total over many calls)."]
+    return verdict_problems(rows, "measure_sweep's rows")
 
 
 def crossover_problems(info: dict, cases: list[CrossoverCase], sweep: SweepCase, reveal: bool) -> list[str]:
-    """Wrong crossover answers, and sweep rows that are not measurements of the sizes asked for."""
+    """Wrong crossover answers; then (for sweep batches) measure_sweep on the stand-ins and the notebook's sweep."""
     for case, got in zip(cases, info["answers"]):
-        where = (f"for speedups {list(case.speedups)} at batch sizes {list(case.sizes)}"
+        verdicts = [r["verdict"] for r in rows_for(case.speedups, case.sizes, case.verdicts)]
+        where = (f"for verdicts {verdicts} (speedups {list(case.speedups)}) at batch sizes {list(case.sizes)}"
                  + (" (rows given largest batch first)" if case.largest_first else "")) if reveal else \
             f"on the grader's case with {case.about}"
         if isinstance(got, dict):
@@ -770,20 +796,22 @@ def crossover_problems(info: dict, cases: list[CrossoverCase], sweep: SweepCase,
         if got != case.want:
             if reveal:
                 return [f"{where}, find_crossover returned {got!r}; expected {case.want!r} (the smallest batch from which "
-                        "compiled is faster, speedup above 1, at every larger batch too; None if never)."]
-            return [f"find_crossover gave a wrong answer {where}; sort the rows by batch and handle every size, not "
-                    "only the ones shown in the notebook."]
-    problems = rows_problems(info.get("rows"), "your sweep (sweep_rows)")
-    if problems or sweep.batches is None:
-        return problems
-    # measure_sweep's own mistakes first (they have a precise cause), then whether the sweep's figures are sane
-    return measured_problems(info, sweep, reveal) or busy_problems(info["rows"], info.get("eager_now"))
+                        "compiled's verdict is 'faster', at every larger batch too; a 'no difference' row is not faster, "
+                        "whatever its speedup; None if never)."]
+            return [f"find_crossover gave a wrong answer {where}; sort the rows by batch, go by each row's verdict (not "
+                    "its speedup), and handle every size, not only the ones shown in the notebook."]
+    if sweep.batches is None:
+        return []
+    # measure_sweep's own mistakes first (they have a precise cause), then the notebook's sweep
+    return measured_problems(info, sweep, reveal) or rows_problems(info.get("rows"), "your sweep (sweep_rows)")
 
 
-@register("04.crossover", points=2, exercise="E", title="the eager-vs-compiled sweep and its crossover",
+@register("04.crossover", points=2, exercise="E", title="the eager-vs-compiled sweep, its verdicts and its crossover",
           cases=([CrossoverCase((0.5, 0.7, 1.2, 1.5), (1, 8, 64, 512), 64), CrossoverCase((0.4, 0.6, 0.8), (1, 8, 64), None),
                   CrossoverCase((1.3, 1.5, 2.0), (2, 4, 8), 2), CrossoverCase((0.8, 1.1, 0.9, 1.2, 1.3), (1, 2, 4, 8, 16), 8),
                   CrossoverCase((0.9, 1.0, 1.4), (1, 2, 4), 4), CrossoverCase((0.6, 1.1, 1.3), (16, 32, 64), 32, largest_first=True),
+                  CrossoverCase((0.7, 1.02, 1.3), (1, 4, 16), 16, verdicts=(SLOWER, SAME, FASTER)),
+                  CrossoverCase((1.2, 1.4, 1.1), (2, 8, 32), None, verdicts=(FASTER, FASTER, SAME)),
                   CrossoverCase((), (), None)],
                  SweepCase(batches=(2, 6))))
 def _crossover(ctx: Context, cases: tuple) -> str:
@@ -793,7 +821,7 @@ def _crossover(ctx: Context, cases: tuple) -> str:
                                crossovers, rows_only, ctx.reveal))
     if sweep.batches is not None:
         fail_if(crossover_problems(ctx.probe(probe_crossover, [], sweep, timeout=240), [], sweep, ctx.reveal))
-    return "find_crossover is right on every case, and the sweep rows are consistent and measured"
+    return "find_crossover is right on every case; measure_sweep compares the models it is given, with a verdict per size"
 
 
 # ---------------------------------------------------------------- S: scheduler
@@ -954,8 +982,8 @@ def profile_problems(profile: str, rows) -> list[str]:
         return []          # the sweep's own format is judged by 04.crossover
     close = lambda a, b: abs(a - b) <= 0.02 * abs(b) + 1e-3
     if set(table) != set(want) or not all(close(table[b][0], e) and close(table[b][1], c) for b, (e, c) in want.items()):
-        return ["'Profile' should be a table | batch | eager ms | compiled ms | speedup | with the numbers your sweep "
-                "measured (sweep_rows): the report's rows do not match them."]
+        return ["'Profile' should be a table | batch | eager ms | compiled ms | speedup | verdict | with the numbers your "
+                "sweep measured (sweep_rows): the report's rows do not match them."]
     return []
 
 
@@ -979,8 +1007,9 @@ def report_problems(info: dict, kernels: list[str]) -> list[str]:
     if not any(name in found["kernel"] for name in kernels):
         problems.append("'Kernel' should name the fused softmax kernel of your dump, as Inductor named it.")
     problems += profile_problems(found["profile"], info.get("sweep_rows"))
-    if len(found["where compiling loses"].split()) < 25:
-        problems.append("'Where compiling loses' should explain, in a few sentences, where and why compiling is slower.")
+    if len(found["when compiling pays"].split()) < 25:
+        problems.append("'When compiling pays' should explain, in a few sentences, what your sweep's verdicts say (where "
+                        "compiled was faster, slower or no different from eager) and why.")
     if manifest is None:
         return problems + [f"{MANIFEST_FILE} does not exist: write_report should write it."]
     fmt = "manifest.json should be a JSON object with 'files' ({name: {\"sha256\": ..., \"bytes\": ...}}) and 'versions' ({\"torch\": ...})."

@@ -17,10 +17,11 @@ batch sizes, bucket caps and micro-batch counts, an output size FSDP must pad, u
 No check judges how long something took on a machine others may share. The pipeline is judged by its schedule:
 the order and count of each stage's fixed-cost calls (`helpers.models.busy_log`) and the bubble that order
 implies in units of the layer's cost, which must be GPipe's; the bubble the learner measured must agree with the
-busy time those layers logged and cannot be smaller than the step's critical path allows (load only makes it
-larger). DDP's bucket timings are judged by their order only. A check judges its own exercise only: the
-calculator's predictions for the notebook's model are compared with what parts 2–5 measure when they are right
-(`reference_measured`), not with the learner's runs. The survey, DISTRIBUTED.md, is read from the output folder
+busy time those layers logged and cannot be smaller than the chain of blocks from the rank's own first block to the
+step's end allows (load only makes it larger, and a rank that leaves the first barrier late is not blamed). DDP's
+bucket timings are judged by their order only. A check judges its own exercise only: the calculator's predictions
+for the notebook's model are compared with what parts 2–5 measure when they are right (`reference_measured`), not
+with the learner's runs. The survey, DISTRIBUTED.md, is read from the output folder
 (`probe_files`); its checks give the points a reader of words can verify (structure, each collective named next to
 what it carries, what each device holds, MiniGPT's size), the rest is graded by hand (the survey cell's rubric).
 """
@@ -521,7 +522,14 @@ def _tp(ctx: Context, cases: list[RunCase]) -> str:
 # ---------------------------------------------------------------- 5: pipeline parallel
 FORWARD, BACKWARD = "forward", "backward"
 UNIT = {FORWARD: 1.0, BACKWARD: 2.0}   # a fixed-cost block's forward and backward, in units of its cost_ms
-SLACK = 0.05   # how far below its critical path a measured bubble may fall: ranks leave the first barrier at different times
+# A measured bubble is judged against a floor no load can lift: each rank's wall time, from the moment it leaves the
+# first barrier, covers at least the longest chain of measured block times from its own first block to the step's
+# end (every block on that chain waits for the one before it; load only lengthens the chain and the gaps between).
+# The floor starts at the rank's own first block, not at the step's first: ranks leave the first barrier at
+# different times, and a rank that leaves it late (by up to the blocks that run before its first one) measures a
+# shorter wall than the whole step without any mistake. That skew grows with the load, so a floor over the whole
+# critical path, less a fixed slack, could fail a correct pipeline on a busy machine; this one cannot.
+TOLERANCE = 0.01   # rounding: the floor is exact, the measured times are floats
 
 
 @dataclass(frozen=True)
@@ -616,6 +624,14 @@ def gpipe_ops(m: int, per_stage: tuple) -> list[list[tuple[str, int, float]]]:
             for n in per_stage]
 
 
+def input_of(kind: str, stage: int, k: int, last: int) -> tuple[str, int, int] | None:
+    """The op whose output micro-batch k's op needs on this stage: a forward the previous stage's forward, a backward
+    the next stage's backward (the last stage: its own forward); None for the first stage's forwards."""
+    if kind == FORWARD:
+        return (FORWARD, stage - 1, k) if stage > 0 else None
+    return (BACKWARD, stage + 1, k) if stage < last else (FORWARD, stage, k)
+
+
 def finish_times(stages: list[list[tuple[str, int, float]]]) -> list[float] | None:
     """When each stage finishes if every op starts as soon as its stage is free and its input is there: a forward
     needs the previous stage's forward of its micro-batch, a backward the next stage's backward of it (the last
@@ -629,16 +645,53 @@ def finish_times(stages: list[list[tuple[str, int, float]]]) -> list[float] | No
         for s, ops in enumerate(stages):
             while nxt[s] < len(ops):
                 kind, k, cost = ops[nxt[s]]
-                if kind == FORWARD:
-                    need = (FORWARD, s - 1, k) if s > 0 else None
-                else:
-                    need = (BACKWARD, s + 1, k) if s < last else (FORWARD, s, k)
+                need = input_of(kind, s, k, last)
                 if need is not None and need not in done:
                     break
                 free[s] = done[(kind, s, k)] = max(free[s], done.get(need, 0.0)) + cost
                 nxt[s] += 1
                 moved = True
     return free if all(i == len(ops) for i, ops in zip(nxt, stages)) else None
+
+
+def chain_lengths(stages: list[list[tuple[str, int, float]]]) -> list[float] | None:
+    """For each stage, the longest chain of op costs from its own first op to the step's end, when every op starts as
+    soon as its stage is free and its input is there: finish_times with every op that does not wait on that first
+    op (directly or through others) costing nothing. None when the order can never run."""
+    last = len(stages) - 1
+    lengths = []
+    for first in range(len(stages)):
+        waits: set[tuple[str, int, int]] = set()
+        done: set[tuple[str, int, int]] = set()
+        nxt, moved = [0] * len(stages), True
+        while moved:
+            moved = False
+            for s, ops in enumerate(stages):
+                while nxt[s] < len(ops):
+                    kind, k, _ = ops[nxt[s]]
+                    need = input_of(kind, s, k, last)
+                    if need is not None and need not in done:
+                        break
+                    before = (ops[nxt[s] - 1][0], s, ops[nxt[s] - 1][1]) if nxt[s] else None
+                    if s == first or need in waits or before in waits:
+                        waits.add((kind, s, k))
+                    done.add((kind, s, k))
+                    nxt[s] += 1
+                    moved = True
+        if not all(i == len(ops) for i, ops in zip(nxt, stages)):
+            return None
+        ends = finish_times([[(kind, k, cost if (kind, s, k) in waits else 0.0) for kind, k, cost in ops]
+                             for s, ops in enumerate(stages)])
+        lengths.append(max(ends))
+    return lengths
+
+
+def floor_bubbles(stages: list[list[tuple[str, int, float]]]) -> list[float] | None:
+    """Each stage's idle fraction of a step at least, whatever the load: 1 - busy / (its chain_lengths)."""
+    lengths = chain_lengths(stages)
+    if lengths is None or min(lengths) <= 0:
+        return None
+    return [1 - sum(op[2] for op in ops) / length for ops, length in zip(stages, lengths)]
 
 
 def implied_bubbles(stages: list[list[tuple[str, int, float]]]) -> list[float] | None:
@@ -682,7 +735,8 @@ def stage_call_problems(calls: list, m: int, case: PipelineCase, reveal: bool) -
 def measured_bubble_problems(row: dict, calls: list, floor: float, rank: int, about: str, steps: int,
                              with_m: str) -> list[str]:
     """The bubble the learner measured: 1 - busy / wall with the busy time the fixed-cost layers logged, and no
-    smaller than the step's critical path allows (a busy machine only makes it larger)."""
+    smaller than the chain of blocks from this rank's first one to the step's end allows (a busy machine only makes
+    it larger)."""
     bubble, wall = row.get("bubble"), row.get("wall_ms")
     if not (number(bubble) and 0 <= bubble < 1 and number(wall) and wall > 0):
         return [f"each row needs bubble, the idle fraction the step measured (between 0 and 1), and wall_ms; rank {rank} "
@@ -692,7 +746,7 @@ def measured_bubble_problems(row: dict, calls: list, floor: float, rank: int, ab
         return [f"on {about}, rank {rank}'s bubble ({bubble:.2f}) is not 1 - busy / wall of its step ({logged:.2f} with "
                 "the time its fixed-cost blocks logged): reset_busy() when the step starts, and divide busy_seconds() "
                 "by the step's wall time, as the harness does."]
-    if bubble < floor - SLACK:
+    if bubble < floor - TOLERANCE:
         return [f"on {about}, rank {rank} measured a bubble of {bubble:.2f} {with_m}, but the order its stages ran in "
                 f"leaves it idle at least {floor:.2f} of the step on any machine: time the whole step between two "
                 "barriers and count as busy only the time the stage's layers run (busy_seconds())."]
@@ -727,7 +781,8 @@ def schedule_problems(busy, res: list, case: PipelineCase, reveal: bool) -> list
             return [f"on {about} {with_m}, the order the stages ran their micro-batches in{order} {said}, against GPipe's "
                     f"{want[0]:.2f} = (p - 1) / (m + p - 1): run all m micro-batches through one ScheduleGPipe step, so "
                     "that stage 0 starts micro-batch 2 while stage 1 works on micro-batch 1."]
-        floors = implied_bubbles([stage_ops(c, n, measured=True) for c, n in zip(calls, case.per_stage)])
+        floors = floor_bubbles([stage_ops(c, n, measured=True) for c, n in zip(calls, case.per_stage)])
+        floors = floors or [0.0] * len(calls)          # no block time logged: nothing to hold the bubble against
         for rank, rows in enumerate(res):
             problems = measured_bubble_problems(rows[i], calls[rank], floors[rank], rank, about, steps, with_m)
             if problems:

@@ -11,10 +11,11 @@ from helpers.llm_bench.backends import (BACKENDS, CompiledBackend, EagerBackend,
                                         LlamaBackend, make_backend)
 from helpers.llm_bench.hf import HFBackend  # transformers itself is imported only when one is made
 from helpers.llm_bench.generation import GenerationConfig, GenerationResult, percentiles
-from helpers.llm_bench.runner import WORKLOADS, BenchResults, Workload, WorkloadResult, run_benchmark, workload
+from helpers.llm_bench.runner import (WORKLOADS, BenchResults, Interleaved, Workload, WorkloadResult, interleaved_runs,
+                                      run_benchmark, workload)
 from helpers.llm_bench.tokenizer import ByteTokenizer
 
 
 __all__ = ["BACKENDS", "BenchResults", "ByteTokenizer", "CompiledBackend", "EagerBackend", "GenerationConfig",
-           "GenerationResult", "HFBackend", "Int8Backend", "LLMBackend", "LlamaBackend", "WORKLOADS", "Workload",
-           "WorkloadResult", "make_backend", "percentiles", "run_benchmark", "workload"]
+           "GenerationResult", "HFBackend", "Int8Backend", "Interleaved", "LLMBackend", "LlamaBackend", "WORKLOADS",
+           "Workload", "WorkloadResult", "interleaved_runs", "make_backend", "percentiles", "run_benchmark", "workload"]

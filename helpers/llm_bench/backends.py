@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import torch
 
@@ -212,13 +212,33 @@ class LlamaBackend(LLMBackend):
     def cleanup(self) -> None:
         """Drop model and cache; a compiled backend also forgets compiled code and CUDA graphs.
 
-        torch.compiler.reset() acts on the whole process: run backends one after another, not interleaved.
+        torch.compiler.reset() acts on the whole process: clean up only once every backend that shares the process
+        is done (the runner interleaves its backends and cleans them all up at the end).
         """
         self._decode_fn = self._prefill_fn = None
         self.cache = None
         if self.compile_mode is not None:
             torch.compiler.reset()
         super().cleanup()
+
+    def decode_step_fn(self, context: int, batch: int = 1) -> Callable[[], torch.Tensor]:
+        """One decode step at position `context` on this backend's cache, as a function of no arguments.
+
+        For timing the step alone against another backend's (bench.compare_many): the first calls compile it (and,
+        with reduce-overhead, record its CUDA graph); every call writes the same cache position.
+        """
+        if self.model is None:
+            raise RuntimeError(f"{self.name}: call load() before decode_step_fn()")
+        cache = self._cache_for(batch, context + 1)
+        token = torch.full((batch, 1), 5, dtype=torch.long, device=self.device)
+        position = torch.tensor([context], device=self.device)
+        decode = self._decode_fn
+
+        def step() -> torch.Tensor:
+            with torch.no_grad():
+                return decode(token, position, cache)
+
+        return step
 
     def info(self) -> dict:
         loaded = self.model is not None

@@ -1,5 +1,8 @@
-"""`python -m helpers.llm_bench`: benchmark backends on workloads, print a table, write JSON.
+"""`python -m helpers.llm_bench`: benchmark backends on workloads, print a table and the verdicts, write JSON.
 
+The backends run in interleaved rounds (helpers.llm_bench.runner), so the verdicts between them ("faster",
+"slower", "no difference this machine can resolve") compare generations run at the same moments; the CLI warns
+when other programs kept the cores busy meanwhile. On a CPU, torch runs on one thread (bench.thread_policy).
 main(argv) returns an exit code, so `workbook llm-bench` can call it with its own arguments.
 """
 
@@ -13,7 +16,7 @@ from helpers.llm_bench.backends import BACKENDS, COMPILE_MODES, DTYPES
 from helpers.llm_bench.runner import WORKLOADS
 
 EXAMPLE = ("example: python -m helpers.llm_bench --model tiny --backend eager compiled int8 "
-           "--workload short-chat --device auto --repeats 3 --out results.json")
+           "--workload short-chat --device auto --repeats 7 --out results.json")
 
 
 def build_parser(prog: str = "python -m helpers.llm_bench") -> argparse.ArgumentParser:
@@ -31,7 +34,9 @@ def build_parser(prog: str = "python -m helpers.llm_bench") -> argparse.Argument
     p.add_argument("--quick", action=argparse.BooleanOptionalAction, default=None,
                    help="QUICK workload sizes (default: on for CPU, off for CUDA)")
     p.add_argument("--warmup", type=int, default=1, help="untimed generations per workload (default: 1)")
-    p.add_argument("--repeats", type=int, default=3, help="timed generations per workload (default: 3)")
+    p.add_argument("--repeats", type=int, default=7,
+                   help="timed rounds per workload, each one generation of every backend in random order (default: 7, "
+                        "the fewest that give a 95%% interval for the verdicts)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="llm_bench_results.json", help="where to write the JSON results")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -46,6 +51,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m helpers.llm_bench
         return int(stop.code or 0)
     from tqdm import tqdm
 
+    from helpers import bench
     from helpers.env import device_label, pick_device
     from helpers.llm_bench.runner import run_benchmark, workload
 
@@ -57,6 +63,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m helpers.llm_bench
     except (RuntimeError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    print(bench.thread_policy(device))
     quick = device.type != "cuda" if args.quick is None else args.quick
     shapes = [workload(w, quick) for w in args.workload]
     print(f"{args.model} ({param_count(CONFIGS[args.model]) / 1e6:.1f}M parameters, random weights) on "
@@ -68,10 +75,14 @@ def main(argv: list[str] | None = None, prog: str = "python -m helpers.llm_bench
             results = run_benchmark(args.backend, shapes, model=args.model, device=device, dtype=args.dtype,
                                     warmup=args.warmup, repeats=args.repeats, seed=args.seed, quick=quick,
                                     compile_mode=args.compile_mode, progress=bar.update)
-        except ImportError as e:  # an optional backend's package is missing
+        except (ImportError, ValueError) as e:  # an optional backend's package is missing, two backends of one name
             print(f"error: {e}", file=sys.stderr)
             return 2
     print(results.table())
+    if len(args.backend) > 1:
+        print(results.verdicts())
+    if warning := results.load_warning():
+        print(warning)
     memory = results.results[0].memory if results.results else None
     if memory:
         print(f"peak_mem: {memory['note']}")

@@ -3,11 +3,12 @@
 Decode reads every weight once per token, so its time is set by weight bytes: int8 halves them against
 bf16 (a quarter of fp32). The matmul still runs in the activations' dtype: weights are cast up inside
 it and the per-row scale is applied to the output, x @ (q × s)ᵀ = (x @ qᵀ) × s. Eager PyTorch casts the
-whole weight to a temporary each call, so eager int8 is slower, not faster; under torch.compile a one-row
-input (batch-1 decode) becomes one fused int8 reduction kernel. Measured on an H100 (torch 2.11, the
-"1b" config, reduce-overhead; benchmarks/llm_decode.py): TPOT 1.79 ms against 2.09 ms for bf16, not 2× (the
-fused kernel streams ~700-800 GB/s where cuBLAS streams bf16 at 1.2-1.5 TB/s); with batch 8 the cast + mm path makes int8 far
-slower (29.8 against 1.9 ms). Measure it on your device: python -m helpers.llm_bench --backend int8-compiled.
+whole weight to a temporary each call, which adds a read and a write of a full-size weight; under torch.compile a
+one-row input (batch-1 decode) becomes one fused int8 reduction kernel that reads the int8 weight once, and a batch
+of rows takes the cast + matmul path again. Whether that pays depends on how fast the fused kernel streams int8
+against the library matmul's bf16: Lab 07 part E measures it against the unquantized model in the same rounds, and
+shows the verdicts recorded on GPUs (helpers/gpu_figures/). Measure it on your device:
+python -m helpers.llm_bench --backend eager compiled int8-compiled.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class Int8Linear(nn.Module):
         if torch.compiler.is_compiling() and math.prod(x.shape[:-1]) == 1:
             # One row (batch-1 decode): cuBLAS cannot read int8, so an mm needs a cast copy of the whole weight
             # first; written as multiply-and-sum, Inductor fuses cast and dot product into one kernel that reads
-            # the int8 weight once (H100, torch 2.11, 8192×2048: 25 µs against 98 µs for cast + mm).
+            # the int8 weight once instead of reading it, writing a full-size copy and reading that.
             return (x.unsqueeze(-2) * weight).sum(-1) * scales
         return F.linear(x, weight) * scales
 

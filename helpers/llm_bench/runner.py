@@ -1,12 +1,17 @@
-"""Run backends over workloads: warm-up, timed repeats, percentiles, peak memory, one JSON file.
+"""Run backends over workloads: warm-up, timed repeats in interleaved rounds, verdicts, percentiles, peak memory, JSON.
 
-For each backend: load it, then for each workload run `warmup` untimed generations (compilation and
-CUDA-graph recording happen there), `repeats` timed ones, and one more under helpers.memory.track_memory
-(memory gets its own run so that the CPU fallback's RSS sampler thread cannot slow the timed ones).
-TTFT and e2e percentiles are over runs; TPOT is each run's mean gap, ITL every gap of every run pooled
-(vLLM's names). `decode_gbps` divides the bytes a decode step must move (weights + KV cache, mid-run
-context) by the median TPOT: compare it with the device's memory bandwidth. `compiles` counts graphs
-torch.compile made during warm-up and during the timed runs (the second must be 0).
+Every backend is loaded first. For each workload, each backend runs `warmup` untimed generations (compilation and
+CUDA-graph recording happen there); then come `repeats` **rounds**, each running every backend's generation once,
+in a fresh random order, so round i of one backend and round i of another ran at the same moment: load that comes
+and goes hits both alike. The verdicts between backends (`BenchResults.comparisons`: every backend against the first,
+on TTFT and on TPOT, per workload) are bench.paired over those rounds: "faster", "slower" or "no difference this
+machine can resolve", with a 95 % interval. Then each backend runs once more under helpers.memory.track_memory (its
+own run, so that the CPU fallback's RSS sampler thread cannot slow the timed ones); the other backends' weights and
+caches, loaded beside it, are subtracted from its peak. The other programs' load during the timed rounds is kept
+(`meta["other_load"]`, cores' worth; bench.LoadMeter). TTFT and e2e percentiles are over runs; TPOT is each run's
+mean gap, ITL every gap of every run pooled (vLLM's names). `decode_gbps` divides the bytes a decode step must move
+(weights + KV cache, mid-run context) by the median TPOT: compare it with the device's memory bandwidth. `compiles`
+counts graphs torch.compile made during warm-up and during the timed runs (the second must be 0).
 """
 
 from __future__ import annotations
@@ -16,18 +21,22 @@ import json
 import math
 import os
 import platform
+import random
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 import torch
+from torch import nn
 
+from helpers import bench
 from helpers.bench import table as markdown_table
 from helpers.env import device_label, pick_device, versions
 from helpers.llama import kv_cache_bytes, param_count
 from helpers.llm_bench.backends import LLMBackend, graphs_compiled, make_backend
 from helpers.llm_bench.generation import GenerationConfig, GenerationResult, percentiles
+from helpers.llm_bench.quantize import weight_bytes
 from helpers.llm_bench.tokenizer import ByteTokenizer
 from helpers.memory import format_bytes, track_memory
 
@@ -136,15 +145,23 @@ def _plain(x):
     return x
 
 
+METRICS = {"ttft": "TTFT", "tpot": "TPOT"}  # what the verdicts between backends compare, per run
+
+
 @dataclass
 class BenchResults:
-    """Everything one benchmark run measured, with where and how: to_json(), rows(), table()."""
+    """Everything one benchmark run measured, with where and how: to_json(), rows(), table(), verdicts()."""
 
     meta: dict
     results: list[WorkloadResult] = field(default_factory=list)
+    # one per (workload, metric, backend other than the first): {"workload", "metric", "baseline", "backend",
+    # "comparison": bench.Comparison from the rounds' pairs}
+    comparisons: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return _plain({"meta": self.meta, "results": [r.to_dict() for r in self.results]})
+        return _plain({"meta": self.meta, "results": [r.to_dict() for r in self.results],
+                       "comparisons": [{**{k: v for k, v in c.items() if k != "comparison"},
+                                        **c["comparison"].to_dict()} for c in self.comparisons]})
 
     def to_json(self, path: str | os.PathLike) -> Path:
         """Write the results as strict JSON (NaN as null), atomically: a reader never sees half a file."""
@@ -163,18 +180,65 @@ class BenchResults:
         """The rows as an aligned markdown table."""
         return markdown_table(self.rows(), columns=TABLE_COLUMNS)
 
+    def comparison(self, workload: str, metric: str, backend: str) -> bench.Comparison:
+        """The verdict of `backend` against the first backend on `metric` ("ttft" or "tpot") in `workload`."""
+        for c in self.comparisons:
+            if (c["workload"], c["metric"], c["backend"]) == (workload, metric, backend):
+                return c["comparison"]
+        raise KeyError(f"no comparison of {backend!r} on {metric!r} in {workload!r}; have "
+                       f"{[(c['workload'], c['metric'], c['backend']) for c in self.comparisons]}")
+
+    def verdicts(self) -> str:
+        """Every comparison in words, one line each, with the rounds and the other programs' load."""
+        if not self.comparisons:
+            return "(no verdicts between backends: one backend, or no runs)"
+        lines = []
+        for c in self.comparisons:
+            comp = c["comparison"]
+            line = f"{c['workload']:<22}{METRICS[c['metric']]:<6}{comp.sentence()}"
+            _, _, coverage = bench.order_statistic_ci(comp.ratios)
+            if coverage < bench.CONFIDENCE:
+                line += (f" ⚠ {comp.n} rounds: the interval covers only {coverage:.0%} "
+                         f"(repeats ≥ {bench.MIN_ROUNDS} for 95 %)")
+            lines.append(line)
+        head = (f"verdicts against {self.comparisons[0]['baseline']}, each pair one round (both backends' generations "
+                f"ran in the same round, in random order); {self.meta.get('repeats')} rounds per workload")
+        return "\n".join([head, *lines])
+
+    def load_warning(self) -> str | None:
+        """A warning when other programs kept this machine's cores busy during the timed rounds; else None."""
+        load, cpus = self.meta.get("other_load"), self.meta.get("cpus")
+        if load is None or load < bench.LOAD_WARN:
+            return None
+        of = f" of this machine's {cpus} cores" if cpus else " cores"
+        return (f"⚠ other programs used {load:.1f}{of} during the timed runs: the times in the table are slower than "
+                "this machine can do; the verdicts compare backends within the same rounds, so they hold, with wider "
+                "intervals. Close other programs for tighter figures.")
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
 
 def _meta(backends: list[LLMBackend], device: torch.device, warmup: int, repeats: int, quick: bool, seed: int) -> dict:
     """Where and how the numbers were taken: device, versions, model shapes, settings."""
     config = backends[0].config if backends and backends[0].config is not None else None
     return {"created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             "device_label": device_label(device), "versions": versions(device), "platform": platform.platform(),
-            "torch_threads": torch.get_num_threads(), "argv": sys.argv,
+            "torch_threads": torch.get_num_threads(), "cpus": _cpus(), "argv": sys.argv,
             "model": asdict(config) if config else None,
             "param_count": param_count(config) if config else None,
             "dtype": str(backends[0].dtype).removeprefix("torch.") if backends else None,
             "warmup": warmup, "repeats": repeats, "quick": quick, "seed": seed,
-            "timing": "time.perf_counter() when each token's ids reach the host (one device sync per token)"}
+            "timing": "time.perf_counter() when each token's ids reach the host (one device sync per token)",
+            "order": "interleaved: each round runs every backend once, in a fresh random order",
+            "other_load": None,
+            "other_load_note": "cores' worth of other programs' CPU time during the timed rounds, the most of any "
+                               "workload's (bench.LoadMeter; null where it cannot be measured)"}
 
 
 def _decode_bytes(backend: LLMBackend, w: Workload) -> float | None:
@@ -187,52 +251,135 @@ def _decode_bytes(backend: LLMBackend, w: Workload) -> float | None:
     return info["decode_weight_bytes"] + kv_cache_bytes(backend.config, context + 1, w.batch, kv_bytes)
 
 
+def held_bytes(backend: LLMBackend) -> int:
+    """Bytes a loaded backend keeps on its device between runs: its weights and buffers, and its KV cache."""
+    model = getattr(backend, "model", None)
+    held = weight_bytes(model) if isinstance(model, nn.Module) else 0
+    cache = getattr(backend, "cache", None)
+    return held + int(getattr(cache, "nbytes", 0) or 0)
+
+
+@dataclass
+class Interleaved:
+    """Generations of several backends in rounds: runs[label][i] ran in round i, in the order orders[i]."""
+
+    runs: dict[str, list[GenerationResult]]
+    orders: list[list[str]]
+    other_load: float | None  # cores' worth of other programs' CPU time during the rounds (None: unknown)
+    compiles: dict[str, int]  # graphs torch.compile compiled during each label's runs (0 after a warm-up)
+
+    def values(self, label: str, metric: str) -> list[float]:
+        """Per round, `metric` ("ttft", "tpot", "e2e") of label's run, in milliseconds."""
+        return [getattr(r, f"{metric}_s") * 1e3 for r in self.runs[label]]
+
+    def compare(self, a: str, b: str, metric: str, device: str = "cpu") -> bench.Comparison | None:
+        """b against a on `metric`, one pair per round (bench.paired); None when a round has no value (NaN)."""
+        xs, ys = self.values(a, metric), self.values(b, metric)
+        if not xs or any(math.isnan(v) for v in xs + ys):
+            return None
+        return bench.paired(xs, ys, labels=(a, b), device=device, method=f"{METRICS.get(metric, metric)} of "
+                            "interleaved generations", threads=torch.get_num_threads(), other_load=self.other_load)
+
+
+def interleaved_runs(backends: Mapping[str, LLMBackend], prompts, config: GenerationConfig, repeats: int,
+                     seed: int = 0, progress: Callable[[int], None] | None = None) -> Interleaved:
+    """`repeats` rounds, each one generation of every (loaded, warmed-up) backend in a fresh random order.
+
+    `prompts`: the prompt ids (one prompt or a batch) every backend gets, or {label: prompt ids} where their
+    vocabularies differ.
+    """
+    own = prompts if isinstance(prompts, Mapping) else {k: prompts for k in backends}
+    rng = random.Random(seed)
+    labels = list(backends)
+    runs: dict[str, list[GenerationResult]] = {k: [] for k in labels}
+    compiles = {k: 0 for k in labels}
+    orders = []
+    meter = bench.LoadMeter().start()
+    for _ in range(repeats):
+        order = rng.sample(labels, len(labels))
+        orders.append(order)
+        for label in order:
+            before = graphs_compiled()
+            runs[label].append(backends[label].collect(own[label], config))
+            compiles[label] += graphs_compiled() - before
+            if progress:
+                progress(1)
+    return Interleaved(runs, orders, meter.stop(), compiles)
+
+
 def run_benchmark(backends: list[str | LLMBackend], workloads: list[str | Workload], model: str = "tiny",
-                  device: str = "auto", dtype: str = "auto", warmup: int = 1, repeats: int = 3, seed: int = 0,
-                  quick: bool | None = None, compile_mode: str = "auto",
+                  device: str = "auto", dtype: str = "auto", warmup: int = 1, repeats: int = bench.MIN_ROUNDS,
+                  seed: int = 0, quick: bool | None = None, compile_mode: str = "auto",
                   progress: Callable[[int], None] | None = None) -> BenchResults:
-    """Benchmark each backend (a name from backends.BACKENDS or an instance) on each workload.
+    """Benchmark each backend (a name from backends.BACKENDS or an instance) on each workload, in interleaved rounds.
 
     quick=None picks QUICK sizes on CPU and full ones on CUDA. `progress` is called with 1 after every
-    generation (a tqdm bar's update). Backends run one after another; each is cleaned up before the next.
+    generation (a tqdm bar's update). Every backend stays loaded until the end (the rounds alternate between
+    them), then each is cleaned up. Results are listed backend by backend, workloads in the order given.
     """
     dev = pick_device(device)
     quick = dev.type != "cuda" if quick is None else quick
     loads = [make_backend(b, model=model, device=dev, dtype=dtype, seed=seed, compile_mode=compile_mode)
              if isinstance(b, str) else b for b in backends]
+    names = [b.name for b in loads]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two backends share a name ({names}): the rounds tell them apart by name")
     shapes = [workload(w, quick) if isinstance(w, str) else w for w in workloads]
     results = BenchResults(meta=_meta(loads, dev, warmup, repeats, quick, seed))
-    for backend in loads:
-        backend.load()
-        try:
-            for w in shapes:
-                results.results.append(_run_workload(backend, w, warmup, repeats, seed, progress))
-        finally:
+    by_pair: dict[tuple[str, str], WorkloadResult] = {}
+    loads_per_workload: dict[str, float] = {}
+    orders: dict[str, list[list[str]]] = {}
+    try:
+        for backend in loads:
+            backend.load()
+        for w in shapes:
+            interleaved = _run_workload(loads, w, warmup, repeats, seed, progress, by_pair, dev)
+            orders[w.name] = interleaved.orders
+            if interleaved.other_load is not None:
+                loads_per_workload[w.name] = interleaved.other_load
+            for metric in METRICS:
+                for other in names[1:]:
+                    c = interleaved.compare(names[0], other, metric, device=str(dev))
+                    if c is not None:
+                        results.comparisons.append({"workload": w.name, "metric": metric, "baseline": names[0],
+                                                    "backend": other, "comparison": c})
+    finally:
+        for backend in loads:
             backend.cleanup()
+    results.results = [by_pair[(n, w.name)] for n in names for w in shapes if (n, w.name) in by_pair]
+    results.meta["orders"] = orders
+    results.meta["other_load"] = max(loads_per_workload.values()) if loads_per_workload else None
+    results.meta["other_load_per_workload"] = loads_per_workload
     return results
 
 
-def _run_workload(backend: LLMBackend, w: Workload, warmup: int, repeats: int, seed: int,
-                  progress: Callable[[int], None] | None) -> WorkloadResult:
-    """Warm-up, timed repeats and a memory run of one workload on a loaded backend."""
-    vocab = backend.config.vocab_size if backend.config is not None else 256
-    prompts = synthetic_prompts(w.prompt_tokens, w.batch, vocab)
-    config = GenerationConfig(max_new_tokens=w.new_tokens, seed=seed)
+def _run_workload(backends: list[LLMBackend], w: Workload, warmup: int, repeats: int, seed: int,
+                  progress: Callable[[int], None] | None, out: dict, device: torch.device) -> Interleaved:
+    """Warm-up of every backend, the timed rounds, and a memory run of each, on one workload; results into `out`."""
     tick = progress or (lambda n: None)
-    start = graphs_compiled()
-    for _ in range(warmup):
-        backend.collect(prompts, config)
+    config = GenerationConfig(max_new_tokens=w.new_tokens, seed=seed)
+    prompts = {b.name: synthetic_prompts(w.prompt_tokens, w.batch, b.config.vocab_size if b.config is not None else 256)
+               for b in backends}
+    warm_compiles = {}
+    for b in backends:
+        start = graphs_compiled()
+        for _ in range(warmup):
+            b.collect(prompts[b.name], config)
+            tick(1)
+        warm_compiles[b.name] = graphs_compiled() - start
+    by_name = {b.name: b for b in backends}
+    interleaved = interleaved_runs(by_name, prompts, config, repeats, seed, tick)
+    for b in backends:
+        others = sum(held_bytes(o) for o in backends if o is not b)
+        with track_memory(b.device) as mem:
+            b.collect(prompts[b.name], config)
         tick(1)
-    warmed = graphs_compiled()
-    runs = []
-    for _ in range(repeats):
-        runs.append(backend.collect(prompts, config))
-        tick(1)
-    timed = graphs_compiled()
-    with track_memory(backend.device) as mem:
-        backend.collect(prompts, config)
-    tick(1)
-    memory = {"method": mem.method, "note": mem.note, "peak_bytes": mem.peak_bytes,
-              "peak_delta_bytes": mem.peak_delta_bytes, "start_bytes": mem.start_bytes}
-    return WorkloadResult(backend.name, w, runs, memory, backend.info(), _decode_bytes(backend, w),
-                          compiles_warmup=warmed - start, compiles_timed=timed - warmed)
+        note = mem.note + (f"; less {format_bytes(others)} that the other backends loaded beside it hold "
+                           "(weights, caches)" if others else "")
+        memory = {"method": mem.method, "note": note, "peak_bytes": max(0, mem.peak_bytes - others),
+                  "process_peak_bytes": mem.peak_bytes, "others_bytes": others,
+                  "peak_delta_bytes": mem.peak_delta_bytes, "start_bytes": mem.start_bytes}
+        out[(b.name, w.name)] = WorkloadResult(b.name, w, interleaved.runs[b.name], memory, b.info(),
+                                               _decode_bytes(b, w), compiles_warmup=warm_compiles[b.name],
+                                               compiles_timed=interleaved.compiles[b.name])
+    return interleaved

@@ -46,7 +46,7 @@ CASES = {
                         "floor", factor=3.0),
         public.KneeCase(public.rows_of({5: 7.0, 50: 7.0, 500: 7.0, 5000: 13.0}), 7.0, None,
                         "rows whose largest time stays within factor × the floor")),
-        (1, 1000, 100000), False),
+        (1, 1000, 100000), False, sleep_ms=2.0),
     "01.per_op": ([*public.PUBLIC_FIT_CASES,
                    public.FitCase(tuple((k, 0.75 * k - 2.0) for k in (3, 1, 7, 5, 9)), 0.75, -2.0,
                                   "the grader's points (unordered, with a negative intercept)"),

@@ -26,16 +26,16 @@ FIND = '''    softmax_ops = {"exp", "_softmax", "prepare_softmax_online"}
 '''
 CROSSOVER = '''    answer = None
     for row in sorted(rows, key=lambda r: r["batch"], reverse=True):
-        if row["speedup"] <= 1:
+        if row.get("verdict") != "faster":       # a row without a verdict is not faster either
             break
         answer = row["batch"]
     return answer
 '''
-CROSSOVER_DEF = ('def find_crossover(rows):\n    """Smallest batch from which compiled is faster (speedup > 1) there and at '
+CROSSOVER_DEF = ('def find_crossover(rows):\n    """Smallest batch from which compiled is faster by its verdict there and at '
                  'every larger batch; None if never."""\n    ### BEGIN SOLUTION\n' + CROSSOVER + '    ### END SOLUTION')
 COMPARE = 'c = bench.compare(model, compiled, xb, labels=("eager", "compiled"), min_run_time=0.05 if QUICK else 0.2)'
 ROW = '''        rows.append({"batch": b, "eager_ms": c.a.median_ms, "compiled_ms": c.b.median_ms,
-                     "speedup": c.a.median_ms / c.b.median_ms, "noisy": c.noisy,
+                     "speedup": c.a.median_ms / c.b.median_ms, "verdict": c.verdict, "ci": list(c.ci),
                      "eager_q25_ms": c.a.q25_ms, "eager_q75_ms": c.a.q75_ms,
                      "compiled_q25_ms": c.b.q25_ms, "compiled_q75_ms": c.b.q75_ms})
 '''
@@ -159,16 +159,19 @@ WRONG = [
 
     # ---- E: sweep and crossover
     wrong('04.crossover', 'the first faster batch, even if a larger one is slower again', 'ex-e',
-          (CROSSOVER, '    return next((r["batch"] for r in sorted(rows, key=lambda r: r["batch"]) if r["speedup"] > 1), None)\n'),
+          (CROSSOVER, '    return next((r["batch"] for r in sorted(rows, key=lambda r: r["batch"]) if r["verdict"] == "faster"), None)\n'),
           says='every larger batch'),
-    wrong('04.crossover', 'a speedup of exactly 1 counted as faster', 'ex-e',
-          ('if row["speedup"] <= 1:', 'if row["speedup"] < 1:'),
-          says='speedup above 1'),
+    wrong('04.crossover', 'a speedup above 1 taken for faster, whatever the verdict says', 'ex-e',
+          ('if row.get("verdict") != "faster":', 'if row["speedup"] <= 1:'),
+          says='verdict'),
+    wrong('04.crossover', "a 'no difference' row counted as faster (only 'slower' stops the crossover)", 'ex-e',
+          ('if row.get("verdict") != "faster":', 'if row["verdict"] == "slower":'),
+          says='no difference'),
     wrong('04.crossover', 'rows taken in the order given, assumed sorted by batch', 'ex-e',
           ('sorted(rows, key=lambda r: r["batch"], reverse=True)', 'rows[::-1]'),
           says='largest batch first'),
     wrong('04.crossover', 'crashes on an empty list of rows', 'ex-e',
-          ('    answer = None\n    for row', '    if max(rows, key=lambda r: r["batch"])["speedup"] <= 1:\n        return None\n'
+          ('    answer = None\n    for row', '    if max(rows, key=lambda r: r["batch"])["verdict"] != "faster":\n        return None\n'
                                  '    answer = None\n    for row'),
           says='an empty one too'),
     wrong('04.crossover', 'times the same [2, 64] input at every batch size', 'ex-e',
@@ -190,6 +193,9 @@ WRONG = [
            '            t0 = time.perf_counter(); compiled(xb); comp = (time.perf_counter() - t0) * 1e3\n'
            '        rows.append({"batch": b, "eager_ms": eager, "compiled_ms": comp, "speedup": eager / comp})\n'),
           says='includes a compile'),
+    wrong('04.crossover', 'rows without the verdict and its interval: the medians alone', 'ex-e',
+          ('"verdict": c.verdict, "ci": list(c.ci),', ''),
+          says=r'c\.verdict'),
     wrong('04.crossover', "bench's milliseconds multiplied by 1000 again", 'ex-e',
           ('"eager_ms": c.a.median_ms, "compiled_ms": c.b.median_ms,',
            '"eager_ms": c.a.median_ms * 1e3, "compiled_ms": c.b.median_ms * 1e3,'),
@@ -240,7 +246,7 @@ WRONG = [
     wrong('04.report', "the Kernel section without the kernel's name", 'ex-g',
           ("The fused softmax kernel `{fmt(facts.get('kernel_name'))}` is saved", 'The fused softmax kernel is saved'),
           says="name the fused softmax kernel"),
-    wrong('04.report', 'a one-line explanation of where compiling loses', 'ex-e2',
+    wrong('04.report', 'a one-line explanation of when compiling pays', 'ex-e2',
           ('EXPLANATION = (\n', 'EXPLANATION = "Compiled is slower for small batches."\n_unused = (\n'),
           says='a few sentences'),
 ]
