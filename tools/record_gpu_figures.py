@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="QUICK sizes (a try-out: recorded figures are full-size)")
     p.add_argument("--timeout", type=float, default=1800, help="seconds per lab (default 1800)")
     p.add_argument("--logs", type=Path, help="keep each lab's output here")
+    p.add_argument("--deadline", type=float, help="seconds for the whole run: each lab gets what is left (its "
+                   "figures up to then are recorded), and no lab starts with under a minute left")
     args = p.parse_args(argv)
 
     import torch
@@ -68,11 +70,17 @@ def main(argv: list[str] | None = None) -> int:
         print("no CUDA GPU here: this tool records GPU figures; on a CPU every lab shows your own figures", file=sys.stderr)
         return 2
     print(f"recording on {torch.cuda.get_device_name(0)} (torch {torch.__version__}) into {args.out}", flush=True)
-    failed = []
+    failed, start = [], time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="gpu_figures_") as tmp:
         scratch = Path(args.logs or tmp)
+        scratch.mkdir(parents=True, exist_ok=True)
         for lab in args.labs:
-            kept, rc, tail, seconds = run_lab(lab, scratch, args.quick, args.timeout)
+            left = args.timeout if args.deadline is None else args.deadline - (time.perf_counter() - start)
+            if left < 60:
+                print(f"lab {lab}: not started ({left:.0f} s left of the deadline)", flush=True)
+                failed.append(lab)
+                continue
+            kept, rc, tail, seconds = run_lab(lab, scratch, args.quick, min(args.timeout, left))
             n = len(json.loads(kept.read_text())) if kept.exists() else 0
             written = figures.record([kept], args.out) if kept.exists() else []
             print(f"lab {lab}: {'ok' if rc == 0 else f'FAILED (exit {rc})'} in {seconds:.0f} s, {n} figure(s) kept"
