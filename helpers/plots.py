@@ -212,26 +212,49 @@ def plot_plan(plan: dict, title: str, device_gb: float | None = 80.0) -> Figure:
 def plot_payoff(rows: list[dict], title: str = "Cumulative time of a training run", device_label: str | None = None,
                 max_steps: int | None = None) -> Figure:
     """Cumulative wall time against steps, one line per mode: the first steps' time (compile included), then the
-    median step time; where a compiled line crosses eager's, compiling has paid for itself (Lab 06)."""
+    median step time; where a compiled line crosses eager's, compiling has paid for itself (Lab 06).
+
+    A row may carry its verdict against eager (bench's "faster", "slower" or "no difference"), `ci` (the interval of
+    eager's time ÷ its time: drawn as a band of step times, the noise state) and `steps` (pay-off at the median and at
+    the interval's ends); a mode whose name says "warm" is dashed. A box says what each verdict means for the pay-off:
+    a dot where a faster line crosses eager's, "never pays off" for a slower one, "not resolved" for no difference.
+    """
     fig, ax = _new_figure()
     eager = next((r for r in rows if r["mode"] == "eager"), rows[0])
-    crossings = [r.get("pay_off_steps") for r in rows if isinstance(r.get("pay_off_steps"), (int, float))
-                 and r.get("pay_off_steps") not in (None, float("inf"))]
-    top = max_steps or int(max([200, *[2 * c for c in crossings]]))
+    finite = lambda n: isinstance(n, (int, float)) and n != float("inf")
+    ends = [n for r in rows for n in [r.get("pay_off_steps"), *(r.get("steps") or ())] if finite(n)]
+    top = max_steps or int(max([200, *[1.2 * n for n in ends]]))
     steps = [3 + i * (top - 3) / 200 for i in range(201)]
+    notes = []
     for r in rows:
-        ax.plot(steps, [r["first_steps_s"] + (n - 3) * r["median_ms"] / 1000 for n in steps], label=r["mode"])
-    for r in rows:
-        n = r.get("pay_off_steps")
-        if r is not eager and isinstance(n, (int, float)) and n != float("inf") and n <= top:
-            ax.axvline(n, color="grey", ls=":", lw=1)
-            ax.annotate(f"{r['mode']} pays off\nafter {n:,} steps", (n, eager["first_steps_s"]), fontsize=8,
-                        xytext=(4, 10), textcoords="offset points")
+        line, = ax.plot(steps, [r["first_steps_s"] + (n - 3) * r["median_ms"] / 1000 for n in steps], label=r["mode"],
+                        ls="--" if "warm" in str(r["mode"]) else "-")
+        if r is eager:
+            continue
+        if r.get("ci"):
+            fast, slow = (eager["median_ms"] / ratio for ratio in sorted(r["ci"], reverse=True))
+            ax.fill_between(steps, [r["first_steps_s"] + (n - 3) * fast / 1000 for n in steps],
+                            [r["first_steps_s"] + (n - 3) * slow / 1000 for n in steps], color=line.get_color(),
+                            alpha=0.15, lw=0)
+        verdict, n = r.get("verdict"), r.get("pay_off_steps")
+        if verdict == "slower" or (verdict is None and not finite(n)):
+            notes.append(f"{r['mode']}: never pays off (slower)")
+        elif verdict == "no difference":
+            notes.append(f"{r['mode']}: pay-off not resolved (no difference)")
+        elif finite(n):
+            rng = r.get("steps")
+            notes.append(f"{r['mode']}: pays off after {n:,} steps" + (
+                f" ({rng[1]:,}–{rng[2]:,})" if rng and all(finite(x) for x in rng[1:]) else ""))
+            if n <= top:
+                ax.plot([n], [r["first_steps_s"] + (n - 3) * r["median_ms"] / 1000], "o", color=line.get_color())
+    if notes:
+        ax.text(0.02, 0.98, "\n".join(notes), transform=ax.transAxes, va="top", fontsize=8,
+                bbox=dict(boxstyle="round", facecolor="white", alpha=0.8))
     ax.set_xlabel("training steps")
     ax.set_ylabel("cumulative wall time (s)")
     ax.set_title(f"{title}\n{_label_for(rows, device_label)}", fontsize=11)
     ax.grid(True, alpha=0.3)
-    ax.legend()
+    ax.legend(loc="lower right")
     return fig
 
 

@@ -58,3 +58,28 @@ def test_figures_show_as_pictures_in_jupyter():
 
     fig = plot_timings(ROWS, device_label="TEST-DEV")
     assert PNGFormatter()(fig)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_payoff_plot_says_what_each_verdict_means_and_draws_the_band():
+    rows = [{"mode": "eager", "first_steps_s": 0.1, "median_ms": 20.0},
+            {"mode": "default, cold compile", "first_steps_s": 12.0, "median_ms": 17.0, "verdict": "faster",
+             "ci": (1.10, 1.25), "pay_off_steps": 4000, "steps": (4000, 3100, 6000)},
+            {"mode": "default, warm compile", "first_steps_s": 0.8, "median_ms": 17.0, "verdict": "faster",
+             "ci": (1.10, 1.25), "pay_off_steps": 250, "steps": (250, 200, 400)},
+            {"mode": "reduce-overhead, warm compile", "first_steps_s": 0.9, "median_ms": 20.1, "verdict": "no difference",
+             "ci": (0.95, 1.04), "pay_off_steps": None, "steps": (None, 400, float("inf"))},
+            {"mode": "max-autotune", "first_steps_s": 30.0, "median_ms": 25.0, "verdict": "slower", "ci": (0.7, 0.9),
+             "pay_off_steps": float("inf"), "steps": (float("inf"),) * 3}]
+    from helpers.plots import plot_payoff
+    fig = plot_payoff(rows, device_label="test")
+    ax = fig.axes[0]
+    box = ax.texts[-1].get_text()
+    assert "default, cold compile: pays off after 4,000 steps (3,100–6,000)" in box
+    assert "reduce-overhead, warm compile: pay-off not resolved (no difference)" in box
+    assert "max-autotune: never pays off (slower)" in box
+    assert len(ax.collections) == 4                               # a band per compiled line
+    dots = [l for l in ax.get_lines() if l.get_marker() == "o"]
+    assert len(dots) == 2                                         # where the two faster lines cross eager's
+    modes = [l for l in ax.get_lines() if l.get_marker() != "o"]
+    assert [l.get_linestyle() for l in modes].count("--") == 2 and len(modes) == 5     # the warm compiles dashed
+    assert ax.get_xlim()[1] >= 1.2 * 6000 * 0.99                  # the interval's far end is on the chart

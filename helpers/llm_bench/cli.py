@@ -11,12 +11,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from helpers import bench
 from helpers.llama import CONFIGS, param_count
 from helpers.llm_bench.backends import BACKENDS, COMPILE_MODES, DTYPES
 from helpers.llm_bench.runner import WORKLOADS
 
 EXAMPLE = ("example: python -m helpers.llm_bench --model tiny --backend eager compiled int8 "
-           "--workload short-chat --device auto --repeats 7 --out results.json")
+           "--workload short-chat --device auto --repeats 9 --out results.json")
 
 
 def build_parser(prog: str = "python -m helpers.llm_bench") -> argparse.ArgumentParser:
@@ -34,9 +35,9 @@ def build_parser(prog: str = "python -m helpers.llm_bench") -> argparse.Argument
     p.add_argument("--quick", action=argparse.BooleanOptionalAction, default=None,
                    help="QUICK workload sizes (default: on for CPU, off for CUDA)")
     p.add_argument("--warmup", type=int, default=1, help="untimed generations per workload (default: 1)")
-    p.add_argument("--repeats", type=int, default=7,
-                   help="timed rounds per workload, each one generation of every backend in random order (default: 7, "
-                        "the fewest that give a 95%% interval for the verdicts)")
+    p.add_argument("--repeats", type=int, default=bench.MIN_ROUNDS,
+                   help="timed rounds per workload, each one generation of every backend in random order (default: "
+                        f"{bench.MIN_ROUNDS}, the fewest whose 95%% interval leaves out the extreme round at either end)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="llm_bench_results.json", help="where to write the JSON results")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -199,7 +199,7 @@ class BenchResults:
             _, _, coverage = bench.order_statistic_ci(comp.ratios)
             if coverage < bench.CONFIDENCE:
                 line += (f" ⚠ {comp.n} rounds: the interval covers only {coverage:.0%} "
-                         f"(repeats ≥ {bench.MIN_ROUNDS} for 95 %)")
+                         f"(6 repeats or more give 95 %)")
             lines.append(line)
         head = (f"verdicts against {self.comparisons[0]['baseline']}, each pair one round (both backends' generations "
                 f"ran in the same round, in random order); {self.meta.get('repeats')} rounds per workload")
