@@ -632,14 +632,14 @@ def input_of(kind: str, stage: int, k: int, last: int) -> tuple[str, int, int] |
     return (BACKWARD, stage + 1, k) if stage < last else (FORWARD, stage, k)
 
 
-def finish_times(stages: list[list[tuple[str, int, float]]]) -> list[float] | None:
-    """When each stage finishes if every op starts as soon as its stage is free and its input is there: a forward
-    needs the previous stage's forward of its micro-batch, a backward the next stage's backward of it (the last
-    stage: its own forward). None when the order can never run (an op waits for one that comes after it)."""
+def run_order(stages: list[list[tuple[str, int, float]]]):
+    """The ops in an order they can run, each as soon as its stage is free and its input is there: (stage, kind,
+    micro-batch, cost, the op it waits for or None). A forward needs the previous stage's forward of its micro-batch,
+    a backward the next stage's backward of it (the last stage: its own forward). Ends with None when the order can
+    never run (an op waits for one that comes after it)."""
     last = len(stages) - 1
-    done: dict[tuple[str, int, int], float] = {}
-    free, nxt = [0.0] * len(stages), [0] * len(stages)
-    moved = True
+    done: set[tuple[str, int, int]] = set()
+    nxt, moved = [0] * len(stages), True
     while moved:
         moved = False
         for s, ops in enumerate(stages):
@@ -648,38 +648,42 @@ def finish_times(stages: list[list[tuple[str, int, float]]]) -> list[float] | No
                 need = input_of(kind, s, k, last)
                 if need is not None and need not in done:
                     break
-                free[s] = done[(kind, s, k)] = max(free[s], done.get(need, 0.0)) + cost
+                yield s, kind, k, cost, need
+                done.add((kind, s, k))
                 nxt[s] += 1
                 moved = True
-    return free if all(i == len(ops) for i, ops in zip(nxt, stages)) else None
+    if not all(i == len(ops) for i, ops in zip(nxt, stages)):
+        yield None
+
+
+def finish_times(stages: list[list[tuple[str, int, float]]]) -> list[float] | None:
+    """When each stage finishes if every op starts as soon as its stage is free and its input is there (run_order);
+    None when the order can never run."""
+    done: dict[tuple[str, int, int], float] = {}
+    free = [0.0] * len(stages)
+    for op in run_order(stages):
+        if op is None:
+            return None
+        s, kind, k, cost, need = op
+        free[s] = done[(kind, s, k)] = max(free[s], done.get(need, 0.0)) + cost
+    return free
 
 
 def chain_lengths(stages: list[list[tuple[str, int, float]]]) -> list[float] | None:
     """For each stage, the longest chain of op costs from its own first op to the step's end, when every op starts as
     soon as its stage is free and its input is there: finish_times with every op that does not wait on that first
     op (directly or through others) costing nothing. None when the order can never run."""
-    last = len(stages) - 1
     lengths = []
     for first in range(len(stages)):
         waits: set[tuple[str, int, int]] = set()
-        done: set[tuple[str, int, int]] = set()
-        nxt, moved = [0] * len(stages), True
-        while moved:
-            moved = False
-            for s, ops in enumerate(stages):
-                while nxt[s] < len(ops):
-                    kind, k, _ = ops[nxt[s]]
-                    need = input_of(kind, s, k, last)
-                    if need is not None and need not in done:
-                        break
-                    before = (ops[nxt[s] - 1][0], s, ops[nxt[s] - 1][1]) if nxt[s] else None
-                    if s == first or need in waits or before in waits:
-                        waits.add((kind, s, k))
-                    done.add((kind, s, k))
-                    nxt[s] += 1
-                    moved = True
-        if not all(i == len(ops) for i, ops in zip(nxt, stages)):
-            return None
+        before = [None] * len(stages)      # the op each stage ran last
+        for op in run_order(stages):
+            if op is None:
+                return None
+            s, kind, k, _, need = op
+            if s == first or need in waits or before[s] in waits:
+                waits.add((kind, s, k))
+            before[s] = (kind, s, k)
         ends = finish_times([[(kind, k, cost if (kind, s, k) in waits else 0.0) for kind, k, cost in ops]
                              for s, ops in enumerate(stages)])
         lengths.append(max(ends))
