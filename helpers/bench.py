@@ -10,7 +10,10 @@ thread_policy(device)           the course's one thread policy (torch on one CPU
 cpu_contention()                a warning when other programs keep the cores busy (measured over a moment, not guessed)
 
 The method, in one paragraph: every function is warmed up, then each **round** times one block of back-to-back calls
-of every function, in a fresh random order (torch.utils.benchmark.Timer; CUDA synchronised at each block's ends).
+of every function, in a fresh random order (CUDA synchronised at each block's ends). On a CPU where torch runs on one
+thread, a block is timed by this process's **CPU time**, which another program cannot stretch (a descheduled thread
+spends none), wherever every function computes all the way through its blocks; otherwise (a GPU, several threads, or
+a call that sleeps or waits) by the wall clock.
 The ratio of A's and B's per-call times in one round is one **pair**. The verdict is the median of the pairs' ratios
 with its 95 % confidence interval from **order statistics** (distribution-free: the ranks of the sorted ratios that
 a Binomial(n, ½) puts 2.5 % beyond either end). A burst of load that hits one round moves one pair, not the median;
@@ -22,6 +25,7 @@ Introduced in Lab 01; every lab that claims a speedup measures it here.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
@@ -43,6 +47,7 @@ TARGET_ROUNDS = 15  # the rounds compare aims for within min_run_time
 MAX_ROUNDS = 400
 MIN_BLOCK_S = 0.004  # a block shorter than a scheduler's time slice is all-or-nothing under load
 LOAD_WARN = 0.5  # cores' worth of other programs' CPU time that makes a single timing untrustworthy
+CPU_BOUND = (0.5, 1.3)  # a block's CPU time ÷ wall time, at its best, when one thread computes (a sleeper: near 0)
 VERDICT_LOG_ENV = "WORKBOOK_VERDICT_LOG"  # benchmarks/verdicts.py sets it: every Comparison made is appended there
 THREADS_ENV = "WORKBOOK_THREADS"  # the thread policy's one override
 
@@ -149,16 +154,18 @@ def cpu_contention(seconds: float = 0.3) -> str | None:
             f"so their verdicts hold and their intervals widen. Close other programs for tighter figures.")
 
 
-def _where(device: str, threads: int | None) -> str:
-    """'cpu, 1 thread' or 'cuda:0'."""
+def _where(device: str, threads: int | None, clock: str = "wall") -> str:
+    """'cpu, 1 thread, CPU time' or 'cuda:0'."""
     if device.startswith("cpu") and threads:
-        return f"{device}, {threads} thread{'s' if threads > 1 else ''}"
+        return f"{device}, {threads} thread{'s' if threads > 1 else ''}" + (", CPU time" if clock == "cpu" else "")
     return device
 
 
-def _load_note(load: float | None) -> str:
-    """'; other programs used 1.8 cores meanwhile' when they did."""
-    return f"; other programs used {load:.1f} cores meanwhile" if load is not None and load >= LOAD_WARN else ""
+def _load_note(load: float | None, clock: str = "wall") -> str:
+    """'; other programs used 1.8 cores meanwhile' when they did (and, timed in CPU time, that it did not count)."""
+    if load is None or load < LOAD_WARN:
+        return ""
+    return f"; other programs used {load:.1f} cores meanwhile" + (" (CPU time does not count it)" if clock == "cpu" else "")
 
 
 # -----------------------------------------------------------------------------
@@ -180,6 +187,7 @@ class Timing:
     times_ms: list[float] = field(default_factory=list, repr=False)
     threads: int | None = None  # torch's CPU threads while timed
     other_load: float | None = None  # cores' worth of other programs' CPU time meanwhile (None: unknown)
+    clock: str = "wall"  # "cpu": this process's CPU time, which other programs cannot stretch; "wall": the wall clock
 
     @property
     def iqr_ms(self) -> float:
@@ -187,14 +195,19 @@ class Timing:
         return self.q75_ms - self.q25_ms
 
     @property
+    def loaded(self) -> bool:
+        """True when other programs were busy while a wall clock timed it (CPU time does not stretch with them)."""
+        return self.clock == "wall" and self.other_load is not None and self.other_load >= LOAD_WARN
+
+    @property
     def noisy(self) -> bool:
-        """True when this time alone settles nothing: other programs were busy, or the spread exceeds the median."""
-        return self.iqr_ms > self.median_ms or (self.other_load is not None and self.other_load >= LOAD_WARN)
+        """True when this time alone settles nothing: the spread exceeds the median, or load stretched a wall time."""
+        return self.iqr_ms > self.median_ms or self.loaded
 
     def __str__(self) -> str:
         text = f"{self.label}: {fmt_ms(self.median_ms)} ms (IQR {fmt_ms(self.iqr_ms)}, n={self.n}, " \
-               f"{_where(self.device, self.threads)})"
-        return text + (f" {noisy_note(self.other_load)}" if self.noisy else "")
+               f"{_where(self.device, self.threads, self.clock)})"
+        return text + (f" {noisy_note(self.other_load if self.loaded else None)}" if self.noisy else "")
 
 
 def noisy_note(load: float | None) -> str:
@@ -312,8 +325,8 @@ class Comparison:
                 f"{_fmt_x(high)}× {a}'s speed, {pct} CI)")
 
     def __str__(self) -> str:
-        text = f"{self.sentence()}; {self.n} paired rounds, {_where(self.a.device, self.threads)}"
-        text += _load_note(self.other_load)
+        text = f"{self.sentence()}; {self.n} paired rounds, {_where(self.a.device, self.threads, self.a.clock)}"
+        text += _load_note(self.other_load, self.a.clock)
         if self.null is not None:
             low, high = self.null.ci
             text += f"; noise floor: {self.a.label} against itself {_fmt_x(low)}–{_fmt_x(high)}×"
@@ -325,7 +338,7 @@ class Comparison:
         return {"a": self.a.label, "b": self.b.label, "a_ms": self.a.median_ms, "b_ms": self.b.median_ms,
                 "a_q": [self.a.q25_ms, self.a.q75_ms], "b_q": [self.b.q25_ms, self.b.q75_ms],
                 "ratio": self.ratio, "ci": [low, high], "verdict": self.verdict, "rounds": self.n,
-                "device": self.a.device, "threads": self.threads, "other_load": self.other_load,
+                "device": self.a.device, "threads": self.threads, "other_load": self.other_load, "clock": self.a.clock,
                 "null_ci": list(self.null.ci) if self.null is not None else None}
 
 
@@ -370,31 +383,76 @@ def _warmup(fn: Callable, args: tuple, device: torch.device, warmup: int) -> Non
     _sync(device)
 
 
-def _timer(fn: Callable, args: tuple):
-    """A torch.utils.benchmark Timer for fn(*args) at torch's current thread count."""
-    from torch.utils.benchmark import Timer
+def _block(fn: Callable, args: tuple, number: int, device: torch.device) -> tuple[float, float]:
+    """Seconds that `number` back-to-back calls took: (wall clock, this process's CPU time), garbage collection off.
 
-    return Timer("fn(*args)", globals={"fn": fn, "args": args}, num_threads=torch.get_num_threads())
+    Our own loop rather than torch.utils.benchmark's Timer: the clock is chosen from both readings of the same block
+    (Timer reads one)."""
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        _sync(device)
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(number):
+            fn(*args)
+        _sync(device)
+        return time.perf_counter() - wall, time.process_time() - cpu
+    finally:
+        if gc_was_on:
+            gc.enable()
 
 
-def _samples(fn: Callable, args: tuple, device: torch.device, min_run_time: float, min_samples: int) -> tuple[list[float], str]:
-    """Per-call times (ms), each the mean of one block of calls, and the method's name."""
-    _sync(device)
-    timer = _timer(fn, args)
-    m = timer.blocked_autorange(min_run_time=min_run_time)
-    times = list(m.times)
-    while len(times) < min_samples:  # slow functions: one block each, top up to a usable median
-        times += timer.timeit(m.number_per_run).times
-    return [t * 1e3 for t in times], "torch.utils.benchmark"
-
-
-def _block_size(timer, target_s: float) -> tuple[int, float]:
+def _block_size(fn: Callable, args: tuple, device: torch.device, target_s: float) -> tuple[int, float]:
     """Calls per block so that one block takes about target_s, and the seconds one block took at that size."""
-    number, block_s = 1, timer.timeit(1).raw_times[0]
+    number, (block_s, _) = 1, _block(fn, args, 1, device)
     while block_s < target_s / 2 and number < 10**7:
         number = min(number * 10, max(number + 1, math.ceil(number * target_s / max(block_s, 1e-9))))
-        block_s = timer.timeit(number).raw_times[0]
+        block_s, _ = _block(fn, args, number, device)
     return number, block_s
+
+
+def _clock(device: torch.device, walls: dict[str, list[float]], cpus: dict[str, list[float]]) -> str:
+    """"cpu" where CPU time measures the work: a CPU, torch on one thread, and every function's best block spent
+    0.5–1.3 CPU-seconds per second (it computed, in one thread, whatever share of a core it got); else "wall" (a GPU, several
+    threads, or a call that sleeps or waits, whose CPU time would miss its time)."""
+    if device.type != "cpu" or torch.get_num_threads() != 1:
+        return "wall"
+    for label in walls:
+        best = max((c / w for c, w in zip(cpus[label], walls[label]) if w > 0), default=0.0)
+        if not CPU_BOUND[0] <= best <= CPU_BOUND[1]:
+            return "wall"
+    return "cpu"
+
+
+def _rounds(fns: dict[str, Callable], args: tuple, device: torch.device, numbers: dict[str, int], rounds: int,
+            seed: int) -> tuple[dict[str, list[float]], str, float | None]:
+    """Per-call ms of every function, one block each per round in a fresh random order; the clock; others' load."""
+    rng = random.Random(seed)
+    walls: dict[str, list[float]] = {k: [] for k in fns}
+    cpus: dict[str, list[float]] = {k: [] for k in fns}
+    meter = LoadMeter().start()
+    for _ in range(rounds):
+        for label in rng.sample(list(fns), len(fns)):
+            wall, cpu = _block(fns[label], args, numbers[label], device)
+            walls[label].append(wall / numbers[label] * 1e3)
+            cpus[label].append(cpu / numbers[label] * 1e3)
+    load = meter.stop()
+    clock = _clock(device, walls, cpus)
+    return (cpus if clock == "cpu" else walls), clock, load
+
+
+def load_line(rounds: "Rounds") -> str:
+    """'' when other programs left these rounds alone; else what their load did to them, in words."""
+    if rounds.other_load is None or rounds.other_load < LOAD_WARN:
+        return ""
+    if rounds.clock == "cpu":
+        return (f"other programs used {rounds.other_load:.1f} cores meanwhile; timed in CPU time, which their load "
+                "does not stretch")
+    return f"other programs used {rounds.other_load:.1f} cores meanwhile: the intervals are wider for it"
+
+
+def _method(clock: str) -> str:
+    return f"blocks of back-to-back calls, {'CPU time' if clock == 'cpu' else 'wall clock'}"
 
 
 def _quantile(sorted_xs: list[float], q: float) -> float:
@@ -405,12 +463,12 @@ def _quantile(sorted_xs: list[float], q: float) -> float:
 
 
 def summarize(times_ms: list[float], label: str, device: torch.device | str, method: str,
-              threads: int | None = None, other_load: float | None = None) -> Timing:
+              threads: int | None = None, other_load: float | None = None, clock: str = "wall") -> Timing:
     """A Timing from raw per-call times."""
     xs = sorted(times_ms)
     return Timing(label=label, device=str(device), method=method, median_ms=statistics.median(xs),
                   q25_ms=_quantile(xs, 0.25), q75_ms=_quantile(xs, 0.75), min_ms=xs[0], n=len(xs),
-                  times_ms=list(times_ms), threads=threads, other_load=other_load)
+                  times_ms=list(times_ms), threads=threads, other_load=other_load, clock=clock)
 
 
 def _log(comparison: Comparison) -> None:
@@ -433,11 +491,16 @@ class Rounds:
     device: str
     threads: int | None
     other_load: float | None
-    method: str = "paired rounds of random order (torch.utils.benchmark blocks)"
+    clock: str = "wall"
+
+    @property
+    def method(self) -> str:
+        return f"paired rounds of random order, {_method(self.clock)}"
 
     def timing(self, label: str) -> Timing:
         """One function's Timing from its blocks."""
-        return summarize(self.samples[label], label, self.device, self.method, self.threads, self.other_load)
+        return summarize(self.samples[label], label, self.device, self.method, self.threads, self.other_load,
+                         self.clock)
 
     def compare(self, a: str, b: str, null: str | None = None) -> Comparison:
         """B against A from the same rounds (and A against `null`, a second copy of A, as the noise floor)."""
@@ -466,9 +529,11 @@ def measure(fn: Callable, *args: Any, label: str = "", device: str | torch.devic
     """
     dev = infer_device(args, device)
     _warmup(fn, args, dev, warmup)
-    meter = LoadMeter().start()
-    ts, method = _samples(fn, args, dev, min_run_time, repeat)
-    return summarize(ts, label or getattr(fn, "__name__", "fn"), dev, method, torch.get_num_threads(), meter.stop())
+    number, block_s = _block_size(fn, args, dev, max(MIN_BLOCK_S, min_run_time / TARGET_ROUNDS))
+    blocks = min(MAX_ROUNDS, max(repeat, round(min_run_time / max(block_s, 1e-9))))
+    samples, clock, load = _rounds({"fn": fn}, args, dev, {"fn": number}, blocks, seed=0)
+    return summarize(samples["fn"], label or getattr(fn, "__name__", "fn"), dev, _method(clock),
+                     torch.get_num_threads(), load, clock)
 
 
 def compare_many(fns: dict[str, Callable], *args: Any, device: str | torch.device | None = None,
@@ -486,22 +551,14 @@ def compare_many(fns: dict[str, Callable], *args: Any, device: str | torch.devic
     for fn in fns.values():
         _warmup(fn, args, dev, warmup)
     target = max(MIN_BLOCK_S, min_run_time / (len(fns) * TARGET_ROUNDS))
-    timers, numbers, per_round = {}, {}, 0.0
+    numbers, per_round = {}, 0.0
     for label, fn in fns.items():
-        _sync(dev)
-        timers[label] = _timer(fn, args)
-        numbers[label], block_s = _block_size(timers[label], target)
+        numbers[label], block_s = _block_size(fn, args, dev, target)
         per_round += block_s
     if rounds is None:
         rounds = min(MAX_ROUNDS, max(MIN_ROUNDS, round(min_run_time / max(per_round, 1e-9))))
-    rng = random.Random(seed)
-    samples: dict[str, list[float]] = {k: [] for k in fns}
-    meter = LoadMeter().start()
-    for _ in range(max(MIN_ROUNDS, rounds)):
-        for label in rng.sample(list(fns), len(fns)):
-            m = timers[label].timeit(numbers[label])
-            samples[label].append(m.raw_times[0] / numbers[label] * 1e3)
-    return Rounds(samples, str(dev), torch.get_num_threads(), meter.stop())
+    samples, clock, load = _rounds(fns, args, dev, numbers, max(MIN_ROUNDS, rounds), seed)
+    return Rounds(samples, str(dev), torch.get_num_threads(), load, clock)
 
 
 def compare(a_fn: Callable, b_fn: Callable, *args: Any, labels: tuple[str, str] = ("eager", "compiled"),
@@ -523,13 +580,16 @@ def compare(a_fn: Callable, b_fn: Callable, *args: Any, labels: tuple[str, str] 
 
 
 def paired(a_ms: Iterable[float], b_ms: Iterable[float], labels: tuple[str, str], device: str = "cpu",
-           method: str = "paired runs", threads: int | None = None, other_load: float | None = None) -> Comparison:
-    """The verdict for pairs measured elsewhere: a_ms[i] and b_ms[i] must come from the same run (the same moment)."""
+           method: str = "paired runs", threads: int | None = None, other_load: float | None = None,
+           clock: str = "wall") -> Comparison:
+    """The verdict for pairs measured elsewhere: a_ms[i] and b_ms[i] must come from the same run (the same moment).
+
+    clock says how they were timed ("wall", or "cpu" for samples of a Rounds whose clock was CPU time)."""
     a_ms, b_ms = [float(x) for x in a_ms], [float(x) for x in b_ms]
     if len(a_ms) != len(b_ms) or not a_ms:
         raise ValueError(f"paired needs as many A times as B times, one pair per run; got {len(a_ms)} and {len(b_ms)}")
-    ta = summarize(a_ms, labels[0], device, method, threads, other_load)
-    tb = summarize(b_ms, labels[1], device, method, threads, other_load)
+    ta = summarize(a_ms, labels[0], device, method, threads, other_load, clock)
+    tb = summarize(b_ms, labels[1], device, method, threads, other_load, clock)
     c = Comparison(ta, tb, [x / y for x, y in zip(a_ms, b_ms)])
     _log(c)
     return c

@@ -1,5 +1,6 @@
 """Tests for helpers/bench.py: orderings with wide margins only, never timing thresholds."""
 
+import os
 import time
 
 import pytest
@@ -19,7 +20,7 @@ def sleep_ms(ms: float):
 def test_measure_quartiles_are_ordered():
     x = torch.randn(256, 256)
     t = measure(torch.mm, x, x, label="mm", min_run_time=0.05)
-    assert t.method == "torch.utils.benchmark" and t.device == "cpu"
+    assert t.method.startswith("blocks of back-to-back calls") and t.device == "cpu"
     assert 0 < t.min_ms <= t.q25_ms <= t.median_ms <= t.q75_ms
     assert t.n >= 5 and len(t.times_ms) == t.n and t.iqr_ms >= 0
     assert str(t).startswith("mm: ") and "IQR" in str(t) and f"n={t.n}" in str(t) and "cpu" in str(t)
@@ -121,6 +122,24 @@ def test_thread_policy_puts_torch_on_one_cpu_thread(monkeypatch):
         torch.set_num_threads(before)
 
 
+def test_one_thread_computing_is_timed_in_cpu_time_and_a_call_that_sleeps_by_the_wall_clock():
+    before = torch.get_num_threads()
+    x = torch.randn(512, 512)
+    try:
+        torch.set_num_threads(1)
+        busy = measure(torch.mm, x, x, min_run_time=0.05)
+        assert busy.clock == "cpu" and busy.method.endswith("CPU time") and "CPU time" in str(busy)
+        sleepy = measure(sleep_ms(2), min_run_time=0.05)
+        assert sleepy.clock == "wall" and sleepy.median_ms >= 2           # CPU time would miss the sleep
+        mixed = compare(lambda: torch.mm(x, x), sleep_ms(1), labels=("mm", "sleep"), min_run_time=0.05)
+        assert mixed.a.clock == mixed.b.clock == "wall"                  # both sides on one clock
+        if (os.cpu_count() or 1) > 1:
+            torch.set_num_threads(2)                                     # another thread's work: the wall clock
+            assert measure(torch.mm, x, x, min_run_time=0.05).clock == "wall"
+    finally:
+        torch.set_num_threads(before)
+
+
 def _spin():
     while True:
         pass
@@ -197,7 +216,7 @@ def test_fmt_ms():
 def test_measure_on_gpu_waits_for_the_kernels():
     x = torch.randn(4096, 4096, device="cuda")
     t = measure(torch.mm, x, x, label="mm", min_run_time=0.05)
-    assert t.method == "torch.utils.benchmark" and t.device.startswith("cuda")
+    assert t.method.endswith("wall clock") and t.clock == "wall" and t.device.startswith("cuda")
     assert 0 < t.q25_ms <= t.median_ms <= t.q75_ms
     small = measure(torch.mm, x[:256, :256], x[:256, :256], min_run_time=0.05)
     assert t.median_ms > 5 * small.median_ms
