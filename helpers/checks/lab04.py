@@ -595,7 +595,7 @@ def _annotation(ctx: Context, case: AnnotationCase) -> str:
 # batch sizes) and consistency (speedup = eager_ms / compiled_ms, a verdict that agrees with its own interval). No wall
 # time is held against a threshold, and no two times taken at different moments are compared.
 FASTER, SLOWER, SAME = "faster", "slower", "no difference"      # bench.Comparison.verdict's words
-MIN_CALLS = 5   # calls of each model per batch size; bench.compare makes 11 or more (3 warm-up, 1 sizing, 7 rounds)
+MIN_CALLS = 5   # calls of each model per batch size; bench.compare makes 13 or more (3 warm-up, 1 sizing, 9 rounds)
 
 
 def verdict_of(speedup: float) -> str:
