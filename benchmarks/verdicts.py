@@ -101,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--conditions", nargs="+", default=["idle", "busy"], choices=["idle", "busy"])
     p.add_argument("--device", default="auto", help='"auto" (the GPU when there is one), "cpu" or "cuda"')
     p.add_argument("--timeout", type=float, default=1800, help="seconds per lab run (default 1800)")
-    p.add_argument("--json", type=Path, help="write every verdict seen to this file")
+    p.add_argument("--json", type=Path, help="write every verdict seen to this file (rewritten after each lab run)")
+    p.add_argument("--deadline", type=float, help="seconds for the whole benchmark: no lab run starts after it, and "
+                                                  "the table covers the runs that finished")
     args = p.parse_args(argv)
     repeats = 2 if args.quick else args.repeats
     if repeats < 1:
@@ -109,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     from helpers.env import cpu_count, pick_device
 
     device = str(pick_device(args.device))
+    start = time.perf_counter()
+    skipped = 0
     results: dict[tuple, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     failed = []
     print(f"verdicts on {device}: labs {' '.join(args.labs)}, {repeats} run(s) per lab and condition, "
@@ -118,11 +122,15 @@ def main(argv: list[str] | None = None) -> int:
         for cond in args.conditions:
             for rep in range(repeats):
                 for lab in args.labs:
+                    left = None if args.deadline is None else args.deadline - (time.perf_counter() - start)
+                    if left is not None and left < 10:
+                        skipped += 1
+                        continue
                     log = scratch / f"{cond}-{rep}-{lab}.jsonl"
                     spin = spinners(cpu_count()) if cond == "busy" else []
                     t0 = time.perf_counter()
                     try:
-                        rc, tail = run_lab(lab, device, log, scratch, args.timeout)
+                        rc, tail = run_lab(lab, device, log, scratch, args.timeout if left is None else min(args.timeout, left))
                     finally:
                         for s in spin:
                             s.kill()
@@ -135,11 +143,14 @@ def main(argv: list[str] | None = None) -> int:
                     if rc != 0:
                         failed.append((cond, rep, lab))
                         print("  " + tail.replace("\n", "\n  "), flush=True)
+                    if args.json:
+                        args.json.write_text(json.dumps({"|".join(map(str, k)): v for k, v in results.items()},
+                                                        indent=1))
     table, flips = report(results, args.conditions)
     print()
     print(table)
-    if args.json:
-        args.json.write_text(json.dumps({"|".join(map(str, k)): v for k, v in results.items()}, indent=1))
+    if skipped:
+        print(f"{skipped} lab run(s) not started: the --deadline of {args.deadline:.0f} s had passed", file=sys.stderr)
     if failed:
         print(f"runs that failed: {failed}", file=sys.stderr)
     print(f"verdicts: {len(results)} comparisons, {flips} flips")
