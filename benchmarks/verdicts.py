@@ -102,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", default="auto", help='"auto" (the GPU when there is one), "cpu" or "cuda"')
     p.add_argument("--timeout", type=float, default=1800, help="seconds per lab run (default 1800)")
     p.add_argument("--json", type=Path, help="write every verdict seen to this file (rewritten after each lab run)")
+    p.add_argument("--add", type=Path, nargs="+", default=[], metavar="JSON",
+                   help="fold in the verdicts of earlier runs (their --json files): one table across several sittings")
     p.add_argument("--deadline", type=float, help="seconds for the whole benchmark: no lab run starts after it, and "
                                                   "the table covers the runs that finished")
     args = p.parse_args(argv)
@@ -115,6 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     skipped = 0
     results: dict[tuple, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     failed = []
+    for earlier in args.add:
+        for key, by_cond in json.loads(earlier.read_text()).items():
+            lab, a, b, k = key.split("|")
+            for cond, entries in by_cond.items():
+                results[(lab, a, b, int(k))][cond].extend(entries)
     print(f"verdicts on {device}: labs {' '.join(args.labs)}, {repeats} run(s) per lab and condition, "
           f"conditions {' '.join(args.conditions)} ({cpu_count()} cores)", flush=True)
     with tempfile.TemporaryDirectory(prefix="verdicts_") as tmp:
@@ -146,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
                     if args.json:
                         args.json.write_text(json.dumps({"|".join(map(str, k)): v for k, v in results.items()},
                                                         indent=1))
-    table, flips = report(results, args.conditions)
+    conditions = [c for c in ("idle", "busy") if c in args.conditions or any(c in v for v in results.values())]
+    table, flips = report(results, conditions)
     print()
     print(table)
     if skipped:
