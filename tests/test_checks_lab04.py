@@ -101,3 +101,80 @@ def test_gpu_written_annotation_passes_the_hidden_check_on_any_grader():
     assert lab04.best_annotation_problems(text, [lab04.kernel_facts(k) for k in case.kernels]) == []
     wrong = annotation_from(lab(), gpu_kernel)
     assert lab04.best_annotation_problems(wrong, [lab04.kernel_facts(k) for k in case.kernels])
+
+
+# Free text judged on facts, in any words: five or more phrasings of each fact, in different styles, and the
+# statements that are wrong.
+ROLE_PHRASINGS = [
+    ("`x0` walks the rows, `x1` the columns of a row", {"x0": "rows", "x1": "columns"}),
+    ("the row index is x0 and the column index is x1", {"x0": "rows", "x1": "columns"}),
+    ("x0 picks the batch row; `x1` steps along its 600 logits", {"x0": "rows", "x1": "columns"}),
+    ("Rows are indexed by x0, while x1 iterates over the elements of a row.", {"x0": "rows", "x1": "columns"}),
+    ("x1 → columns (the 600 classes), x0 → rows", {"x0": "rows", "x1": "columns"}),
+    ("Here x0 goes down the batch and x1 runs across the logits of the row.", {"x0": "rows", "x1": "columns"}),
+    ("each row is handled by x0; r0_1 covers the reduction dimension", {"x0": "rows", "r0_1": "columns"}),
+    ("x0 walks the columns and x1 walks the rows", {"x0": "columns", "x1": "rows"}),   # wrong, but read as said
+]
+
+
+@pytest.mark.parametrize("text,roles", ROLE_PHRASINGS)
+def test_loop_variable_roles_are_read_in_any_words(text, roles):
+    assert {v: r for v, r in lab04.stated_roles(text).items() if v in roles} == roles
+
+
+NOT_STORED_SAID = [
+    "exp(x - max) is never written to memory: it stays in registers.",
+    "There is no buffer for the exponentials.",
+    "The shifted values x - max live in registers only and never touch global memory.",
+    "The exponentials are computed on the fly.\nThose values never reach main memory.",
+    "Nothing stores the numerator e^(x - max); the second loop recomputes it.",
+    "No intermediate tensor is materialised for exp(x − max).",
+]
+NOT_STORED_WRONG = [
+    "exp(x - max) is written to buf1 and read back.",
+    "The max is not stored.",
+    "The kernel writes the probabilities to out_ptr0.",
+    "The exponentials go to a buffer in global memory.",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", NOT_STORED_SAID)
+def test_not_stored_is_read_in_any_words(text):
+    assert lab04.says_not_stored(text)
+
+
+@pytest.mark.parametrize("text", NOT_STORED_WRONG)
+def test_not_stored_is_not_read_into_other_statements(text):
+    assert not lab04.says_not_stored(text)
+
+
+ROWS = [{"batch": 1, "eager_ms": 0.0306, "compiled_ms": 0.0725}, {"batch": 64, "eager_ms": 0.0412, "compiled_ms": 0.0401}]
+TABLES = [
+    "| batch | eager ms | compiled ms |\n|---:|---:|---:|\n| 1 | 0.0306 | 0.0725 |\n| 64 | 0.0412 | 0.0401 |",
+    "batch | eager ms | compiled ms\n--- | --- | ---\n1 | 0.0306 | 0.0725\n64 | 0.0412 | 0.0401",
+    "| batch | eager | compiled | speedup |\n|:-|:-|:-|:-|\n| 1 | 0.0306 ms | 0.0725 ms | 0.42× |\n| 64 | 0.0412 ms | 0.0401 ms | 1.03× |",
+    "Batch | Eager (ms) | Compiled (ms) |\n:---:|:---:|:---:|\n**1** | 3.06e-2 | 7.25e-2 |\n**64** | 4.12e-2 | 4.01e-2 |",
+]
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_profile_table_is_read_in_any_layout(table):
+    assert lab04.profile_problems(table, ROWS) == []
+
+
+def test_profile_table_with_other_numbers_is_caught():
+    assert lab04.profile_problems(TABLES[1].replace("0.0401", "0.0301"), ROWS)
+    assert lab04.profile_problems(TABLES[0].replace("| 64 | 0.0412 | 0.0401 |", ""), ROWS)
+
+
+@pytest.mark.parametrize("body,max_err,ok", [
+    ("max |eager − compiled| = 2.98e-08 (criterion: ≤ 1e-6).", 2.98e-8, True),
+    ("max |eager − compiled| = nan (criterion: ≤ 1e-6).", float("nan"), True),     # faithful: part A charges it
+    ("max |eager − compiled| = nan (criterion: ≤ 1e-6).", 2.98e-8, False),
+    ("max |eager − compiled| = 3.1e-08", float("nan"), False),
+    ("max |eager − compiled| = not measured (criterion: ≤ 1e-6).", None, True),   # part A undone: charged there
+    ("it matched", 2.98e-8, False),
+])
+def test_compile_match_states_part_a_faithfully(body, max_err, ok):
+    assert (lab04.compile_match_problems(body, max_err) == []) is ok

@@ -47,6 +47,41 @@ class NotImplementedYet(CheckFailed):
     """The exercise still raises NotImplementedError."""
 
 
+def not_done(err: NotImplementedError) -> str:
+    """The line a given cell prints when an exercise it uses is still its stub, so that it can go on without it:
+    "part C (find softmax kernel) is not done yet: …"."""
+    part, _, rest = str(err).partition(":")
+    what = rest.split(":")[0].strip()
+    name = f"part {part.strip()}" + (f" ({what})" if what else "") if part and rest else "an exercise this cell uses"
+    return f"⏭ {name} is not done yet: this cell goes on without it; run it again once that part is done."
+
+
+STUB_WORDS = "write your solution here"      # what every exercise's stub raises (helpers.notebooks writes the stubs)
+
+
+def show_unfinished_parts() -> None:
+    """In a Jupyter kernel, a cell stopped by an exercise's stub prints one line naming the part that is not done yet
+    instead of a traceback into the stub; any other NotImplementedError keeps its traceback. (The cell still ends in
+    an error: Run All stops there, and the grader goes on to the next cell as always.)"""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+
+    def handler(shell, etype, value, tb, tb_offset=None):
+        if STUB_WORDS not in str(value):
+            shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+            return None
+        stb = [not_done(value).replace("this cell goes on without it", "this cell needs it")]
+        shell._showtraceback(etype, value, stb)      # an error output, as a traceback would be, of one line
+        return stb
+
+    shell.set_custom_exc((NotImplementedError,), handler)
+
+
 class LearnerError(CheckFailed):
     """The learner's code raised while a check ran it."""
 

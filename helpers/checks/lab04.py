@@ -403,15 +403,19 @@ def sections(text: str) -> dict[str, str]:
 
 # A negation and the storing it denies, in one clause ("Nothing: exp(x - max) is written" denies nothing).
 NOT_STORED = re.compile(r"\b(no|not|never|without|nothing|avoid\w*|skip\w*|instead of)\b[^.:;—–]{0,80}?"
-                        r"\b(buffer|memory|stored?|writ\w*|materiali[sz]\w*|allocat\w*|sav\w*|round[- ]trip|dram|hbm|global)\b"
+                        r"\b(buffer|memory|stor\w*|writ\w*|materiali[sz]\w*|allocat\w*|sav\w*|round[- ]trip|dram|hbm|global)\b"
                         r"|\b(stays?|kept|lives?|held)\b[^.]{0,40}?\b(registers?|on[- ]chip|in the kernel|locally)\b", re.I)
-EXP_WORDS = re.compile(r"\bexp\b|exponent|x\s*-\s*max|shifted|numerator|intermediate", re.I)
+EXP_WORDS = re.compile(r"\bexp\b|exp\(|e\^|exponen\w*|x\s*[-−]\s*max|shifted|numerator|intermediate", re.I)
 
 
 def says_not_stored(text: str) -> bool:
-    """Whether a sentence names the exp(x - max) intermediate and says it never goes to memory, in any words."""
-    return any(EXP_WORDS.search(sentence) and NOT_STORED.search(sentence)
-               for sentence in re.split(r"(?<=[.!?])\s+|\n\s*\n", text))
+    """Whether a paragraph names the exp(x - max) intermediate and one of its sentences says it never goes to memory,
+    in any words ("The exponentials … Those values never reach main memory")."""
+    for paragraph in re.split(r"\n\s*\n", text):
+        if EXP_WORDS.search(paragraph) and any(NOT_STORED.search(sentence)
+                                               for sentence in re.split(r"(?<=[.!?])\s+|\n", paragraph)):
+            return True
+    return False
 
 
 def _squash(s: str) -> str:
@@ -426,14 +430,22 @@ def _mentions(body: str, op: str) -> bool:
 
 
 LOOP_VAR = r"(?:[xyz]\d+|r\d*_\d+|r\d+)"          # x0, x1, r0_1: the loop variables of C++ and Triton kernels
-ROLE = r"(rows?|columns?|cols?)"
+# The words for what a loop variable walks: a row of the batch, or a column (one logit, element or class of a row).
+ROW_WORDS = r"rows?|batch(?:es)?(?:\s+(?:rows?|entries|items|elements))?|samples?|examples?|inputs?\s+rows?"
+COLUMN_WORDS = (r"columns?|cols?|logits?(?:\s+of\s+(?:a|the|each|its|one)\s+row)?|classes|class\s+(?:index|scores?)|"
+                r"vocab(?:ulary)?(?:\s+entries)?|features?|elements?\s+(?:of|in|within)\s+(?:a|the|each|its|one)\s+row|"
+                r"entries\s+(?:of|in|within)\s+(?:a|the|each|its|one)\s+row|positions?\s+(?:of|in|within)\s+(?:a|the|each|its|one)\s+row|"
+                r"(?:reduction|inner|softmax)\s+(?:dimension|dim|axis)")
+ROLE = rf"((?:{ROW_WORDS})|(?:{COLUMN_WORDS}))"
 ROLE_SAID = [                                      # the ways an annotation says which variable walks what: (regex, var first?)
     (rf"\b{ROLE}\s+(?:index|variable|loop(?:\s+variable)?|counter|dimension)\s*(?:is\s+|[:=]\s*)?\(?({LOOP_VAR})\b", False),
-    (rf"\b{ROLE}\s+(?:(?:are|is)\s+)?(?:(?:walked|indexed|iterated|enumerated|selected|picked|counted|traversed)"
+    (rf"\b{ROLE}\s+(?:(?:are|is)\s+)?(?:(?:walked|indexed|iterated|enumerated|selected|picked|counted|traversed|handled|"
+     rf"processed|covered|chosen|addressed|visited|scanned)"
      rf"(?:\s+over)?\s+)?by\s+({LOOP_VAR})\b", False),
     (rf"\b({LOOP_VAR})\b\s*(?:\([^)]*\)\s*)?,?\s*(?:(?:walks|indexes|iterates|runs|loops|ranges|steps|goes|moves|counts|"
-     rf"enumerates|covers|selects|picks|is|for)(?:\s+(?:over|through|along|across|down))?\s+)?"
-     rf"(?:(?:the|a|one|each|every|its)\s+)?(?:\d+\s+)?{ROLE}", True),
+     rf"enumerates|covers|selects|picks|visits|scans|sweeps|chooses|addresses|is|for|=|->|→|:)"
+     rf"(?:\s+(?:over|through|along|across|down|up|within|inside))?\s+)?"
+     rf"(?:(?:the|a|one|each|every|its|all|which)\s+)?(?:\d[\d,]*\s+)?{ROLE}", True),
 ]
 REDUCTION_CODE = re.compile(r"max_propagate_nan|min_propagate_nan|vec_reduce_all|_masked_reduce|\btmp_acc\d+|\b[mM]ax2\b|"
                             r"\bmin2\b|\btl\.(?:max|min|sum|reduce|argmax|argmin)\b|online_softmax|welford|"
@@ -472,7 +484,7 @@ def stated_roles(text: str) -> dict[str, str]:
     for pattern, var_first in ROLE_SAID:
         for m in re.finditer(pattern, text, re.I):
             var, role = (m.group(1), m.group(2)) if var_first else (m.group(2), m.group(1))
-            said.setdefault(var, "rows" if role.lower().startswith("row") else "columns")
+            said.setdefault(var, "rows" if re.fullmatch(ROW_WORDS, role.lower().strip()) else "columns")
     return said
 
 
@@ -490,7 +502,8 @@ def annotation_problems(text: str, kernel) -> list[str]:
     have = set(k["aten_ops"])
     absent = [op for op in k["aten_ops"] if not _mentions(ops_body, op)]
     if absent:
-        problems.append(f"'Fused ATen ops' misses {', '.join(absent)}: your dump ({k['name']}) fuses {', '.join(k['aten_ops'])}.")
+        problems.append(f"'Fused ATen ops' misses {len(absent)} of the {len(k['aten_ops'])} ATen ops your dump's kernel "
+                        f"({k['name']}) fuses: read them from the kernel's source-node comments or the IR, not from memory.")
     wrong = [op for op in SOFTMAX_VOCAB if op not in have and _mentions(ops_line, op)
              and not (op == "softmax" and "_softmax" in have) and not (op == "max" and "amax" in have)]
     if wrong:
@@ -499,9 +512,9 @@ def annotation_problems(text: str, kernel) -> list[str]:
     problems += input_problems(found["input read"], whole_tensor(k["loads"], "in_"))
     out_body, outputs = found["output written"], whole_tensor(k["stores"])
     if not any(_mentions(out_body, a["buffer"]) and _squash(a["index"]) in _squash(out_body) for a in outputs):
-        problems.append("'Output written' should name the pointer the probabilities are written through and its index "
-                        "expression, e.g. " + ", ".join(f"`{a['buffer']}` at `{a['index']}`" for a in outputs)
-                        + " (not the per-row max or sum the kernel also stores).")
+        problems.append("'Output written' should name the pointer the probabilities are written through (a name from the "
+                        "kernel's signature) and quote, in `backticks`, the index expression of that store as the kernel "
+                        "writes it (not the per-row max or sum the kernel also stores).")
     red_body = found["reductions"].lower()
     kinds = [r for r in k["reductions"] if r.lower() not in red_body and not (r == "online_softmax" and "online" in red_body)]
     if kinds:
@@ -540,19 +553,19 @@ def input_problems(body: str, inputs: list[dict]) -> list[str]:
     quoted = [_squash(q) for q in re.findall(r"`([^`]+)`", body)]
     hits = [a for a in inputs if _mentions(body, a["buffer"]) and any(_squash(a["index"]) in q for q in quoted)]
     if not hits:
-        return ["'Input read' should name the input pointer and quote, in `backticks`, the index expression it is read "
-                "at, e.g. " + ", ".join(dict.fromkeys(f"`{a['buffer']}` at `{a['index']}`" for a in inputs))
-                + " (not the per-row max or sum the kernel reads back)."]
+        return ["'Input read' should name the input pointer (a name from the kernel's signature) and quote, in "
+                "`backticks`, the index expression of that load as the kernel writes it (not the per-row max or sum the "
+                "kernel reads back)."]
     roles, said = index_roles(hits[0]["index"]), stated_roles(body)
     if not roles:
         return []
     wrong = [f"{var} walks the {said[var]}" for var in roles if var in said and said[var] != roles[var]]
     if wrong:
-        return [f"'Input read' says {' and '.join(wrong)}, but in `{hits[0]['index']}` the variable multiplied by the "
-                "row length walks the rows and the one added alone walks the columns of a row."]
+        return [f"'Input read' says {' and '.join(wrong)}: look again at the index you quoted (in a row-major index, the "
+                "variable multiplied by the row length walks the rows and the one added alone the columns of a row)."]
     if not set(roles) <= set(said):
-        return ["'Input read' should say which loop variable walks the rows and which the columns, e.g. \"`x0` walks "
-                "the rows, `x1` the columns of a row\"."]
+        return ["'Input read' should say, in a sentence, which loop variable walks the rows and which the columns of "
+                "a row."]
     return []
 
 
@@ -963,17 +976,52 @@ def probe_report(learner: Learner, with_capture: bool) -> dict:
                              "sha256": hashlib.sha256(path.read_bytes()).hexdigest() if inside and path.is_file() else None}
     info["listed"] = listed
     info["sweep_rows"] = learner.value("sweep_rows") if learner.has("sweep_rows") else None
+    err = learner.value("max_err") if learner.has("max_err") else None
+    info["max_err"] = float(err) if isinstance(err, (int, float)) else None
     if with_capture:
         info["kernels"] = [k.name for k in learner.value("code").kernels if kernel_is_softmax(k)]
     return info
 
 
-TABLE_ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*([\d.eE+-]+)\s*\|\s*([\d.eE+-]+)\s*\|", re.M)
+NUMBER = re.compile(r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """The body rows of the Markdown tables in text, as cell strings: with or without the outer pipes, alignment rows
+    and blank cells at either end left out."""
+    rows = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.count("|") < 1 or line.startswith(("```", "    ")):
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) < 2 or all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+            continue
+        rows.append(cells)
+    return rows
+
+
+def _number(cell: str) -> float | None:
+    m = NUMBER.search(cell.replace("`", "").replace("*", ""))
+    try:
+        return float(m.group().replace(",", "")) if m else None
+    except ValueError:
+        return None
+
+
+def profile_table(profile: str) -> dict[int, tuple[float, float]]:
+    """{batch: (eager ms, compiled ms)} from the first three cells of each table row that holds three numbers."""
+    table = {}
+    for cells in table_rows(profile):
+        nums = [_number(c) for c in cells[:3]]
+        if len(nums) == 3 and None not in nums and float(nums[0]).is_integer():
+            table.setdefault(int(nums[0]), (nums[1], nums[2]))
+    return table
 
 
 def profile_problems(profile: str, rows) -> list[str]:
     """Whether the report's profile table gives the notebook's own sweep (same batches, times within rounding)."""
-    table = {int(b): (float(e), float(c)) for b, e, c in TABLE_ROW.findall(profile)}
+    table = profile_table(profile)
     if not isinstance(rows, list) or not rows:
         return ["'Profile' should give the table of your sweep (sweep_rows is empty or missing: run part E first)."]
     try:
@@ -984,6 +1032,22 @@ def profile_problems(profile: str, rows) -> list[str]:
     if set(table) != set(want) or not all(close(table[b][0], e) and close(table[b][1], c) for b, (e, c) in want.items()):
         return ["'Profile' should be a table | batch | eager ms | compiled ms | speedup | verdict | with the numbers your "
                 "sweep measured (sweep_rows): the report's rows do not match them."]
+    return []
+
+
+def compile_match_problems(body: str, max_err: Any) -> list[str]:
+    """'Compile match' must state what part A measured, faithfully: a finite error as a number, a NaN or an infinity
+    as such (part A's own check charges the mistake, once), and nothing in particular when part A did not run."""
+    measured = re.sub(r"\b1(?:\.0*)?e-0?6\b", "", body)          # the criterion is not the measurement
+    says_nan = re.search(r"\bnan\b|\binf(?:inity|inite)?\b|∞", measured, re.I) is not None
+    says_number = re.search(r"\d\.?\d*e-\d+|0\.0+\d*|\b0\b|\d\.\d+", measured) is not None
+    if max_err is None:                                   # part A left undone: the report cannot state a measurement
+        return []
+    if isinstance(max_err, float) and not math.isfinite(max_err):
+        return [] if says_nan else ["'Compile match' should state the max abs error part A measured; your part A "
+                                    "measured a non-finite value, and the report should say so."]
+    if says_nan or not says_number:
+        return ["'Compile match' should give the measured max abs error as a finite number."]
     return []
 
 
@@ -999,9 +1063,7 @@ def report_problems(info: dict, kernels: list[str]) -> list[str]:
         return [f"REPORT.md lacks the section(s) {', '.join('## ' + m for m in missing)}."]
     found = {s.lower(): found[heading_key(s)] for s in REPORT_SECTIONS}
     problems = []
-    measured = re.sub(r"\b1(?:\.0*)?e-0?6\b", "", found["compile match"])          # the criterion is not the measurement
-    if re.search(r"\bnan\b|\binf\b", measured, re.I) or not re.search(r"\d\.?\d*e-\d+|0\.0+\d*|\b0\b", measured):
-        problems.append("'Compile match' should give the measured max abs error as a finite number.")
+    problems += compile_match_problems(found["compile match"], info.get("max_err", "unknown"))
     if ANNOTATION_FILE not in found["kernel"] or not re.search(r"kernel\.(cpp|py)", found["kernel"]):
         problems.append("'Kernel' should point to kernel.cpp or kernel.py and to KERNEL_ANNOTATION.md.")
     if not any(name in found["kernel"] for name in kernels):

@@ -1,0 +1,52 @@
+"""One unfinished part costs only its own part: tools/stub_matrix.py and the line a stopped cell prints."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import checks
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import stub_matrix  # noqa: E402
+
+
+def test_not_done_names_the_part():
+    err = NotImplementedError("C: find softmax kernel: write your solution here")
+    assert checks.not_done(err).startswith("⏭ part C (find softmax kernel) is not done yet")
+    assert "an exercise this cell uses" in checks.not_done(NotImplementedError())
+
+
+def test_a_stubbed_cell_says_which_part_and_other_errors_keep_their_traceback():
+    shell_mod = pytest.importorskip("IPython.core.interactiveshell")
+    shell = shell_mod.InteractiveShell.instance()
+    shown = []
+    shell._showtraceback = lambda etype, value, stb: shown.append("\n".join(stb))
+    try:
+        shell.run_cell("from helpers import checks; checks.show_unfinished_parts()")
+        stub = shell.run_cell('raise NotImplementedError("2a: find chains: write your solution here")')
+        other = shell.run_cell('raise NotImplementedError("not on this device")')
+    finally:
+        shell.set_custom_exc((), None)
+    assert isinstance(stub.error_in_exec, NotImplementedError) and isinstance(other.error_in_exec, NotImplementedError)
+    assert shown[0].startswith("⏭ part 2a (find chains) is not done yet")
+    assert "not on this device" in shown[1] and "not done yet" not in shown[1]
+
+
+def test_part_c_of_lab_04_left_as_its_stub_breaks_no_other_cell(tmp_path, monkeypatch):
+    """Lab 04's part C unfinished once cost parts E and G (a given cell read the kernel's name)."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    for key, value in {"WORKBOOK_QUICK": "1", "WORKBOOK_DEVICE": "cpu", "MPLBACKEND": "Agg"}.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("WORKBOOK_OUT_DIR", str(tmp_path / "out"))
+    failures = stub_matrix.run(stub_matrix.with_stubs("04", "C"))
+    assert [f for f in failures if not f["expected"]] == []
+
+
+def test_the_matrix_reports_a_given_cell_that_breaks():
+    import nbformat
+
+    cell = nbformat.from_dict({"cell_type": "code", "id": "g", "metadata": {"tags": ["given"]}, "source": "undefined_name"})
+    (got,) = stub_matrix.run([cell])
+    assert (got["cell"], got["role"], got["expected"]) == ("g", "given", False) and "NameError" in got["error"]
