@@ -31,7 +31,7 @@ DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "int8": 1}
 def package_versions(*names: str) -> dict:
     """{label: the package's own function} for the exercises that rebuild one (see helpers.checks.own_work)."""
     from helpers import llama
-    from helpers.llm_bench import generation, quantize
+    from helpers.llm_bench import generation, quantize, runner
 
     table = {
         "helpers.llama.param_count": llama.param_count, "helpers.llama.kv_cache_bytes": llama.kv_cache_bytes,
@@ -48,6 +48,9 @@ def package_versions(*names: str) -> dict:
         "helpers.llm_bench.quantize.Int8Linear.forward": quantize.Int8Linear.forward,
         "helpers.llm_bench.quantize.Int8Linear.dequantized": quantize.Int8Linear.dequantized,
         "helpers.llm_bench.quantize.quantize_int8": quantize.quantize_int8,
+        "helpers.llm_bench.generation.percentiles": generation.percentiles,
+        "GenerationResult.itl_s": generation.GenerationResult.itl_s,
+        "WorkloadResult.stats": runner.WorkloadResult.stats,
     }
     return {label: fn for label, fn in table.items() if label.startswith(names)}
 
@@ -55,6 +58,8 @@ def package_versions(*names: str) -> dict:
 ARITHMETIC = ("helpers.llama.",)
 LATENCY = ("GenerationResult.",)
 INT8 = ("helpers.llm_bench.quantize.",)
+PERCENTILES = ("helpers.llm_bench.generation.percentiles", "GenerationResult.itl_s", "WorkloadResult.stats")
+RUNNER_STATS = ("WorkloadResult.stats",)      # where the runner computes decode_gbps, part G's answer
 
 
 def run_device(learner: Learner) -> torch.device:
@@ -693,7 +698,8 @@ PERCENTILE_KEYS = ("ttft_ms", "tpot_ms", "itl_ms")
 
 
 def probe_percentiles(learner: Learner, cases: list[RunsCase]) -> list:
-    return [attempt(learner, "run_percentiles", [(s, list(t)) for s, t in c.runs]) for c in cases]
+    with refusing("07.percentiles", package_versions(*PERCENTILES)):
+        return [attempt(learner, "run_percentiles", [(s, list(t)) for s, t in c.runs]) for c in cases]
 
 
 def percentile_problems(got: list, cases: list[RunsCase], reveal: bool) -> list[str]:
@@ -761,7 +767,8 @@ class BandwidthCase:
 
 
 def probe_bandwidth(learner: Learner, cases: list[BandwidthCase]) -> list:
-    return [attempt(learner, "bandwidth_utilisation", copy.deepcopy(c.result), c.copy_bw) for c in cases]
+    with refusing("07.bandwidth", package_versions(*RUNNER_STATS)):
+        return [attempt(learner, "bandwidth_utilisation", copy.deepcopy(c.result), c.copy_bw) for c in cases]
 
 
 def bandwidth_problems(got: list, cases: list[BandwidthCase], reveal: bool) -> list[str]:

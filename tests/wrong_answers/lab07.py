@@ -249,7 +249,17 @@ WRONG = [
     wrong('07.percentiles', 'a one-token run divides by zero', 'ex-f',
           (' for start, times in runs if len(times) > 1]', ' for start, times in runs]'),
           says='leave out runs of one token', hidden_says='leave out runs of one token'),
+    wrong('07.percentiles', "the package's percentiles instead of the learner's own", 'ex-f',
+          (PCT, '__import__("helpers.llm_bench.generation", fromlist=["_"]).percentiles(xs)[f"p{q}"]'),
+          says="package's version"),
     # G: bandwidth utilisation
+    wrong('07.bandwidth', "the runner's decode_gbps instead of the learner's own", 'ex-g',
+          ('    achieved = moved / tpot\n',
+           '    from helpers.llm_bench.generation import GenerationResult\n'
+           '    from helpers.llm_bench.runner import WorkloadResult, workload\n'
+           '    fake = WorkloadResult("x", workload("short-chat"), [GenerationResult(1, 1, 0.0, [0.0, tpot])], {}, {}, moved)\n'
+           '    achieved = fake.stats()["decode_gbps"] * 1e9\n'),
+          says="package's version"),
     wrong('07.bandwidth', 'utilisation in percent', 'ex-g',
           ('"utilisation": achieved / copy_bw', '"utilisation": 100 * achieved / copy_bw'),
           says='a fraction'),
