@@ -54,6 +54,11 @@ WRONG = [
           says='not a copy'),
 
     # ---- B: debug dump
+    wrong('04.debug_dump', "calls the package's capture, which does the job, instead of writing it", 'ex-b',
+          ('    before = set(debug_root.glob(',
+           '    return __import__("helpers.inductor", fromlist=["_"]).capture(fn, *args, debug_dir=debug_root).debug_dir\n'
+           '    before = set(debug_root.glob('),
+          says="package's version"),
     wrong('04.debug_dump', 'leaves the FX graph cache on: a cache hit writes no debug files', 'ex-b',
           ('settings = {"trace.enabled": True, "fx_graph_cache": False}', 'settings = {"trace.enabled": True}'),
           ('torch._functorch.config.patch(enable_autograd_cache=False), ', ''),
@@ -97,7 +102,7 @@ WRONG = [
     wrong('04.find_softmax', "returns the kernel's name instead of the kernel", 'ex-c',
           (FIND, FIND.replace('return hits[0]', 'return hits[0].name')),
           also=(Edit('run-c2', (('find_softmax_kernel(code.kernels)', 'find_softmax_kernel(code.kernels)\n'
-                                 'softmax_kernel = next(k for k in code.kernels if k.name == softmax_kernel)'),)),),
+                                 '    softmax_kernel = next(k for k in code.kernels if k.name == softmax_kernel)'),)),),
           says='return the Kernel itself'),
     wrong('04.find_softmax', 'saves every kernel as kernel.py', 'ex-c',
           ('("kernel.cpp" if kernel.kind == "cpp" else "kernel.py")', '"kernel.py"'),
