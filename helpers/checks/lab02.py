@@ -89,9 +89,17 @@ def signature(gm: fx.GraphModule) -> list[tuple[str, str]]:
     return [(n.op, target_text(n)) for n in gm.graph.nodes]
 
 
+def graph_of(model: nn.Module) -> fx.GraphModule:
+    """What a pass is given: the model's symbolic trace, or a copy of a graph built by hand (a GraphModule whose nodes
+    no trace would write, such as a call_method `__add__`)."""
+    if isinstance(model, HandBuilt):
+        return model.graph_module()
+    return copy.deepcopy(model) if isinstance(model, fx.GraphModule) else fx.symbolic_trace(model)
+
+
 def kinds_of(model: nn.Module) -> list[tuple[str, str]]:
     """(op, kind) of every node of the model's trace: what a pass starts from, worked out where the check is judged."""
-    gm = fx.symbolic_trace(model)
+    gm = graph_of(model)
     return [(n.op, node_kind(gm, n)) for n in gm.graph.nodes]
 
 
@@ -362,8 +370,9 @@ def probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple) 
     model.eval()
     with torch.no_grad(), counting_pattern_rewrites() as pattern_calls:
         before = model(*inputs)
-        traced = fx.symbolic_trace(model)
+        traced = graph_of(model)
         inputs_before = input_names(traced)
+        params_before = {name for name, _ in traced.named_parameters()}
         out_gm = fn(traced)
         if not isinstance(out_gm, fx.GraphModule):
             return {"returned": type(out_gm).__name__}
@@ -376,7 +385,8 @@ def probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple) 
                  "in_place": in_place_calls(out_gm), "kinds": [(n.op, node_kind(out_gm, n)) for n in out_gm.graph.nodes],
                  "relu_left": [f"{n.op} {target_text(n)}" for n in out_gm.graph.nodes if activation(out_gm, n) == "relu"],
                  "pattern_calls": pattern_calls[0], "n_inputs": len(inputs_before),
-                 "removed_inputs": [name for name in inputs_before if name not in input_names(out_gm)]}
+                 "removed_inputs": [name for name in inputs_before if name not in input_names(out_gm)],
+                 "new_parameters": sorted({name for name, _ in out_gm.named_parameters()} - params_before)}
         if shape["stale"] or shape["removed_inputs"]:
             return shape       # not run: it cannot take the model's inputs, or its forward is the old code
         out = out_gm(*inputs)
@@ -581,7 +591,7 @@ def pass_on_case(ctx: Context, fn_name: str, model: nn.Module, inputs: tuple, ab
         else:
             said = f"raised {type(err).__name__}" + (f": {str(err)[:300].rstrip('.!')}" if ctx.reveal else "")
         raise CheckFailed(f"on {about}, {fn_name} {said}.{hint}") from None
-    return {**got, "kinds_before": kinds_of(model), "in_place_before": in_place_calls(fx.symbolic_trace(model))}
+    return {**got, "kinds_before": kinds_of(model), "in_place_before": in_place_calls(graph_of(model))}
 
 
 def judge_rewrites(ctx: Context, cases: list[RewriteCase], fn_name: str) -> None:
@@ -753,6 +763,10 @@ def cleanup_problems(p: dict, fn_name: str, want, about: str, want_calls: Counte
     problems = pass_problems(p, fn_name, want, about, SAME, reveal)
     if problems:
         return problems
+    if p.get("new_parameters"):
+        return [f"on {about}, {fn_name} kept what it computed as nn.Parameters ({len(p['new_parameters'])} new): an "
+                "optimizer would train them and they would count as the model's weights; a folded constant is a buffer "
+                "(register_buffer)."]
     got = call_kinds(p["kinds"])
     if got != want_calls:
         extra, missing = got - want_calls, want_calls - got
@@ -800,11 +814,41 @@ class ConstNet(nn.Module):
         return x @ scale + shift + noise
 
 
+class HandBuilt(nn.Module):
+    """A model whose graph is built by hand (`graph_module`), with nodes no trace writes; it travels to the learner's
+    kernel as this class (a GraphModule would be traced again when unpickled, and lose them)."""
+
+    def graph_module(self) -> fx.GraphModule:
+        raise NotImplementedError
+
+
+class DunderCalls(HandBuilt):
+    """x.__add__(1) and x.__mul__(2) computed and never read (dunder methods: two underscores at the end, no side
+    effect), an in-place x.mul_(1), and the live x.relu()."""
+
+    def forward(self, x):
+        x.mul_(1)
+        return x.relu()
+
+    def graph_module(self) -> fx.GraphModule:
+        g = fx.Graph()
+        x = g.placeholder("x")
+        g.call_method("__add__", (x, 1))
+        g.call_method("__mul__", (x, 2))
+        g.call_method("mul_", (x, 1))
+        g.output(g.call_method("relu", (x,)))
+        return fx.GraphModule(nn.Module(), g)
+
+
 def dead_code_cases() -> list[CleanupCase]:
     with seeded(6):
         dead, dead_ins = DeadNet(), (torch.randn(3, 4), torch.randn(2))
+        dunder_ins = (torch.randn(5),)
     return [cleanup_case("remove_dead_code", "a model with a dead chain, an in-place add_ and an unused input", dead, dead_ins,
-                         {"mul": 1, "add_": 1, "relu": 1}, placeholders=2)]
+                         {"mul": 1, "add_": 1, "relu": 1}, placeholders=2),
+            cleanup_case("remove_dead_code", "a hand-built graph whose unread calls are the dunder methods __add__ and "
+                         "__mul__ (two underscores at the end: no side effect), beside an in-place mul_", DunderCalls(),
+                         dunder_ins, {"mul_": 1, "relu": 1}, placeholders=1)]
 
 
 def fold_constants_cases() -> list[CleanupCase]:
@@ -1108,6 +1152,19 @@ class Sleeps(GraderPass):
         return gm
 
 
+class AddDimension(GraderPass):
+    """Gives the output a leading dimension of 1: its values broadcast equal to the model's, its shape does not."""
+
+    name = "adds_a_dimension"
+
+    def apply(self, gm):
+        out = next(n for n in gm.graph.nodes if n.op == "output")
+        with gm.graph.inserting_before(out):
+            changed = gm.graph.call_method("unsqueeze", (out.args[0], 0))
+        out.args = (changed,)
+        return gm
+
+
 class Crash(GraderPass):
     name = "crashes"
 
@@ -1323,6 +1380,8 @@ def BAD_PASSES() -> list[tuple]:
     """(passes, what the bad one does) for the pipeline's refusals."""
     return [((IdentityPass(), ScaleOutput(1.01, "scale_by_1.01")), "changes the output by 1%"),
             ((Crash(),), "raises ValueError"),
+            ((IdentityPass(), AddDimension()), "adds a leading dimension to the output (its values broadcast equal to "
+                                               "the model's: compare shapes, not only values)"),
             ((ScaleOutput(1 + 7e-5, "drift_a"), ScaleOutput(1 + 7e-5, "drift_b")),
              "drifts by 0.7 × tol twice (1.4 × tol from the original model; compare with the model, not the previous pass)")]
 

@@ -78,7 +78,9 @@ def dead_code_cases() -> list[public.CleanupCase]:
     return [public.cleanup_case(
         "remove_dead_code", "the grader's model (a dead chain through a module, in-place ops written as a function, "
         "with inplace=True, an unused input)", public.built(80, inputs.HDead), randn(90, (2, 5), (2, 5), (1,)),
-        {"add": 2, "mul": 1, "relu": 2, "clone": 1}, placeholders=3)]
+        {"add": 2, "mul": 1, "relu": 2, "clone": 1}, placeholders=3),
+            public.cleanup_case("remove_dead_code", "the grader's hand-built graph (unread dunder calls beside an in-place "
+                                "call)", inputs.HDunders(), randn(92, (6,)), {"clone": 1, "add_": 1, "sigmoid": 1}, placeholders=1)]
 
 
 def fold_constants_cases() -> list[public.CleanupCase]:
@@ -165,6 +167,8 @@ def refused_pipelines(model, ins) -> tuple:
     return (((public.IdentityPass(), public.ScaleOutput(0.98, "shrinks")), "changes the output by 2%"),
             ((inputs.ReturnsNone(),), "returns None instead of a GraphModule"),
             ((public.IdentityPass(), inputs.BreaksOrder()), "leaves a node before its inputs"),
+            ((public.AddDimension(), public.IdentityPass()), "gives the output a leading dimension of 1 (values that "
+                                                             "broadcast equal)"),
             ((public.ShiftOutput(step, "drift_1"), public.IdentityPass(), public.ShiftOutput(step, "drift_2")),
              "drifts by 0.6 × tol in two passes (1.2 × tol from the original model)"))
 

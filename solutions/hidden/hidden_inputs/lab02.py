@@ -12,7 +12,7 @@ import torch.fx as fx
 import torch.nn as nn
 import torch.nn.functional as F
 
-from helpers.checks.lab02 import GraderPass
+from helpers.checks.lab02 import GraderPass, HandBuilt
 
 
 # ---------------------------------------------------------------- 1: the graph as a table
@@ -187,6 +187,24 @@ class HIdentity(nn.Module):
 
     def forward(self, x):
         return x
+
+
+class HDunders(HandBuilt):
+    """Unread dunder calls (__sub__, __truediv__, __neg__) around an in-place add_ and a live sigmoid, built by hand."""
+
+    def forward(self, x):
+        y = x.clone()
+        y.add_(0.5)
+        return y.sigmoid()
+
+    def graph_module(self) -> fx.GraphModule:
+        g = fx.Graph()
+        x = g.placeholder("x")
+        g.call_method("__neg__", (g.call_method("__truediv__", (g.call_method("__sub__", (x, 1)), 3)),))
+        y = g.call_method("clone", (x,))
+        g.call_method("add_", (y, 0.5))
+        g.output(g.call_method("sigmoid", (y,)))
+        return fx.GraphModule(nn.Module(), g)
 
 
 class HDead(nn.Module):
