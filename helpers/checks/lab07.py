@@ -396,6 +396,8 @@ class DecodeCase:
     seed: int
     prompt: tuple
     new_tokens: int
+    dtype: str = "float32"      # the model's; a cache of another dtype is wrong
+    exact_ids: bool = True      # compare with the checker's greedy decode (bf16 rounding may break near-ties: off)
 
     def build(self, device) -> nn.Module:
         """The model with attention made to matter: with plain N(0, 0.02) weights a tied model mostly repeats its
@@ -405,7 +407,7 @@ class DecodeCase:
             for layer in model.layers:
                 for proj, gain in (("q_proj", 3), ("k_proj", 3), ("v_proj", 10), ("o_proj", 10)):
                     getattr(layer.attn, proj).weight.mul_(gain)
-        return model.to(device)
+        return model.to(device=device, dtype=getattr(torch, self.dtype))
 
 
 def greedy_reference(model: nn.Module, prompt: list[int], new_tokens: int) -> list[int]:
@@ -448,8 +450,16 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
             return out
         return counted
 
+    cache_dtypes: set = set()
+    update = StaticKVCache.update
+
+    def seen_update(self, layer, *args, **kwargs):      # which dtype the cache the model writes into holds
+        cache_dtypes.add(str(self.keys[layer].dtype).removeprefix("torch."))
+        return update(self, layer, *args, **kwargs)
+
     torch._dynamo.reset()
     stopped = False
+    StaticKVCache.update = seen_update
     try:   # a limit above GRAPHS_ENOUGH, so a step that recompiles every token is caught, not sent back to eager
         with torch._dynamo.config.patch(recompile_limit=64):
             ids = learner.call("generate_static", model, list(case.prompt), case.new_tokens, compiler)
@@ -458,10 +468,14 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
     finally:
         frames = counter.frame_count
         torch._dynamo.reset()
-    eager = learner.call("generate_static", model, list(case.prompt), case.new_tokens, None)
+    try:
+        eager = learner.call("generate_static", model, list(case.prompt), case.new_tokens, None)
+    finally:
+        StaticKVCache.update = update
     as_ints = lambda xs: [int(x) for x in xs] if isinstance(xs, (list, tuple)) else None
     return {"ids": as_ints(ids), "eager": as_ints(eager), "want": greedy_reference(model, list(case.prompt), case.new_tokens),
-            "frames": frames, "calls": calls[0], "wrapped": wrapped[0], "stopped": stopped}
+            "frames": frames, "calls": calls[0], "wrapped": wrapped[0], "stopped": stopped,
+            "cache_dtypes": sorted(cache_dtypes)}
 
 
 def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[str]:
@@ -477,11 +491,16 @@ def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[st
         if ids is None or len(ids) != n:
             return [f"generate_static ({label}) should return the {n} new token ids as a list of ints; it returned "
                     f"{'something else' if ids is None else f'{len(ids)} ids'}."]
-        if ids != got["want"]:
+        if case.exact_ids and ids != got["want"]:
             first = next(i for i, (a, b) in enumerate(zip(ids, got["want"])) if a != b)
             return [f"on {case.about}, generate_static ({label}) differs from greedy decoding from token {first} on: take "
                     "the argmax of the last position's logits, write each step's key/value at its position "
                     "(input_pos = prompt length, then +1 per token) and keep the cache between steps."]
+    wrong_dtype = [d for d in got.get("cache_dtypes", []) if d != case.dtype]
+    if wrong_dtype:
+        return [f"on {case.about}, the KV cache holds {', '.join(wrong_dtype)} while the model computes in {case.dtype}: "
+                "allocate the cache in the model's dtype (its weights'). A wider cache holds more bytes than it "
+                "needs, and decode reads all of them every step."]
     if got["wrapped"] == 0 or got["calls"] == 0:
         return ["generate_static never used the compiler it was given: wrap the decode step once, "
                 "`decode = compiler(step)`, and call `decode` for every new token."]
@@ -500,7 +519,9 @@ def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[st
 
 
 @register("07.static_decode", points=5, exercise="D", title="one compiled graph for a whole generation (static KV cache)",
-          cases=[DecodeCase("the tiny model", TINY, seed=7, prompt=(72, 101, 108, 108, 111, 32), new_tokens=12)])
+          cases=[DecodeCase("the tiny model", TINY, seed=7, prompt=(72, 101, 108, 108, 111, 32), new_tokens=12),
+                 DecodeCase("the tiny model in bfloat16", TINY, seed=8, prompt=(87, 104, 121, 32), new_tokens=6,
+                            dtype="bfloat16", exact_ids=False)])
 def _static_decode(ctx: Context, cases: list[DecodeCase]) -> str:
     for case in cases:
         fail_if(static_decode_problems(ctx.probe(probe_static_decode, case), case, ctx.reveal))

@@ -114,6 +114,8 @@ CASES = {
         public.DecodeCase("the grader's model (6 heads share 2, untied) and prompt", ODD, seed=70,
                           prompt=(3, 141, 59, 26, 5, 35, 89, 79, 32), new_tokens=9),
         public.DecodeCase("an MQA model and a one-token prompt", MQA, seed=71, prompt=(42,), new_tokens=6),
+        public.DecodeCase("the grader's model in bfloat16", ODD, seed=72, prompt=(5, 17, 99), new_tokens=5,
+                          dtype="bfloat16", exact_ids=False),
     ],
     "07.int8_weights": [
         public.WeightCase("a 48×80 weight with two outlier rows", 48, 80, seed=21, outlier_rows=(0, 31)),

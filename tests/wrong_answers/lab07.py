@@ -150,6 +150,9 @@ WRONG = [
           ('kv_cache_bytes(config, tokens, 1, dtype_bytes)', 'kv_cache_bytes(config, tokens)'),
           says="cache's dtype", hidden_says="cache's dtype"),
     # D: one compiled decode graph
+    wrong('07.static_decode', 'the KV cache kept in float32 under a bf16 model', 'ex-d',
+          ('dtype=weight.dtype, device=weight.device)', 'dtype=torch.float32, device=weight.device)'),
+          says="model's dtype"),
     wrong('07.static_decode', 'the position passed as a Python int: a new graph per token', 'ex-d',
           ('input_pos = torch.tensor([P], device=weight.device)', 'input_pos = P'),
           says='Python int'),
