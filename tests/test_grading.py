@@ -86,8 +86,15 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
                           (daemon, "check-g")):
         S.add_cell(disrupted, source, after=after)
     case("loop_exit_print_memory_daemon", disrupted, total=FULL)
-    case("os_exit", S.add_cell(S.solution(), "import os\nos._exit(1)", after="check-c"), total=5, status="crashed",
-         statuses={"04.annotation": "crashed", "04.report": "crashed"})
+    # a cell that kills the kernel costs its own part only: the grader restarts the kernel, re-runs the cells that
+    # had finished, skips that cell and runs the rest (the submission still says the kernel died, and where) ...
+    case("os_exit", S.add_cell(S.solution(), "import os\nos._exit(1)", after="check-c"), total=FULL, status="crashed")
+    # ... up to MAX_RESTARTS times: the third kill ends the run, and the checks after it were not run
+    thrice = S.solution()
+    for after in ("check-a", "check-c", "check-e"):
+        S.add_cell(thrice, "import os\nos._exit(1)", after=after)
+    case("os_exit_thrice", thrice, total=FULL - POINTS["04.scheduler"] - POINTS["04.report"], status="crashed",
+         statuses={"04.scheduler": "crashed", "04.report": "crashed", "04.crossover": "passed"})
     case("segfault", S.add_cell(S.lab(), "import ctypes\nctypes.string_at(0)", after="setup"), total=0, status="crashed")
     case("fork_bomb", S.add_cell(S.solution(), "import os, time\nfor _ in range(10):\n    os.fork()\ntime.sleep(600)\n", after="outro"),
          total=FULL, status=("crashed", "memory"))   # 1024 forked kernels: the process or the memory watchdog stops it first
@@ -197,8 +204,9 @@ def test_every_failed_check_says_why(batch):
 
 
 def test_crash_names_the_cell(batch):
-    g = grades(batch["out"])["os_exit"]
-    message = g["checks"]["04.report"]["message"]
+    once = grades(batch["out"])["os_exit"]
+    assert "killed the notebook's kernel" in once["message"] and "ran the rest" in once["message"]
+    message = grades(batch["out"])["os_exit_thrice"]["checks"]["04.report"]["message"]
     assert "kernel died" in message and "in cell '" in message and "import os" in message
 
 

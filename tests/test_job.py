@@ -15,7 +15,7 @@ import pytest
 from helpers import checks
 from helpers.checks import lab04
 from helpers.env import LabSettings
-from helpers.grading import batch, sandbox
+from helpers.grading import batch, run_notebook, sandbox
 from helpers.grading.job import CheckTimeout, NotebookJob, WorkerDied
 
 pytestmark = pytest.mark.slow
@@ -140,10 +140,20 @@ def test_a_kernel_killed_by_a_probe_or_a_cell_is_replayed(tmp_path):
         assert job.replays == 1
     finally:
         job.stop()
+    # a cell that kills the kernel: restarted, the finished cells re-run, that cell skipped, the rest run
     job = start(tmp_path, notebook(tmp_path / "cell.ipynb", GOOD + ROWS, "import os\nos._exit(1)", "x = 1"))
     try:
-        assert job.ran["status"] == "crashed" and not job.ran["serving"]
+        assert job.ran["status"] == "crashed" and job.ran["serving"] and "ran the rest" in job.ran["message"]
         assert crossover(job)["answers"] == [8]           # the definitions before the dead cell are back
+        assert job.replays == 0                           # served by the restarted kernel of the graded run
+    finally:
+        job.stop()
+    # ... at most MAX_RESTARTS times: then the run stops and a replay serves the probes
+    kills = ["import os\nos._exit(1)"] * (run_notebook.MAX_RESTARTS + 1)
+    job = start(tmp_path, notebook(tmp_path / "cells.ipynb", GOOD + ROWS, *kills, "x = 1"))
+    try:
+        assert job.ran["status"] == "crashed" and not job.ran["serving"]
+        assert crossover(job)["answers"] == [8]
     finally:
         job.stop()
 

@@ -325,8 +325,51 @@ def _saved(ctx: Context, cases: list[SavedCase]) -> str:
 # ---------------------------------------------------------------- B2: what min-cut recomputes
 @dataclass(frozen=True)
 class RecomputeCase:
-    gpt: GPTCase
+    """A MiniGPT's two backward graphs (gpt), or two graphs made from op counts: ((op, times), ...) for the default
+    backward and for min-cut's, where an op min-cut runs more often may also run in the default one."""
+
+    gpt: GPTCase | None
     want: tuple | None = None
+    counts: tuple | None = None
+    label: str = ""
+
+    @property
+    def about(self) -> str:
+        return self.gpt.about if self.gpt is not None else self.label
+
+
+# ops counted_graph can write: aten op → (overload, how many inputs)
+COUNTABLE = {"mm": ("default", 2), "mul": ("Tensor", 2), "add": ("Tensor", 2), "tanh": ("default", 1),
+             "exp": ("default", 1), "view": ("default", None), "t": ("default", 1)}
+
+
+def counted_graph(counts: tuple) -> "torch.fx.GraphModule":
+    """A graph that calls each aten op of ((op, times), ...) that many times (never run: read as a histogram)."""
+    import torch.fx as fx
+
+    g = fx.Graph()
+    y = g.placeholder("x")
+    for op, times in counts:
+        overload, arity = COUNTABLE[op]
+        target = getattr(getattr(torch.ops.aten, op), overload)
+        for _ in range(times):
+            args = (y, [4, 4]) if arity is None else (y,) * arity
+            y = g.call_function(target, args)
+    g.output(y)
+    return fx.GraphModule(nn.Module(), g)
+
+
+def synthetic_recompute_case() -> RecomputeCase:
+    """mul runs in both backwards, twice more in min-cut's; tanh in min-cut's alone; mm and views alike in both."""
+    default = (("mm", 4), ("mul", 2), ("t", 2), ("view", 3), ("add", 1))
+    mincut = (("mm", 4), ("mul", 4), ("tanh", 1), ("t", 3), ("view", 5), ("add", 1))
+    truth = recompute_truth_counts(default, mincut)
+    return RecomputeCase(None, truth, (default, mincut), "two backward graphs where min-cut runs mul twice more than "
+                                                         "the default (which runs it too) and tanh only in its own")
+
+
+def recompute_truth_counts(default: tuple, mincut: tuple) -> tuple:
+    return recompute_truth(counted_graph(default), counted_graph(mincut))
 
 
 def recompute_truth(bw_default, bw_mincut) -> tuple:
@@ -339,9 +382,14 @@ def recompute_reference(case: GPTCase, device) -> RecomputeCase:
     return RecomputeCase(case, recompute_truth(step_graphs(case, device)[1], step_graphs(case, device, mincut=True)[1]))
 
 
-def probe_recompute(learner: Learner, case: GPTCase) -> dict:
-    device = run_device(learner)
-    got = learner.call("recomputed_ops", step_graphs(case, device)[1], step_graphs(case, device, mincut=True)[1])
+def probe_recompute(learner: Learner, case: "GPTCase | tuple") -> dict:
+    """recomputed_ops on a MiniGPT's default and min-cut backward graphs, or on two graphs made from op counts."""
+    if isinstance(case, tuple):
+        graphs = counted_graph(case[0]), counted_graph(case[1])
+    else:
+        device = run_device(learner)
+        graphs = step_graphs(case, device)[1], step_graphs(case, device, mincut=True)[1]
+    got = learner.call("recomputed_ops", *graphs)
     try:
         return {"ops": sorted({str(o).split(".")[-1] for o in got})}
     except TypeError:
@@ -355,21 +403,22 @@ def recompute_problems(got: dict, case: RecomputeCase, reveal: bool) -> list[str
     views = [op for op in got["ops"] if op in VIEW_OPS]
     if views and not set(views) <= set(want):
         named = f" ({', '.join(views)})" if reveal else ""
-        return [f"on {case.gpt.about}, recomputed_ops lists {len(views)} view or copy op(s){named}: leave out the ops "
+        return [f"on {case.about}, recomputed_ops lists {len(views)} view or copy op(s){named}: leave out the ops "
                 "that only view or copy memory (VIEW_AND_COPY_OPS, matched on the bare name without 'aten.') and keep "
                 "the compute ops min-cut's backward runs more often."]
     if got["ops"] != want:
         said = f"{got['ops']}, expected {want}" if reveal else "another set of ops"
-        return [f"on {case.gpt.about}, recomputed_ops gave {said}: compare the compute ops (views and copies left out) "
+        return [f"on {case.about}, recomputed_ops gave {said}: compare the compute ops (views and copies left out) "
                 "of the two backward graphs, and keep those min-cut's backward runs more often."]
     return []
 
 
 @register("06.recompute", points=2, exercise="B", title="the ops the min-cut partitioner recomputes instead of saving",
-          cases=lambda: [recompute_reference(GPTCase("the lab's MiniGPT", seed=6), "cpu")])
+          cases=lambda: [recompute_reference(GPTCase("the lab's MiniGPT", seed=6), "cpu"), synthetic_recompute_case()])
 def _recompute(ctx: Context, cases: list[RecomputeCase]) -> str:
     for case in cases:
-        fail_if(recompute_problems(ctx.probe(probe_recompute, case.gpt), case, ctx.reveal))
+        fail_if(recompute_problems(ctx.probe(probe_recompute, case.gpt if case.counts is None else case.counts), case,
+                                   ctx.reveal))
     return "the recomputed ops are right"
 
 
@@ -666,10 +715,13 @@ def probe_checkpoint(learner: Learner, case: GPTCase) -> dict:
     device = run_device(learner)
     model, idx, targets = case.build(device)
     plain = copy.deepcopy(model)
+    own = [id(p) for p in model.parameters()]          # what an optimizer made before checkpointing holds
     ck = learner.call("checkpoint_blocks", model)
     info: dict = {"module": isinstance(ck, nn.Module)}
     if not info["module"]:
         return info
+    kept = {id(p) for p in ck.parameters()}
+    info["params_kept"], info["params"] = sum(i in kept for i in own), len(own)
     calls = {"forward": 0, "backward": 0}
     phase = ["forward"]
     layer_norm = nn.LayerNorm.forward
@@ -703,6 +755,10 @@ def checkpoint_problems(got: dict, about: str) -> list[str]:
     if got["blocks"] != got["want_blocks"] or not got["same_names"]:
         return ["checkpoint_blocks should keep the model's blocks and parameter names (wrap each block's call; do not "
                 "rebuild or re-initialise them)."]
+    if got.get("params_kept", got.get("params")) != got.get("params"):
+        return [f"on {about}, the checkpointed model trains {got['params_kept']} of the model's {got['params']} "
+                "parameter tensors: the others were copied (a deepcopy of a block, a block built again), so an optimizer "
+                "made before checkpointing would update tensors the model no longer uses. Wrap the blocks themselves."]
     if got["loss_diff"] > 1e-5 or got["grad_diff"] > 1e-5:
         return [f"on {about}, the checkpointed model's loss or gradients differ from the plain model's (by "
                 f"{max(got['loss_diff'], got['grad_diff']):.1e}): checkpointing must not change the arithmetic."]

@@ -58,16 +58,45 @@ class Run:
         self.status, self.message, self.dead_id = "ok", "", None
 
 
+MAX_RESTARTS = 2  # kernels a graded run may restart after a cell killed one (a notebook that kills every kernel stops)
+
+
 def run_cells(client, run: Run, cell_timeout: float, budget: float) -> bool:
-    """Execute every cell in order under the per-cell limit and the budget; True while the kernel lives."""
+    """Execute every cell in order under the per-cell limit and the budget; True while the kernel lives.
+
+    A cell that kills the kernel costs its own part only: the kernel is restarted, the cells that had finished
+    before it are run again (their outputs are not touched), the cell that killed it is skipped, and the run goes
+    on with the next cell, up to MAX_RESTARTS times."""
+    deadline = time.monotonic() + budget
+    start, restarts = 0, 0
+    while True:
+        died_at = _run_from(client, run, start, cell_timeout, deadline)
+        if died_at is None:
+            return True
+        if restarts >= MAX_RESTARTS or deadline - time.monotonic() <= 1:
+            return False
+        why = _restart(client)
+        if why:
+            run.message = f"the notebook's kernel died and could not be restarted ({why})"
+            return False
+        restarts += 1
+        if not _rerun_finished(client, died_at, cell_timeout, deadline):
+            return False
+        run.message = (f"cell {run.dead_id or died_at + 1} killed the notebook's kernel; the grader restarted it, re-ran "
+                       "the cells that had finished before it and ran the rest")
+        start = died_at + 1
+
+
+def _run_from(client, run: Run, start: int, cell_timeout: float, deadline: float) -> int | None:
+    """Execute the cells from `start` on; the index of a cell that killed the kernel, or None."""
     dead_kernel = _dead_kernel_error()
     nb_man = getattr(client, "nb_man", None)
-    deadline = time.monotonic() + budget
-    for index, cell in enumerate(client.nb.cells):
+    for index in range(start, len(client.nb.cells)):
+        cell = client.nb.cells[index]
         left = deadline - time.monotonic()
         if left <= 1:
             run.status, run.message = "timeout", "the notebook ran past its time budget; the cells after that were not run"
-            return True
+            return None
         client.timeout = int(max(1, min(cell_timeout, left)))
         started = time.monotonic()
         alive = True
@@ -85,7 +114,46 @@ def run_cells(client, run: Run, cell_timeout: float, budget: float) -> bool:
             if nb_man is not None:
                 best_effort(nb_man.cell_complete, client.nb.cells[index], cell_index=index)
         if not alive:
+            return index
+    return None
+
+
+def _restart(client) -> str:
+    """A fresh kernel in place of the dead one, with a new client; why not, when it cannot be started ("" when it was)."""
+    from jupyter_core.utils import ensure_async, run_sync
+
+    async def restart():
+        await ensure_async(client.km.restart_kernel(now=True))
+
+    try:
+        if client.kc is not None:
+            client.kc.stop_channels()
+        run_sync(restart)()
+        client.start_new_kernel_client()
+        return ""
+    except Exception as err:
+        return f"{type(err).__name__}: {str(err)[:200]}"
+
+
+def _rerun_finished(client, before: int, cell_timeout: float, deadline: float) -> bool:
+    """Run again, in the fresh kernel, copies of the code cells before `before` that had finished; False if it died."""
+    import copy
+
+    for index, cell in enumerate(client.nb.cells[:before]):
+        if cell.cell_type != "code" or OUTCOME in cell.metadata:
+            continue
+        left = deadline - time.monotonic()
+        if left <= 1:
             return False
+        again = copy.deepcopy(cell)
+        again.outputs = []
+        client.timeout = int(max(1, min(cell_timeout, left)))
+        try:
+            client.execute_cell(again, index, store_history=False)
+        except _dead_kernel_error():
+            return False
+        finally:
+            client.nb.cells[index] = cell      # nbclient stores the cell it ran back at its index: keep the graded one
     return True
 
 
