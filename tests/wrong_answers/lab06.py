@@ -12,7 +12,7 @@ HIDDEN_NAMES = ("BranchOnTraining", "two_breaks", "frozen_head", "no_break_two_m
 KEEP_GRAPHS = '''KEPT = {"forward": [], "backward": []}
 
 
-def record_train_graphs(model, idx, targets):'''
+def record_train_graphs(model, idx, targets, partition_fn=None):'''
 SCALER = '    scaler = torch.amp.GradScaler(device_type, enabled=dtype != torch.float32)\n    losses = []\n'
 FRESH_MODEL = '''    return MiniGPT(vocab=model.tok.num_embeddings, d_model=model.tok.embedding_dim, n_heads=2,
                    n_layers=len(model.blocks), max_len=model.max_len)'''
@@ -32,15 +32,15 @@ WRONG = [
           ('    loss.backward()\n', ''),
           says=r'loss\.backward\(\)'),
     wrong('06.two_graphs', 'fw_compiler and bw_compiler swapped', 'ex-a',
-          ('aot_autograd(fw_compiler=keeper("forward"), bw_compiler=keeper("backward"))',
-           'aot_autograd(fw_compiler=keeper("backward"), bw_compiler=keeper("forward"))'),
+          ('aot_autograd(fw_compiler=keeper("forward"), bw_compiler=keeper("backward"), **cut)',
+           'aot_autograd(fw_compiler=keeper("backward"), bw_compiler=keeper("forward"), **cut)'),
           says='swapped'),
     wrong('06.two_graphs', "a plain backend: Dynamo's torch-level graph, no AOTAutograd backward", 'ex-a',
-          ('backend = aot_autograd(fw_compiler=keeper("forward"), bw_compiler=keeper("backward"))',
+          ('backend = aot_autograd(fw_compiler=keeper("forward"), bw_compiler=keeper("backward"), **cut)',
            'backend = lambda gm, example_inputs: (graphs["forward"].append(gm), gm.forward)[1]'),
           says='aot_autograd'),
     wrong('06.two_graphs', 'graphs kept from the first compile and handed back for every model', 'ex-a',
-          ('def record_train_graphs(model, idx, targets):', KEEP_GRAPHS),
+          ('def record_train_graphs(model, idx, targets, partition_fn=None):', KEEP_GRAPHS),
           ('    torch._dynamo.reset()\n    graphs = {"forward": [], "backward": []}\n',
            '    if KEPT["forward"]:          # compiled once already\n'
            '        loss_fn(model, idx, targets).backward()\n'
