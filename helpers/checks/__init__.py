@@ -56,6 +56,12 @@ def not_done(err: NotImplementedError) -> str:
     return f"⏭ {name} is not done yet: this cell goes on without it; run it again once that part is done."
 
 
+def part_not_done(part: str, needs: str) -> str:
+    """The line a given cell prints when what it reads (`needs`) was never made because part `part` is not done."""
+    return (f"⏭ part {part} is not done yet: this cell needs {needs} from it and goes on without; run it again once "
+            "that part is done.")
+
+
 STUB_WORDS = "write your solution here"      # what every exercise's stub raises (helpers.notebooks writes the stubs)
 
 
