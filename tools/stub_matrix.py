@@ -9,8 +9,8 @@ The notebook runs in this process, cell by cell (QUICK, CPU unless WORKBOOK_DEVI
 a cell that raises, as the grader does. A stub raising NotImplementedError in its own exercise cell is expected; so
 is a check cell failing for an exercise that is not done. Every other failure is listed: a **given** cell that
 raised (it should say which part is not done yet and go on), or any cell whose error is not the stub's own
-NotImplementedError (a NameError or AttributeError cascading from an unfinished part). Exit 1 when anything is
-listed.
+NotImplementedError (a NameError or AttributeError cascading from an unfinished part); with --only, also every
+check of another exercise that fails. Exit 1 when anything is listed.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ import argparse
 import contextlib
 import io
 import os
+import re
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -27,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from helpers import notebooks  # noqa: E402
+from helpers import checks, notebooks  # noqa: E402
 
 LABS = ("01", "02", "03", "04", "05", "06", "07")
 
@@ -49,8 +51,20 @@ def with_stubs(lab: str, only: str | None) -> list:
     return nb.cells
 
 
-def run(cells: list) -> list[dict]:
-    """Run the code cells in one namespace, going on after errors; one row per cell that raised."""
+FAILED_CHECK = re.compile(r"❌ (\d\d\.\w+)")
+
+
+def check_failures(printed: str, only: str | None) -> list[str]:
+    """The checks a check cell printed as failed that belong to another exercise than `only` (None: every exercise is
+    a stub, so any check may fail)."""
+    if only is None:
+        return []
+    return [name for name in FAILED_CHECK.findall(printed) if checks.spec(name).exercise != only.split(":")[0].strip()]
+
+
+def run(cells: list, only: str | None = None) -> list[dict]:
+    """Run the code cells in one namespace, going on after errors; one row per cell that raised, and per check cell
+    that failed a check of another exercise than `only`."""
     ns: dict = {"__name__": "__main__"}
     failures = []
     for cell in cells:
@@ -63,6 +77,9 @@ def run(cells: list) -> list[dict]:
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
                 exec(compile(source, filename, "exec"), ns)
+            for name in check_failures(out.getvalue(), only) if "check" in tags else []:
+                failures.append({"cell": cell.get("id"), "role": "check", "error": f"{name} failed", "expected": False,
+                                 "where": "an exercise other than the one put back to its stub"})
         except BaseException as e:          # noqa: BLE001 - a learner's cell may raise anything
             if isinstance(e, KeyboardInterrupt):
                 raise
@@ -89,9 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("MPLBACKEND", "Agg")
     bad = 0
     for lab in labs:
-        os.environ["WORKBOOK_OUT_DIR"] = str(Path(os.environ.get("TMPDIR", "/tmp")) / f"stub_matrix_{lab}")
+        os.environ["WORKBOOK_OUT_DIR"] = tempfile.mkdtemp(prefix=f"stub_matrix_{lab}_")   # fresh: no earlier run's files
         t0 = time.perf_counter()
-        failures = run(with_stubs(lab, args.only))
+        failures = run(with_stubs(lab, args.only), args.only)
         wrong = [f for f in failures if not f["expected"]]
         bad += len(wrong)
         print(f"lab {lab}{' with ' + args.only + ' stubbed' if args.only else ' untouched'}: {len(failures)} cell(s) "

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import re
 import sys
 import traceback
 from dataclasses import asdict, dataclass
@@ -47,22 +48,33 @@ class NotImplementedYet(CheckFailed):
     """The exercise still raises NotImplementedError."""
 
 
-def not_done(err: NotImplementedError) -> str:
-    """The line a given cell prints when an exercise it uses is still its stub, so that it can go on without it:
-    "part C (find softmax kernel) is not done yet: …"."""
-    part, _, rest = str(err).partition(":")
-    what = rest.split(":")[0].strip()
-    name = f"part {part.strip()}" + (f" ({what})" if what else "") if part and rest else "an exercise this cell uses"
-    return f"⏭ {name} is not done yet: this cell goes on without it; run it again once that part is done."
+# What an exercise's stub raises: "C: find softmax kernel: write your solution here" (helpers.notebooks writes these),
+# "exercise 8a: linear_gelu" or "5: pipeline parallel: …" (a stub of the solution's own): the part, then what it is.
+STUB_MESSAGE = re.compile(r"^(?:exercise\s+)?(\d+[a-z]?|[A-Z])\s*:\s*(.*)$", re.S)
+STUB_WORDS = "write your solution here"
+
+
+def unfinished_part(err: BaseException) -> str | None:
+    """"part C (find softmax kernel)" when err is an exercise stub's NotImplementedError, else None."""
+    m = STUB_MESSAGE.match(str(err)) if isinstance(err, NotImplementedError) else None
+    if m is None:
+        return None
+    what = m.group(2).split(":")[0].strip()
+    return f"part {m.group(1)}" + (f" ({what})" if what and what != STUB_WORDS else "")
+
+
+def not_done(err: NotImplementedError, goes_on: bool = True) -> str:
+    """The line a cell prints when an exercise it uses is still its stub: "⏭ part C (find softmax kernel) is not done
+    yet: …". goes_on: the cell carries on without it (a given cell that catches the error) or stops there."""
+    name = unfinished_part(err) or "an exercise this cell uses"
+    then = "this cell goes on without it" if goes_on else "this cell needs it"
+    return f"⏭ {name} is not done yet: {then}; run it again once that part is done."
 
 
 def part_not_done(part: str, needs: str) -> str:
     """The line a given cell prints when what it reads (`needs`) was never made because part `part` is not done."""
     return (f"⏭ part {part} is not done yet: this cell needs {needs} from it and goes on without; run it again once "
             "that part is done.")
-
-
-STUB_WORDS = "write your solution here"      # what every exercise's stub raises (helpers.notebooks writes the stubs)
 
 
 def show_unfinished_parts() -> None:
@@ -78,10 +90,10 @@ def show_unfinished_parts() -> None:
         return
 
     def handler(shell, etype, value, tb, tb_offset=None):
-        if STUB_WORDS not in str(value):
+        if unfinished_part(value) is None:
             shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
             return None
-        stb = [not_done(value).replace("this cell goes on without it", "this cell needs it")]
+        stb = [not_done(value, goes_on=False)]
         shell._showtraceback(etype, value, stb)      # an error output, as a traceback would be, of one line
         return stb
 

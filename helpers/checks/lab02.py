@@ -90,11 +90,9 @@ def signature(gm: fx.GraphModule) -> list[tuple[str, str]]:
 
 
 def graph_of(model: nn.Module) -> fx.GraphModule:
-    """What a pass is given: the model's symbolic trace, or a copy of a graph built by hand (a GraphModule whose nodes
-    no trace would write, such as a call_method `__add__`)."""
-    if isinstance(model, HandBuilt):
-        return model.graph_module()
-    return copy.deepcopy(model) if isinstance(model, fx.GraphModule) else fx.symbolic_trace(model)
+    """What a pass is given: the model's symbolic trace, or the graph a HandBuilt model builds (nodes no trace would
+    write, such as a call_method `__add__`)."""
+    return model.graph_module() if isinstance(model, HandBuilt) else fx.symbolic_trace(model)
 
 
 def kinds_of(model: nn.Module) -> list[tuple[str, str]]:

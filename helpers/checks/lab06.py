@@ -755,7 +755,7 @@ def checkpoint_problems(got: dict, about: str) -> list[str]:
     if got["blocks"] != got["want_blocks"] or not got["same_names"]:
         return ["checkpoint_blocks should keep the model's blocks and parameter names (wrap each block's call; do not "
                 "rebuild or re-initialise them)."]
-    if got.get("params_kept", got.get("params")) != got.get("params"):
+    if got["params_kept"] != got["params"]:
         return [f"on {about}, the checkpointed model trains {got['params_kept']} of the model's {got['params']} "
                 "parameter tensors: the others were copied (a deepcopy of a block, a block built again), so an optimizer "
                 "made before checkpointing would update tensors the model no longer uses. Wrap the blocks themselves."]
