@@ -211,6 +211,7 @@ def build(root: Path, check: bool = False) -> list[Problem]:
             if not check:
                 write(strip_outputs(sol), sol_path)
         problems.extend(_check_ids(sol, sol_path))
+        problems.extend(_check_roles(sol, sol_path))
         lab_path = root / "labs" / sol_path.name
         try:
             text = dumps(make_lab(sol, points=_points_for(sol_path, sol)))
@@ -247,6 +248,18 @@ def _check_ids(nb, path: Path) -> list[Problem]:
     ids = [c.get("id") for c in nb.cells]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     return [Problem(path, f"duplicate cell id {d!r}") for d in dupes]
+
+
+ROLES = ("exercise", "given", "check", "parameters")
+
+
+def _check_roles(nb, path: Path) -> list[Problem]:
+    """Every code cell says its role: the grader restores given and check cells, and grades exercises by name."""
+    problems = [Problem(path, f"code cell {c.get('id')!r} has no role tag (one of {', '.join(ROLES)})")
+                for c in nb.cells if c.cell_type == "code" and not set(tags(c)) & set(ROLES)]
+    problems += [Problem(path, f"exercise cell {c.get('id')!r} has no workbook.exercise name in its metadata")
+                 for c in nb.cells if "exercise" in tags(c) and "exercise" not in c.get("metadata", {}).get("workbook", {})]
+    return problems
 
 
 def _run_all_stoppers(lab, path: Path) -> list[Problem]:

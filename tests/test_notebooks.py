@@ -113,3 +113,13 @@ def test_an_ungraded_exercise_after_the_last_check_must_not_stop_run_all():
     assert len(found) == 1 and "Run All" in found[0].message
     stretch.source = "### BEGIN SOLUTION\ny = 2\n### STUB\n# print('Stretch (not graded)')\n### END SOLUTION"
     assert notebooks._run_all_stoppers(notebooks.make_lab(nb), Path("lab.ipynb")) == []
+
+
+def test_a_code_cell_without_a_role_is_a_build_problem():
+    """Lab 03's part 8 cells once had no tags: the grader neither restored its given cells nor knew its exercises."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["given"]}),
+                nbformat.v4.new_code_cell("y = 2"),
+                nbformat.v4.new_code_cell("z = 3", metadata={"tags": ["exercise"]})]
+    found = [p.message for p in notebooks._check_roles(nb, Path("lab.ipynb"))]
+    assert len(found) == 2 and "no role tag" in found[0] and "workbook.exercise" in found[1]

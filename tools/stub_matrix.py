@@ -4,6 +4,8 @@ other cells break.
     python tools/stub_matrix.py --lab 04              # the untouched lab: every exercise a stub
     python tools/stub_matrix.py --lab 04 --only C     # the solution with exercise C alone put back to its stub
     python tools/stub_matrix.py --all                 # every lab, untouched
+    python tools/stub_matrix.py --lab 04 --each       # the matrix: each exercise in turn put back to its stub,
+    python tools/stub_matrix.py --lab 04 --wrong      #   or given a wrong answer that runs (tests/wrong_answers)
 
 The notebook runs in this process, cell by cell (QUICK, CPU unless WORKBOOK_DEVICE says otherwise), going on after
 a cell that raises, as the grader does. A stub raising NotImplementedError in its own exercise cell is expected; so
@@ -11,6 +13,9 @@ is a check cell failing for an exercise that is not done. Every other failure is
 raised (it should say which part is not done yet and go on), or any cell whose error is not the stub's own
 NotImplementedError (a NameError or AttributeError cascading from an unfinished part); with --only, also every
 check of another exercise that fails. Exit 1 when anything is listed.
+
+--each and --wrong print one row per exercise: the checks that failed (exactly that exercise's checks must, and
+no other) and the cells that raised that should not have; `--markdown` prints the rows as a table.
 """
 
 from __future__ import annotations
@@ -32,6 +37,33 @@ sys.path.insert(0, str(ROOT))
 from helpers import checks, notebooks  # noqa: E402
 
 LABS = ("01", "02", "03", "04", "05", "06", "07")
+
+
+def exercises(lab: str) -> list[str]:
+    """The lab's graded exercises (their short names: '2a', 'C'), in notebook order."""
+    graded = {s.exercise for s in checks.load_lab(lab)}
+    names = [notebooks.exercise_name(c).split(":")[0].strip()
+             for c in notebooks.read(notebooks.lab_path(lab, "solutions", ROOT)).cells if "exercise" in notebooks.tags(c)]
+    return [n for i, n in enumerate(names) if n in graded and n not in names[:i]]
+
+
+def with_wrong_answer(lab: str, exercise: str):
+    """The solution's cells with the first wrong answer of the corpus whose check belongs to `exercise` (and that
+    wrong answer), or None when the corpus has none."""
+    sys.path.insert(0, str(ROOT))
+    from tests import wrong_answers
+
+    corpus = [w for name in (f"lab{lab}", f"lab{lab}_part8")
+              if (ROOT / "tests" / "wrong_answers" / f"{name}.py").exists()
+              for w in wrong_answers.corpus(name[3:]).WRONG if checks.spec(w.check).exercise == exercise]
+    if not corpus:
+        return None
+    w = corpus[0]
+    nb = notebooks.read(notebooks.lab_path(lab, "solutions", ROOT))
+    by_id = {c.get("id"): c for c in nb.cells}
+    for edit in w.edits:
+        by_id[edit.cell].source = edit.apply(by_id[edit.cell].source)
+    return nb.cells, w
 
 
 def with_stubs(lab: str, only: str | None) -> list:
@@ -62,12 +94,16 @@ def check_failures(printed: str, only: str | None) -> list[str]:
     return [name for name in FAILED_CHECK.findall(printed) if checks.spec(name).exercise != only.split(":")[0].strip()]
 
 
-def run(cells: list, only: str | None = None) -> list[dict]:
+def run(cells: list, only: str | None = None, failed: list | None = None) -> list[dict]:
     """Run the code cells in one namespace, going on after errors; one row per cell that raised, and per check cell
-    that failed a check of another exercise than `only`."""
+    that failed a check of another exercise than `only`. The names of every failed check go into `failed`."""
     ns: dict = {"__name__": "__main__"}
     failures = []
+    failed = [] if failed is None else failed
+    part = None                    # the exercise the cell belongs to: the last one above it
     for cell in cells:
+        if "exercise" in notebooks.tags(cell):
+            part = notebooks.exercise_name(cell).split(":")[0].strip()
         if cell.cell_type != "code":
             continue
         tags = notebooks.tags(cell)
@@ -77,6 +113,7 @@ def run(cells: list, only: str | None = None) -> list[dict]:
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
                 exec(compile(source, filename, "exec"), ns)
+            failed += FAILED_CHECK.findall(out.getvalue()) if "check" in tags else []
             for name in check_failures(out.getvalue(), only) if "check" in tags else []:
                 failures.append({"cell": cell.get("id"), "role": "check", "error": f"{name} failed", "expected": False,
                                  "where": "an exercise other than the one put back to its stub"})
@@ -85,11 +122,56 @@ def run(cells: list, only: str | None = None) -> list[dict]:
                 raise
             role = "exercise" if "exercise" in tags else "check" if "check" in tags else "given" if "given" in tags else "other"
             stub = isinstance(e, NotImplementedError)
-            expected = (role == "exercise" and stub) or role == "check"
+            # A part's own run cell stops on its own stub: that part is the one not done.
+            own_stub = stub and part is not None and checks.unfinished_part(e) is not None and \
+                checks.unfinished_part(e).split(" ")[1] == part
+            expected = (role == "exercise" and stub) or role == "check" or (role == "given" and own_stub)
             failures.append({"cell": cell.get("id"), "role": role, "error": f"{type(e).__name__}: {e}"[:300],
                              "expected": expected,
                              "where": traceback.format_exception(e)[-2].strip().splitlines()[0][:200]})
     return failures
+
+
+def matrix_row(lab: str, exercise: str, mode: str) -> dict:
+    """One row of the matrix: the solution with `exercise` put back to its stub (mode "stub") or given a wrong answer
+    from the corpus (mode "wrong"), run whole; what failed, and whether that was exactly the exercise's checks."""
+    os.environ["WORKBOOK_OUT_DIR"] = tempfile.mkdtemp(prefix=f"stub_matrix_{lab}_{exercise}_")
+    own = {s.name for s in checks.load_lab(lab) if s.exercise == exercise}
+    about = "its stub"
+    if mode == "stub":
+        cells = with_stubs(lab, exercise)
+    else:
+        found = with_wrong_answer(lab, exercise)
+        if found is None:
+            return {"exercise": exercise, "mode": mode, "about": "no wrong answer in the corpus", "ok": None}
+        cells, w = found
+        about = w.why
+    t0 = time.perf_counter()
+    failed: list[str] = []
+    failures = run(cells, exercise, failed)
+    others = sorted({n for n in failed if n not in own})
+    raised = [f"{f['role']} {f['cell']}: {f['error'][:120]}" for f in failures
+              if not f["expected"] and f["role"] != "check"]
+    # A stub must fail every check of its exercise; a wrong answer, at least the check it was written against.
+    lost = sorted(own & set(failed))
+    ok = not others and not raised and (lost == sorted(own) if mode == "stub" else w.check in failed)
+    return {"exercise": exercise, "mode": mode, "about": about, "lost": lost, "others": others, "raised": raised,
+            "ok": ok, "seconds": round(time.perf_counter() - t0)}
+
+
+def print_row(lab: str, row: dict, markdown: bool) -> None:
+    if row["ok"] is None:
+        print(f"| {lab} | {row['exercise']} | {row['mode']} | – | – | – | {row['about']} |" if markdown else
+              f"lab {lab} {row['exercise']:>4} {row['mode']:>5}: {row['about']}", flush=True)
+        return
+    lost, others = ", ".join(row["lost"]) or "nothing", ", ".join(row["others"]) or "none"
+    raised = "; ".join(row["raised"]) or "none"
+    if markdown:
+        print(f"| {lab} | {row['exercise']} | {row['mode']} | {lost} | {others} | {raised} | "
+              f"{'✅' if row['ok'] else '❌'} {row['about'][:70]} |", flush=True)
+    else:
+        print(f"lab {lab} {row['exercise']:>4} {row['mode']:>5}: {'ok ' if row['ok'] else 'BAD'} lost {lost}; other "
+              f"checks failed: {others}; cells raised: {raised} ({row['seconds']} s)", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lab", choices=LABS, action="append", default=[])
     p.add_argument("--all", action="store_true", help="every lab")
     p.add_argument("--only", help="put back this exercise alone (name or letter) in the solution")
+    p.add_argument("--each", action="store_true", help="the matrix: each exercise in turn put back to its stub")
+    p.add_argument("--wrong", action="store_true", help="the matrix: each exercise in turn given a wrong answer")
+    p.add_argument("--exercises", help="with --each/--wrong: only these exercises (comma-separated)")
+    p.add_argument("--markdown", action="store_true", help="print the matrix as a Markdown table")
     args = p.parse_args(argv)
     labs = list(LABS) if args.all else args.lab
     if not labs:
@@ -105,6 +191,18 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("WORKBOOK_DEVICE", "cpu")
     os.environ.setdefault("MPLBACKEND", "Agg")
     bad = 0
+    if args.each or args.wrong:
+        if args.markdown:
+            print("| lab | exercise | made | its checks failed | other checks failed | cells that raised | verdict |\n"
+                  "|---|---|---|---|---|---|---|")
+        for lab in labs:
+            wanted = args.exercises.split(",") if args.exercises else exercises(lab)
+            for exercise in wanted:
+                for mode in ("stub",) * args.each + ("wrong",) * args.wrong:
+                    row = matrix_row(lab, exercise, mode)
+                    print_row(lab, row, args.markdown)
+                    bad += row["ok"] is False
+        return 1 if bad else 0
     for lab in labs:
         os.environ["WORKBOOK_OUT_DIR"] = tempfile.mkdtemp(prefix=f"stub_matrix_{lab}_")   # fresh: no earlier run's files
         t0 = time.perf_counter()

@@ -1397,11 +1397,9 @@ def _linear_gelu(ctx: Context, cases: tuple) -> str:
 
 
 # ---------------------------------------------------------------- 8b: shared memory per config
-def reference_smem_bytes(block_m: int, block_n: int, block_k: int, num_stages: int, itemsize: int) -> int:
-    """The operand tiles a pipelined matmul keeps in shared memory: num_stages copies of an A and a B tile."""
-    return num_stages * (block_m * block_k + block_k * block_n) * itemsize
-
-
+# No reference formula here: each idea of the exercise's text is checked on its own (the A and B tiles at one byte
+# per element, the bytes per element, the stages), each with its own message, and configs_that_fit is judged by the
+# learner's own smem_bytes.
 @dataclass(frozen=True)
 class SmemCase:
     about: str
@@ -1411,37 +1409,40 @@ class SmemCase:
 
 
 def probe_smem(learner: Learner, configs: list[dict], itemsize: int, limit: int) -> dict:
-    sizes = [learner.call("smem_bytes", c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], itemsize)
-             for c in configs]
+    def size(c: dict, stages: int, nbytes: int):
+        return as_number(learner.call("smem_bytes", c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], stages, nbytes))
+
+    sizes = [{"asked": size(c, c["num_stages"], itemsize), "one_stage": size(c, 1, itemsize), "one_stage_one_byte":
+              size(c, 1, 1)} for c in configs]
     fit = learner.call("configs_that_fit", [dict(c) for c in configs], limit, itemsize)
-    return {"sizes": [as_number(s) for s in sizes], "fit": list(fit) if isinstance(fit, (list, tuple)) else repr(fit)}
+    return {"sizes": sizes, "fit": list(fit) if isinstance(fit, (list, tuple)) else repr(fit)}
 
 
 def smem_problems(report: dict, case: SmemCase, reveal: bool = True) -> list[str]:
     problems = []
     for c, got in zip(case.configs, report["sizes"]):
-        want = reference_smem_bytes(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], case.itemsize)
-        if got != want:
-            name = f"BLOCK {c['BLOCK_M']}×{c['BLOCK_N']}×{c['BLOCK_K']}, {c['num_stages']} stages"
-            hint = ""
-            if isinstance(got, numbers.Number) and want:
-                ratio = got / want
-                hint = {c["num_stages"] ** -1: " (every stage holds its own A and B tiles: multiply by num_stages)",
-                        case.itemsize ** -1: " (that is elements: multiply by the bytes per element)",
-                        }.get(ratio, "")
-                if got == c["num_stages"] * c["BLOCK_M"] * c["BLOCK_N"] * case.itemsize:
-                    hint = " (that is the output tile: shared memory holds the A tile BLOCK_M×BLOCK_K and the B tile " \
-                           "BLOCK_K×BLOCK_N)"
-            shown = f"{got} bytes, expected {want}" if reveal else f"{got} bytes, which is not the size of its tiles"
-            problems.append(f"{case.about}: smem_bytes for {name} at {case.itemsize} bytes per element gave "
-                            f"{shown}{hint}.")
+        name = f"BLOCK {c['BLOCK_M']}×{c['BLOCK_N']}×{c['BLOCK_K']}, {c['num_stages']} stages"
+        if not all(isinstance(v, numbers.Number) and v == int(v) for v in got.values()):
+            problems.append(f"{case.about}: smem_bytes for {name} gave {got['asked']!r}; it returns bytes, an int.")
+            continue
+        tiles = c["BLOCK_M"] * c["BLOCK_K"] + c["BLOCK_K"] * c["BLOCK_N"]      # elements of one A and one B tile
+        if got["one_stage_one_byte"] != tiles:
+            output_tile = got["one_stage_one_byte"] == c["BLOCK_M"] * c["BLOCK_N"]
+            problems.append(f"{case.about}: smem_bytes({c['BLOCK_M']}, {c['BLOCK_N']}, {c['BLOCK_K']}, num_stages=1, "
+                            f"itemsize=1) should be the elements of one A tile (BLOCK_M×BLOCK_K) and one B tile "
+                            f"(BLOCK_K×BLOCK_N)" + (f", {tiles:,}; got {got['one_stage_one_byte']:,}" if reveal else "")
+                            + (" (that is the output tile, which stays in registers)" if output_tile else "") + ".")
+        elif got["one_stage"] != case.itemsize * got["one_stage_one_byte"]:
+            problems.append(f"{case.about}: smem_bytes for {name} at {case.itemsize} bytes per element should be "
+                            f"{case.itemsize}× its size at 1 byte per element (bytes, not elements).")
+        elif got["asked"] != c["num_stages"] * got["one_stage"]:
+            problems.append(f"{case.about}: smem_bytes for {name} should be {c['num_stages']}× its one-stage size "
+                            "(every stage holds its own A and B tiles: multiply by num_stages).")
     if problems:
         return problems
     if not isinstance(report["fit"], list):
         return [f"{case.about}: configs_that_fit returned {report['fit'][:80]}, not a list of the configs that fit."]
-    want_fit = [c for c in case.configs
-                if reference_smem_bytes(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], case.itemsize)
-                <= case.limit]
+    want_fit = [c for c, got in zip(case.configs, report["sizes"]) if got["asked"] <= case.limit]
     if report["fit"] != want_fit:
         kept = [c for c in report["fit"] if c not in want_fit]
         dropped = [c for c in want_fit if c not in report["fit"]]
@@ -1485,19 +1486,48 @@ def _smem(ctx: Context, cases: list[SmemCase]) -> str:
 
 
 # ---------------------------------------------------------------- 8c: the roofline of the epilogue
-def reference_linear_gelu_cost(m: int, n: int, k: int, itemsize: int, fused: bool) -> dict:
-    """FLOPs (the matmul's 2·M·N·K) and bytes: x, w, b read and y written once; unfused, the GELU kernel reads y
-    and writes it again."""
-    moved = (m * k + n * k + n + m * n) * itemsize
-    return {"flops": 2 * m * n * k, "bytes": moved + (0 if fused else 2 * m * n * itemsize)}
+def eager_kernels(m: int, n: int, k: int, itemsize: int) -> tuple[list[dict], int]:
+    """What eager `gelu(linear(x, w, b))` runs, one aten op per kernel, counted rather than derived: each op's FLOPs
+    from torch's FlopCounterMode and its bytes from the sizes of the tensors it reads and writes (views move
+    nothing), on meta tensors, so nothing is computed; `itemsize` bytes per element. Also the bytes of the graph's
+    own inputs and output, all that one fused kernel has to move."""
+    from torch.utils.flop_counter import FlopCounterMode
+    from torch.utils._pytree import tree_leaves
+
+    kernels: list[dict] = []
+
+    class Traffic(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            if not func.is_view:
+                tensors = [t for t in tree_leaves((args, kwargs, out)) if isinstance(t, torch.Tensor)]
+                with FlopCounterMode(display=False) as counter:
+                    func(*args, **(kwargs or {}))
+                kernels.append({"op": func.__name__, "flops": counter.get_total_flops(),
+                                "bytes": sum(t.numel() for t in tensors) * itemsize})
+            return out
+
+    x, w, b = (torch.empty(shape, device="meta") for shape in ((m, k), (n, k), (n,)))
+    with Traffic():
+        y = F.gelu(F.linear(x, w, b))
+    return kernels, sum(t.numel() for t in (x, w, b, y)) * itemsize
 
 
-def reference_epilogue_saving(m: int, n: int, k: int, itemsize: int, peak_flops: float, bandwidth: float) -> float:
-    """1 − t_fused / t_unfused, each kernel at its roofline time max(FLOPs / peak, bytes / bandwidth)."""
-    fused = reference_linear_gelu_cost(m, n, k, itemsize, True)
-    t_fused = max(fused["flops"] / peak_flops, fused["bytes"] / bandwidth)
-    t_unfused = t_fused + 2 * m * n * itemsize / bandwidth
-    return 1 - t_fused / t_unfused
+def measured_cost(m: int, n: int, k: int, itemsize: int, fused: bool) -> dict:
+    """{"flops", "bytes"} of the eager kernels summed, or, fused, of one kernel: the same FLOPs, and bytes only for
+    the graph's inputs read and its output written once."""
+    kernels, graph_bytes = eager_kernels(m, n, k, itemsize)
+    flops = sum(kn["flops"] for kn in kernels)
+    return {"flops": flops, "bytes": graph_bytes if fused else sum(kn["bytes"] for kn in kernels)}
+
+
+def measured_saving(m: int, n: int, k: int, itemsize: int, peak_flops: float, bandwidth: float) -> float:
+    """1 − t_fused / t_unfused, each kernel (the fused one; each eager one) at its roofline time."""
+    def roof(cost: dict) -> float:
+        return max(cost["flops"] / peak_flops, cost["bytes"] / bandwidth)
+
+    kernels, _ = eager_kernels(m, n, k, itemsize)
+    return 1 - roof(measured_cost(m, n, k, itemsize, True)) / sum(roof(kn) for kn in kernels)
 
 
 @dataclass(frozen=True)
@@ -1522,10 +1552,11 @@ def probe_roofline(learner: Learner, shapes: list[tuple], itemsize: int, peak: f
 
 def roofline_problems(report: list, case: RooflineCase, reveal: bool = True) -> list[str]:
     m, n, k = case.shape
+    measured = {fused: measured_cost(m, n, k, case.itemsize, fused) for fused in (True, False)}
     problems = []
     for r in report:
         for fused in (True, False):
-            got, want = r["fused" if fused else "unfused"], reference_linear_gelu_cost(m, n, k, case.itemsize, fused)
+            got, want = r["fused" if fused else "unfused"], measured[fused]
             label = "fused" if fused else "unfused"
             if not isinstance(got, dict) or set(got) != {"flops", "bytes"}:
                 problems.append(f"{case.about}: linear_gelu_cost(..., fused={fused}) should return "
@@ -1539,13 +1570,13 @@ def roofline_problems(report: list, case: RooflineCase, reveal: bool = True) -> 
                 hint = ""
                 if got["bytes"] == want["bytes"] // case.itemsize:
                     hint = " (those are elements: multiply by the bytes per element)"
-                elif not fused and got["bytes"] == reference_linear_gelu_cost(m, n, k, case.itemsize, True)["bytes"]:
+                elif not fused and got["bytes"] == measured[True]["bytes"]:
                     hint = " (unfused, the GELU kernel reads the M×N result back and writes it again)"
-                elif fused and got["bytes"] == reference_linear_gelu_cost(m, n, k, case.itemsize, False)["bytes"]:
+                elif fused and got["bytes"] == measured[False]["bytes"]:
                     hint = " (fused, the M×N result is written once and never read back)"
                 problems.append(f"{case.about}: {label} bytes " + (f"{got['bytes']:,}, expected {want['bytes']:,}"
                                                                    if reveal else "wrong") + hint + ".")
-        want_s = reference_epilogue_saving(m, n, k, case.itemsize, case.peak_flops, case.bandwidth)
+        want_s = measured_saving(m, n, k, case.itemsize, case.peak_flops, case.bandwidth)
         got_s = r["saving"]
         if not isinstance(got_s, numbers.Number) or not math.isclose(got_s, want_s, rel_tol=1e-6, abs_tol=1e-12):
             hint = " (a fraction between 0 and 1, not a percentage)" if isinstance(got_s, numbers.Number) and \
