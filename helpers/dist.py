@@ -78,7 +78,10 @@ class DistributedError(RuntimeError):
 
 
 class RankNotImplemented(DistributedError, NotImplementedError):
-    """Every failing rank raised NotImplementedError: the function is not written yet."""
+    """Every failing rank raised NotImplementedError: the function is not written yet. `stub`: the message the
+    exercise's stub raised ("2: DDP: write your solution here"), which names the part that is not done."""
+
+    stub = ""
 
 
 @dataclass
@@ -497,8 +500,10 @@ def launch(fn: Callable | str, *, nproc: int = 2, device: str = "auto", needs: I
     name = fn if isinstance(fn, str) else fn.__name__
     stub = stub_message(fn) if callable(fn) else None
     if stub is not None:
-        raise RankNotImplemented(f"`{name}` is not written yet ({stub or 'NotImplementedError'}): no processes were "
+        err = RankNotImplemented(f"`{name}` is not written yet ({stub or 'NotImplementedError'}): no processes were "
                                  "started. Write it, run its cell, then this one.")
+        err.stub = stub
+        raise err
     run_dir = (Path(script_dir) / name if script_dir is not None else Path(tempfile.mkdtemp(prefix=f"dist-{name}-"))).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     for stale in [run_dir / RESULTS_FILE, *run_dir.glob("error_rank*.txt")]:
@@ -613,8 +618,11 @@ def _failure(name: str, run_dir: Path, world: int, output: str, code: int) -> Di
     if all(secondary for secondary, *_ in found) and any("imed out" in tb for *_, tb in found):
         text = ("every rank waited longer than the timeout: a collective that not every rank calls (or that ranks call "
                 "in another order) waits forever.\n" + text)
-    cls = RankNotImplemented if all(kind == "NotImplementedError" for *_, kind, _ in found) else DistributedError
-    return cls(text, failures, output)
+    if not all(kind == "NotImplementedError" for *_, kind, _ in found):
+        return DistributedError(text, failures, output)
+    err = RankNotImplemented(text, failures, output)
+    err.stub = last_line.partition(": ")[2]
+    return err
 
 
 # ---------------------------------------------------------------------------------------------------- counting

@@ -61,8 +61,15 @@ def with_wrong_answer(lab: str, exercise: str):
     w = corpus[0]
     nb = notebooks.read(notebooks.lab_path(lab, "solutions", ROOT))
     by_id = {c.get("id"): c for c in nb.cells}
+    own = next(c for c in nb.cells if "exercise" in notebooks.tags(c) and c.cell_type == "code"
+               and notebooks.exercise_name(c).split(":")[0].strip() == exercise)
     for edit in w.edits:
-        by_id[edit.cell].source = edit.apply(by_id[edit.cell].source)
+        original = by_id[edit.cell].source
+        changed = edit.apply(original)
+        if edit.cell != own.get("id") and changed.startswith(original + "\n\n\n"):
+            own.source = changed[len(original) + 3:]     # a corpus edit made late (re-run after slow cells): in place here
+        else:
+            by_id[edit.cell].source = changed
     return nb.cells, w
 
 
@@ -94,9 +101,10 @@ def check_failures(printed: str, only: str | None) -> list[str]:
     return [name for name in FAILED_CHECK.findall(printed) if checks.spec(name).exercise != only.split(":")[0].strip()]
 
 
-def run(cells: list, only: str | None = None, failed: list | None = None) -> list[dict]:
+def run(cells: list, only: str | None = None, failed: list | None = None, wrong: bool = False) -> list[dict]:
     """Run the code cells in one namespace, going on after errors; one row per cell that raised, and per check cell
-    that failed a check of another exercise than `only`. The names of every failed check go into `failed`."""
+    that failed a check of another exercise than `only`. The names of every failed check go into `failed`. wrong:
+    `only` holds a wrong answer, and a cell of its own part may raise (the learner's own error, shown to them)."""
     ns: dict = {"__name__": "__main__"}
     failures = []
     failed = [] if failed is None else failed
@@ -125,7 +133,8 @@ def run(cells: list, only: str | None = None, failed: list | None = None) -> lis
             # A part's own run cell stops on its own stub: that part is the one not done.
             own_stub = stub and part is not None and checks.unfinished_part(e) is not None and \
                 checks.unfinished_part(e).split(" ")[1] == part
-            expected = (role == "exercise" and stub) or role == "check" or (role == "given" and own_stub)
+            expected = (role == "exercise" and stub) or role == "check" or (role == "given" and own_stub) or \
+                (wrong and part == only)
             failures.append({"cell": cell.get("id"), "role": role, "error": f"{type(e).__name__}: {e}"[:300],
                              "expected": expected,
                              "where": traceback.format_exception(e)[-2].strip().splitlines()[0][:200]})
@@ -148,7 +157,7 @@ def matrix_row(lab: str, exercise: str, mode: str) -> dict:
         about = w.why
     t0 = time.perf_counter()
     failed: list[str] = []
-    failures = run(cells, exercise, failed)
+    failures = run(cells, exercise, failed, wrong=mode == "wrong")
     others = sorted({n for n in failed if n not in own})
     raised = [f"{f['role']} {f['cell']}: {f['error'][:120]}" for f in failures
               if not f["expected"] and f["role"] != "check"]

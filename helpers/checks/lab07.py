@@ -223,7 +223,7 @@ def flops_bytes_problems(got: list, cases: list[ShapeCase], reveal: bool) -> lis
     return []
 
 
-@register("07.flops_bytes", points=4, exercise="B", title="FLOPs and bytes per token from the model's shapes",
+@register("07.flops_bytes", points=3, exercise="B", title="FLOPs and bytes per token from the model's shapes",
           cases=[ShapeCase("the tiny model", LlamaConfig.named("tiny"), context=100, weight_bytes=4, kv_bytes=4),
                  ShapeCase("Llama-3.2-1B's shapes, batch 8", LlamaConfig.named("1b"), context=1000, batch=8),
                  ShapeCase("Llama-2-7B's shapes (untied embeddings)", LlamaConfig.named("7b"), context=2048),
@@ -324,7 +324,7 @@ def kv_problems(got: list, cases: list[KVCase], reveal: bool) -> list[str]:
 TINY = LlamaConfig.named("tiny")
 
 
-@register("07.kv_cache", points=0, exercise="C", title="the KV cache's bytes from the shapes, as the cache allocates them",
+@register("07.kv_cache", points=2, exercise="C", title="the KV cache's bytes from the shapes, as the cache allocates them",
           cases=[KVCase("the tiny model (GQA, 2 KV heads)", TINY, 256, 1, "float32"),
                  KVCase("the tiny model as MHA, batch 3", TINY.with_(n_kv_heads=4), 100, 3, "bfloat16"),
                  KVCase("Llama-2-7B at 4096 tokens", LlamaConfig.named("7b"), 4096, 1, "float16", build=False)])
@@ -373,7 +373,7 @@ def budget_problems(got: list, cases: list[BudgetCase], reveal: bool) -> list[st
 GB = 10**9
 
 
-@register("07.kv_budget", points=0, exercise="C", title="how many sequences' caches fit beside the weights",
+@register("07.kv_budget", points=1, exercise="C", title="how many sequences' caches fit beside the weights",
           cases=[BudgetCase("Llama-2-7B in fp16 on an 80 GB GPU, 4096 tokens", LlamaConfig.named("7b"), 4096, 80 * GB,
                             13_476_839_424, want=30),
                  BudgetCase("Llama-2-7B on a 16 GB GPU, 4096 tokens", LlamaConfig.named("7b"), 4096, 16 * GB, 13_476_839_424,
@@ -518,7 +518,7 @@ def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[st
     return []
 
 
-@register("07.static_decode", points=5, exercise="D", title="one compiled graph for a whole generation (static KV cache)",
+@register("07.static_decode", points=4, exercise="D", title="one compiled graph for a whole generation (static KV cache)",
           cases=[DecodeCase("the tiny model", TINY, seed=7, prompt=(72, 101, 108, 108, 111, 32), new_tokens=12),
                  DecodeCase("the tiny model in bfloat16", TINY, seed=8, prompt=(87, 104, 121, 32), new_tokens=6,
                             dtype="bfloat16", exact_ids=False)])
@@ -624,7 +624,7 @@ def int8_weights_problems(got: dict, case: WeightCase, reveal: bool) -> list[str
     return []
 
 
-@register("07.int8_weights", points=3, exercise="E", title="per-channel int8 weights and the matmul that dequantizes",
+@register("07.int8_weights", points=2, exercise="E", title="per-channel int8 weights and the matmul that dequantizes",
           cases=[WeightCase("a 64×48 weight", 64, 48, seed=1),
                  WeightCase("a 32×40 weight with one outlier row", 32, 40, seed=2, outlier_rows=(5,)),
                  WeightCase("a bf16 24×16 weight", 24, 16, seed=3, dtype="bfloat16")])
