@@ -1,5 +1,7 @@
 """One unfinished part costs only its own part: tools/stub_matrix.py and the line a stopped cell prints."""
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -54,3 +56,31 @@ def test_the_matrix_reports_a_given_cell_that_breaks():
     cell = nbformat.from_dict({"cell_type": "code", "id": "g", "metadata": {"tags": ["given"]}, "source": "undefined_name"})
     (got,) = stub_matrix.run([cell])
     assert (got["cell"], got["role"], got["expected"]) == ("g", "given", False) and "NameError" in got["error"]
+
+
+@pytest.mark.parametrize("lab", stub_matrix.LABS)
+def test_the_untouched_lab_runs_every_given_cell_past_the_stubs(lab, tmp_path):
+    """Every exercise left as its stub: each given cell either runs or stops on its own part's stub, saying so; no
+    given cell breaks on an earlier part (tools/stub_matrix.py --lab NN, in a process of its own, as a kernel)."""
+    env = {**os.environ, "TMPDIR": str(tmp_path), "WORKBOOK_QUICK": "1", "WORKBOOK_DEVICE": "cpu", "MPLBACKEND": "Agg"}
+    env.pop("TRITON_INTERPRET", None)
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "stub_matrix.py"), "--lab", lab], env=env,
+                          capture_output=True, text=True, timeout=900)
+    lines = [line for line in done.stdout.splitlines() if line.startswith(("lab ", "  ", "    "))]
+    assert done.returncode == 0, "\n".join(lines) or done.stderr[-3000:]
+
+
+def test_lab_02s_whole_matrix_charges_each_exercise_alone(tmp_path, monkeypatch):
+    """Each exercise of Lab 02 in turn put back to its stub, then given a wrong answer of the corpus: only that
+    exercise's checks fail, and no cell breaks that should not (the other labs: tools/stub_matrix.py --each --wrong,
+    whose table is in the closing note of issue 31)."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    for key, value in {"WORKBOOK_QUICK": "1", "WORKBOOK_DEVICE": "cpu", "MPLBACKEND": "Agg"}.items():
+        monkeypatch.setenv(key, value)
+    bad = []
+    for exercise in stub_matrix.exercises("02"):
+        for mode in ("stub", "wrong"):
+            row = stub_matrix.matrix_row("02", exercise, mode)
+            if row["ok"] is False:
+                bad.append(row)
+    assert not bad, bad

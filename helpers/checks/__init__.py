@@ -208,6 +208,20 @@ class Learner:
         return code is None or tb is None or tb.tb_frame.f_code.co_filename == code.co_filename
 
     @contextlib.contextmanager
+    def replacing(self, name: str, value: Any):
+        """While this block runs, the notebook's `name` is `value` (the checker's own), whatever the learner wrote."""
+        missing = object()
+        original = self.ns.get(name, missing)
+        self.ns[name] = value
+        try:
+            yield
+        finally:
+            if original is missing:
+                self.ns.pop(name, None)
+            else:
+                self.ns[name] = original
+
+    @contextlib.contextmanager
     def standing_in(self, name: str, stand_in: Callable, always: bool = False):
         """While this block runs, the learner's `name` is called as usual, but while it is still its stub (an earlier
         part not done yet) `stand_in` answers in its place: a check judges its own exercise, not the one before.

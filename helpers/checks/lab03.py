@@ -12,10 +12,12 @@ grader's job pickled; the probe moves them to the device.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import numbers
 import os
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -955,7 +957,13 @@ class BackendCase:
 
 
 def probe_backend(learner: Learner, fn: Callable, inputs: tuple) -> dict:
-    """torch.compile(fn, backend="memfuse") on the run's device, under no_grad: the output and the kernels launched."""
+    """torch.compile(fn, backend="memfuse") on the run's device, under no_grad: the output and the chains run (with
+    the checker's own parts 2b and 4: part_5_alone)."""
+    with part_5_alone(learner):
+        return _probe_backend(learner, fn, inputs)
+
+
+def _probe_backend(learner: Learner, fn: Callable, inputs: tuple) -> dict:
     device = device_of(learner)
     report = {"registered": "memfuse" in torch._dynamo.list_backends(exclude_tags=())}
     if not report["registered"]:
@@ -989,7 +997,7 @@ def backend_problems(report: dict, about: str, want: torch.Tensor, chains: int, 
     if diff:
         problems.append(f"on {about}, the compiled output {diff}.")
     if report["launched"] < chains:
-        problems.append(f"on {about}, {report['launched']} generated kernels ran; its {chains} fusible chain(s) should "
+        problems.append(f"on {about}, {report['launched']} fused chains ran through TritonChain; its {chains} fusible chain(s) should "
                         f"each run as a TritonChain (replace each fused submodule).")
     return problems
 
@@ -1004,6 +1012,46 @@ def backend_cases() -> tuple[list[BackendCase], PitfallCase]:
 
 # memfuse's own work beyond fusing (exercise 5, step 1): gradients fall back to eager, and SymInt example inputs
 # (dynamic=True) are no tensors. Part 7's other cells re-run exercises 2a and 4 (03.pitfalls, not scored).
+# ---------------------------------------------------------------- part 5 judged on its own
+def library_fuse(gm: fx.GraphModule, chain: list) -> fx.GraphModule:
+    """torch.fx's own fuser doing fuse_chain's job, in place: the chain's nodes become one submodule `fused_<k>_0`."""
+    from torch.fx.passes.utils.fuser_utils import fuse_by_partitions
+
+    k = sum(name.startswith("fused_") for name, _ in gm.named_children())
+    current = {n.name: n for n in gm.graph.nodes}     # an earlier fusion's sort made new Node objects: find them by name
+    return fuse_by_partitions(gm, [dict.fromkeys(current[n.name] for n in chain)], prefix=f"fused_{k}_")
+
+
+def single_op_chains(elementwise_op: Callable) -> Callable:
+    """What stands in for a find_fusible_chains that is still its stub: every elementwise op a chain of its own (no
+    chain is found, and nothing is fused that should not be)."""
+    return lambda gm: [[n] for n in gm.graph.nodes if n.op.startswith("call") and elementwise_op(gm, n)]
+
+
+class EagerChain(nn.Module):
+    """What 03.backend puts in TritonChain's place: each fused chain run in eager, its runs counted, so part 5's
+    wiring is judged on its own (part 4's kernels are 03.codegen's to judge)."""
+
+    launches: Counter = Counter()
+
+    def __init__(self, chain_gm: fx.GraphModule, block: int = 1024):
+        super().__init__()
+        self.chain_gm, self.kernel, self.source, self.name = chain_gm, None, None, "eager_chain"
+
+    def forward(self, *args):
+        EagerChain.launches[self.name] += 1
+        return self.chain_gm(*args)
+
+
+@contextlib.contextmanager
+def part_5_alone(learner: Learner):
+    """The learner's memfuse with the checker's own parts 2b and 4 (library fusion, chains run in eager), and every
+    elementwise op a chain of its own while part 2a is a stub: an earlier part's mistake is not charged again."""
+    with learner.replacing("TritonChain", EagerChain), learner.replacing("fuse_chain", library_fuse), \
+            learner.standing_in("find_fusible_chains", single_op_chains(learner.ns.get("elementwise_op", lambda *a: None))):
+        yield
+
+
 MEMFUSE_STEPS = ("grads", "dynamic")
 
 
@@ -1016,7 +1064,7 @@ def _backend(ctx: Context, cases: tuple[list[BackendCase], PitfallCase]) -> str:
     for case in graphs:
         report = ctx.probe(probe_backend, case.fn, case.inputs, timeout=240)
         problems += backend_problems(report, case.about, case.want(), case.chains, ctx.reveal)
-    report = ctx.probe(probe_pitfalls, memfuse_case, MEMFUSE_STEPS, timeout=300)
+    report = ctx.probe(probe_pitfalls, memfuse_case, MEMFUSE_STEPS, True, timeout=300)
     problems += pitfall_problems(report, memfuse_case, ctx.reveal, MEMFUSE_STEPS)
     fail_if(problems)
     return ("memfuse runs a generated kernel per chain (fp32 and fp16) and the rest in eager, falls back to eager "
@@ -1076,8 +1124,14 @@ def dynamic_input(n: int, device: torch.device | str = "cpu") -> torch.Tensor:
 PITFALLS = ("grads", "aliasing", "fp16", "dynamic")
 
 
-def probe_pitfalls(learner: Learner, case: PitfallCase, parts: tuple[str, ...] = PITFALLS) -> dict:
-    """Run memfuse on a model that needs gradients, on an in-place op, on fp16 and under dynamic shapes (`parts`)."""
+def probe_pitfalls(learner: Learner, case: PitfallCase, parts: tuple[str, ...] = PITFALLS, alone: bool = False) -> dict:
+    """Run memfuse on a model that needs gradients, on an in-place op, on fp16 and under dynamic shapes (`parts`);
+    alone: with the checker's own parts 2b and 4 (03.backend judges part 5 on its own)."""
+    with part_5_alone(learner) if alone else contextlib.nullcontext():
+        return _probe_pitfalls(learner, case, parts)
+
+
+def _probe_pitfalls(learner: Learner, case: PitfallCase, parts: tuple[str, ...]) -> dict:
     from torch._dynamo.testing import CompileCounterWithBackend
 
     device = device_of(learner)
