@@ -38,6 +38,46 @@ def test_bundle_holds_no_solution_and_no_hidden_check(bundle):
             assert not [s for s in secret if s in text], f"{path} holds solution code"
 
 
+def answer_words() -> set[str]:
+    """The string answers an exercise's solution writes: its literals of two words or more, such as the capture
+    table's "any (falls back to Python)" (the lab lists the words a cell may hold; which cell holds which is the
+    answer)."""
+    import ast
+    import re
+
+    words = set()
+    for p in (ROOT / "solutions").glob("*.ipynb"):
+        for c in notebooks.read(p).cells:
+            if "exercise" not in notebooks.tags(c) or c.cell_type != "code":
+                continue
+            for region in re.findall(r"### BEGIN SOLUTION\n(.*?)### (?:STUB|END SOLUTION)", c.source, re.S):
+                try:
+                    tree = ast.parse("\n".join(line[4:] if line.startswith("    ") else line
+                                               for line in region.splitlines()) if region.startswith("    ") else region)
+                except SyntaxError:
+                    continue
+                words |= {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                          and " " in n.value.strip()}
+    return words
+
+
+def test_bundle_holds_no_answer_as_a_digest(bundle):
+    """An answer shipped as its SHA-256 (whole or cut short, as Lab 01's coverage column once was) is given away by a
+    loop over the few words it can be: no digest of a solution's string answer is anywhere in the bundle."""
+    import hashlib
+
+    words = answer_words()
+    assert "any (falls back to Python)" in words
+    digests = {hashlib.sha256(w.encode()).hexdigest()[:16]: w for w in words}
+    digests |= {hashlib.sha1(w.encode()).hexdigest()[:16]: w for w in words}
+    digests |= {hashlib.md5(w.encode()).hexdigest()[:16]: w for w in words}
+    for path in bundle.rglob("*"):
+        if path.is_file():
+            text = path.read_text(errors="replace")
+            found = [w for d, w in digests.items() if d in text]
+            assert not found, f"{path} holds digests of the answers {found}"
+
+
 def test_leak_detector_catches_a_leak(bundle, tmp_path):
     import shutil
 

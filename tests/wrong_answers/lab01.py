@@ -12,7 +12,8 @@ from helpers import notebooks
 from tests.wrong_answers import ROOT, Edit, Right, Wrong, right, wrong
 
 SOLUTION = ROOT / "solutions" / "01_eager_vs_graph.ipynb"
-CELLS = ["parameters", "setup", "ex-6", "run-6", "ex-1b", "run-1b", "ex-1", "run-1", "ex-2", "ex-3", "ex-3b", "ex-4",
+CELLS = ["parameters", "setup", "ex-6", "run-6", "ex-1b", "run-1b", "ex-1", "run-1", "p2-model", "p2-trace", "p2-script",
+         "p2-fx", "p2-compile", "p2-export", "p2-shapes", "p2-save", "ex-2", "ex-3", "ex-3b", "ex-4",
          "ex-5"]
 # Words the hidden messages must never show: the grader's functions.
 HIDDEN_NAMES = ("three_graphs",)
