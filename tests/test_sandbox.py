@@ -347,6 +347,20 @@ def test_a_workbook_under_tmp_is_not_jailed_and_says_why(monkeypatch):
     assert "/tmp/some-checkout" in why and "move the checkout" in why
 
 
+def test_a_job_under_its_own_uid_without_a_jail_starts_from_an_empty_compile_cache(tmp_path):
+    """The warm caches name the warm-up job's folders by absolute path; a job of another uid outside a jail could
+    not create them (Lab 06 lost its bf16 check on an H200 with --no-bwrap), so it is not seeded."""
+    from helpers.grading.sandbox import Jail
+
+    warm = tmp_path / ".warm"
+    (warm / "inductor" / "fxgraph").mkdir(parents=True)
+    (warm / "inductor" / "fxgraph" / "graph").write_text("x")
+    jail = Jail(tmp_path / "scratch", None, {}, tmp_path, 1, gpu=False, use_bwrap=False)
+    jail.isolation = "job uid only"
+    jail.prepare(warm)
+    assert not [p for p in (tmp_path / "scratch" / "cache").rglob("*") if p.is_file()]
+
+
 def test_a_job_is_seeded_with_the_warm_compile_caches_only(tmp_path):
     """OUT/.warm also holds the grader's reference answers and the reference solution's result: a job's scratch gets
     the compile caches from it and nothing else, and keeps only its compile caches for the batch."""

@@ -751,10 +751,11 @@ class Jail:
         prepare_scratch(self.scratch, self.uid)
         for sub in ("home", "tmp", "shm", "cache"):
             (self.scratch / sub).mkdir(parents=True, exist_ok=True)
-        if not self.isolation.startswith("bwrap"):
+        if self.isolation == "job uid only":
             # Inductor's and Triton's caches hold absolute paths of the job that filled them (the warm-up's scratch):
-            # in a jail those land in the job's private /tmp; without one the job's uid cannot create them (seen on
-            # an H200: PermissionError in Lab 06's bf16 check), so such a job compiles from an empty cache.
+            # in a jail those land in the job's private /tmp, and a job of the grader's own user may create them;
+            # a job under another uid without a jail cannot (seen on an H200: PermissionError in Lab 06's bf16
+            # check), so it compiles from an empty cache.
             warm = None
         for name in COMPILE_CACHES.values() if warm is not None else ():
             if (warm / name).is_dir():
