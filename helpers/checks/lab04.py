@@ -676,10 +676,11 @@ class CountingHead(torch.nn.Module):
         super().__init__()
         from helpers.models import TinyHead
 
-        self.head, self.ms, self.seen = TinyHead(d, 24).eval(), ms, []
+        self.head, self.ms, self.seen, self.with_autograd = TinyHead(d, 24).eval(), ms, [], 0
 
     def forward(self, x):
         self.seen.append(int(x.shape[0]))
+        self.with_autograd += torch.is_grad_enabled()     # timed while autograd records a backward graph
         time.sleep(self.ms / 1000)
         return self.head(x)
 
@@ -716,6 +717,7 @@ def probe_crossover(learner: Learner, row_lists: list[list[dict]], sweep: SweepC
             info["measured"] = raised(err)
         info["wall_ms"] = (time.perf_counter() - start) * 1e3
         info["seen"] = {"eager": sorted(set(eager.seen)), "compiled": sorted(set(compiled.seen))}
+        info["with_autograd"] = eager.with_autograd + compiled.with_autograd
         info["calls"] = {name: [model.seen.count(b) for b in sweep.batches]    # per batch size asked, in order
                          for name, model in (("eager", eager), ("compiled", compiled))}
     return info
@@ -768,6 +770,10 @@ def measured_problems(info: dict, sweep: SweepCase, reveal: bool) -> list[str]:
     problems = times_problems(rows, "measure_sweep's rows")
     if problems:
         return problems
+    if info.get("with_autograd"):
+        return [f"measure_sweep timed the models with autograd on ({info['with_autograd']} calls): inference is timed "
+                "under torch.no_grad(), as the exercise says; with autograd on, every eager call also records a graph "
+                "for a backward that never comes."]
     if [r["batch"] for r in rows] != batches:
         return ["measure_sweep should return one row per batch size, in the order given."]
     seen = info["seen"]

@@ -182,6 +182,9 @@ WRONG = [
     wrong('04.crossover', 'times the same [2, 64] input at every batch size', 'ex-e',
           ('xb = torch.randn(b, d, device=device)', 'xb = x'),
           says=r'torch\.randn\(batch, d\)'),
+    wrong('04.crossover', 'the sweep timed with autograd on (no torch.no_grad())', 'ex-e',
+          ('        with torch.no_grad():\n            ' + COMPARE, '        if True:\n            ' + COMPARE),
+          says='autograd on', hidden_says='autograd on'),
     wrong('04.crossover', 'made-up rows: nothing is timed', 'ex-e',
           ('    rows = []\n    for b in batch_sizes:', '    return [{"batch": b, "eager_ms": 0.2, "compiled_ms": 0.1, "speedup": 2.0} '
            'for b in batch_sizes]\n    rows = []\n    for b in batch_sizes:'),
