@@ -1030,7 +1030,8 @@ def single_op_chains(elementwise_op: Callable) -> Callable:
 
 class EagerChain(nn.Module):
     """What 03.backend puts in TritonChain's place: each fused chain run in eager, its runs counted, so part 5's
-    wiring is judged on its own (part 4's kernels are 03.codegen's to judge)."""
+    wiring is judged on its own (part 4's kernels are 03.codegen's to judge). Like a generated kernel it has no
+    backward: its output carries no autograd graph, so a memfuse that fuses a graph needing gradients still shows."""
 
     launches: Counter = Counter()
 
@@ -1040,7 +1041,8 @@ class EagerChain(nn.Module):
 
     def forward(self, *args):
         EagerChain.launches[self.name] += 1
-        return self.chain_gm(*args)
+        with torch.no_grad():
+            return self.chain_gm(*args)
 
 
 @contextlib.contextmanager
@@ -1526,7 +1528,9 @@ AUTOTUNE_CONFIGS = [
 def smem_cases() -> list[SmemCase]:
     return [SmemCase("the lab's configs in fp16 with an H100's 232,448-byte limit", AUTOTUNE_CONFIGS, 2, 232_448),
             SmemCase("the lab's configs in fp32 with a 101,376-byte limit (an RTX 4090)", AUTOTUNE_CONFIGS, 4,
-                     101_376)]
+                     101_376),
+            SmemCase("the lab's configs in fp16 with a 131,072-byte limit, which one of them needs exactly",
+                     AUTOTUNE_CONFIGS, 2, 131_072)]
 
 
 @register("03.smem", points=1, exercise="8b",
