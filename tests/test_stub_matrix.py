@@ -84,3 +84,37 @@ def test_lab_02s_whole_matrix_charges_each_exercise_alone(tmp_path, monkeypatch)
             if row["ok"] is False:
                 bad.append(row)
     assert not bad, bad
+
+
+def test_given_cells_and_checks_use_a_stand_in_only_for_a_stub(capsys):
+    """mine_or and Learner.standing_in call the learner's own function while it is written (right or wrong) and the
+    stand-in only while it is its stub; `always` hands every call to the checker's own; needs_earlier_parts ends a
+    block on a stub (or an error raised from one) and lets any other error through."""
+    stub = NotImplementedError("2d: dead code: write your solution here")
+
+    def unwritten(x):
+        raise stub
+
+    wrapped = checks.mine_or(unwritten, lambda x: x + 100, "the checker's own")
+    assert wrapped(1) == 101 and wrapped(2) == 102
+    assert capsys.readouterr().out.count("part 2d (dead code) is not done yet") == 1      # said once
+    assert checks.mine_or(lambda x: -x, lambda x: x + 100, "")(1) == -1                   # a written one is used
+    with pytest.raises(NotImplementedError):
+        checks.mine_or(lambda x: (_ for _ in ()).throw(NotImplementedError("not on this device")), abs, "")(1)
+
+    ns = {"f": unwritten, "g": lambda x: -x}
+    learner = checks.Learner(ns)
+    with learner.standing_in("f", lambda x: x * 10) as stood_in, learner.standing_in("g", lambda x: x * 10):
+        assert ns["f"](2) == 20 and ns["g"](2) == -2 and stood_in == ["part 2d (dead code)"]
+    with learner.standing_in("g", lambda x: x * 10, always=True):
+        assert ns["g"](2) == 20
+    assert ns["f"] is unwritten and ns["g"](2) == -2                                       # put back after
+
+    with checks.needs_earlier_parts():
+        try:
+            raise stub
+        except NotImplementedError as err:
+            raise RuntimeError("a pass failed") from err
+    assert "part 2d (dead code) is not done yet" in capsys.readouterr().out
+    with pytest.raises(ValueError), checks.needs_earlier_parts():
+        raise ValueError("a real bug")
