@@ -88,8 +88,8 @@ def test_lab_02s_whole_matrix_charges_each_exercise_alone(tmp_path, monkeypatch)
 
 def test_given_cells_and_checks_use_a_stand_in_only_for_a_stub(capsys):
     """mine_or and Learner.standing_in call the learner's own function while it is written (right or wrong) and the
-    stand-in only while it is its stub; `always` hands every call to the checker's own; needs_earlier_parts ends a
-    block on a stub (or an error raised from one) and lets any other error through."""
+    stand-in only while it is its stub; Learner.replacing hands every call to the checker's own;
+    needs_earlier_parts ends a block on a stub (or an error raised from one) and lets any other error through."""
     stub = NotImplementedError("2d: dead code: write your solution here")
 
     def unwritten(x):
@@ -106,7 +106,7 @@ def test_given_cells_and_checks_use_a_stand_in_only_for_a_stub(capsys):
     learner = checks.Learner(ns)
     with learner.standing_in("f", lambda x: x * 10) as stood_in, learner.standing_in("g", lambda x: x * 10):
         assert ns["f"](2) == 20 and ns["g"](2) == -2 and stood_in == ["part 2d (dead code)"]
-    with learner.standing_in("g", lambda x: x * 10, always=True):
+    with learner.replacing("g", lambda x: x * 10):
         assert ns["g"](2) == 20
     assert ns["f"] is unwritten and ns["g"](2) == -2                                       # put back after
 

@@ -95,23 +95,33 @@ def needs_earlier_parts():
         print(not_done(stub))
 
 
-def mine_or(fn: Callable, instead: Callable, what: str) -> Callable:
-    """For a given cell: the learner's `fn`, or, while it is still its stub, `instead` (the package's own), saying
-    once which part is not done yet and what stands in for it. A written `fn` is always the one called."""
-    said: list[str] = []
-
+def stub_or(fn: Callable, instead: Callable, noticed: Callable[[str], None]) -> Callable:
+    """`fn`, or, for a call that stops at an exercise's stub, `instead` (after telling `noticed` which part is not
+    done). A written `fn`, right or wrong, is always the one that answers; any other error goes through."""
     def call(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except NotImplementedError as err:
-            if unfinished_part(err) is None:
+            part = unfinished_part(err)
+            if part is None:
                 raise
-            if not said:
-                said.append(unfinished_part(err))
-                print(f"⏭ {said[0]} is not done yet: this cell uses {what} in its place.")
+            noticed(part)
             return instead(*args, **kwargs)
 
     return call
+
+
+def mine_or(fn: Callable, instead: Callable, what: str) -> Callable:
+    """For a given cell: the learner's `fn`, or, while it is still its stub, `instead` (the package's or the checker's
+    own), saying once which part is not done yet and what stands in for it."""
+    said: list[str] = []
+
+    def notice(part: str) -> None:
+        if not said:
+            said.append(part)
+            print(f"⏭ {part} is not done yet: this cell uses {what} in its place.")
+
+    return stub_or(fn, instead, notice)
 
 
 def part_not_done(part: str, needs: str) -> str:
@@ -222,34 +232,22 @@ class Learner:
                 self.ns[name] = original
 
     @contextlib.contextmanager
-    def standing_in(self, name: str, stand_in: Callable, always: bool = False):
+    def standing_in(self, name: str, stand_in: Callable):
         """While this block runs, the learner's `name` is called as usual, but while it is still its stub (an earlier
-        part not done yet) `stand_in` answers in its place: a check judges its own exercise, not the one before.
-        A wrong but written `name` is used as it is, unless `always` (then the stand-in, the checker's own, answers
-        every call, so an earlier part's mistake is not charged again). Yields the parts stood in for."""
+        part not done yet) `stand_in` answers in its place: a check judges its own exercise, not the one before. A
+        wrong but written `name` is used as it is (`replacing` puts the checker's own in for every call). Yields the
+        parts stood in for."""
         original = self.ns.get(name)
         stood_in: list[str] = []
         if not callable(original):
             yield stood_in
             return
+        def notice(part: str) -> None:
+            if part not in stood_in:
+                stood_in.append(part)
 
-        def either(*args, **kwargs):
-            if always:
-                return stand_in(*args, **kwargs)
-            try:
-                return original(*args, **kwargs)
-            except NotImplementedError as err:
-                if unfinished_part(err) is None:
-                    raise
-                if unfinished_part(err) not in stood_in:
-                    stood_in.append(unfinished_part(err))
-                return stand_in(*args, **kwargs)
-
-        self.ns[name] = either
-        try:
+        with self.replacing(name, stub_or(original, stand_in, notice)):
             yield stood_in
-        finally:
-            self.ns[name] = original
 
     def call(self, name: str, *args, **kwargs) -> Any:
         """Call the learner's function `name`."""

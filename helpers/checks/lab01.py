@@ -276,8 +276,14 @@ def _per_op(ctx: Context, cases: tuple) -> str:
 
 # ---------------------------------------------------------------- 2: capture table
 def probe_capture_table(learner: Learner) -> dict:
+    """The learner's table, and what their part-2 cells recorded, kept to plain results (bools, counts, and one dict
+    of bools): anything else a notebook put there is dropped, never sent (the grader judges by its own run)."""
+    seen = learner.value("capture_seen") if learner.has("capture_seen") else None
+    plain = lambda v: isinstance(v, (bool, int)) or (isinstance(v, dict) and all(
+        isinstance(k, str) and isinstance(b, bool) for k, b in v.items()))
     return {"table": learner.value("CAPTURE_TABLE"),
-            "seen": learner.value("capture_seen") if learner.has("capture_seen") else None}
+            "seen": {k: v for k, v in seen.items() if isinstance(k, str) and plain(v)} if isinstance(seen, dict)
+            else None}
 
 
 def seen_as_table(seen: dict) -> dict[str, dict]:
@@ -352,8 +358,8 @@ def _capture_table(ctx: Context, observed: dict | None) -> str:
     got = ctx.probe(probe_capture_table)
     if observed is None:
         if not isinstance(got["seen"], dict) or not got["seen"]:
-            raise CheckFailed("capture_seen is missing: run the experiment cells of part 2 (Run ▸ Run All Above "
-                              "Selected Cell), then this check.")
+            raise CheckFailed("capture_seen is missing: the experiment cells of part 2 record what they show in it; "
+                              "run them (Run ▸ Run All Above Selected Cell), then this check.")
         observed = seen_as_table(got["seen"])
     problems = capture_table_problems(got["table"], observed)
     unfilled = [p for p in problems if "still None" in p]

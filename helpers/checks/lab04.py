@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import torch
 
-from helpers.checks import unfinished_part, CheckFailed, Context, Learner, fail_if, register
+from helpers.checks import CheckFailed, Context, Learner, fail_if, register, unfinished_part
 
 LAB = "04"
 ANNOTATION_FILE = "KERNEL_ANNOTATION.md"

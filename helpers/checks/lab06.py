@@ -389,7 +389,7 @@ def probe_recompute(learner: Learner, case: "GPTCase | tuple") -> dict:
     else:
         device = run_device(learner)
         graphs = step_graphs(case, device)[1], step_graphs(case, device, mincut=True)[1]
-    with learner.standing_in("op_histogram", histogram_of, always=True):   # part A's: its mistakes are A's to pay
+    with learner.replacing("op_histogram", histogram_of):   # part A's: its mistakes are A's to pay
         got = learner.call("recomputed_ops", *graphs)
     try:
         return {"ops": sorted({str(o).split(".")[-1] for o in got})}
