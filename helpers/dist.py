@@ -61,6 +61,8 @@ from typing import Any, Callable, Iterable
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from helpers.notebooks import stub_message
+
 ROOT = Path(__file__).resolve().parents[1]
 ARGS_FILE, RESULTS_FILE = "args.pt", "results.pt"
 # Lines torchrun and torch print on every launch that say nothing about the learner's code.
@@ -167,29 +169,6 @@ def _source_of_class(cls: type) -> str:
         return textwrap.dedent(inspect.getsource(cls))
     except (OSError, TypeError) as err:
         raise ScriptError(f"cannot read the source of class `{cls.__name__}` ({err}).") from None
-
-
-def stub_message(fn: Callable) -> str | None:
-    """When fn's body (its docstring, imports and `pass` aside) is one `raise NotImplementedError(...)`, an exercise
-    stub, the message it raises ("" without one); None for any other function. `launch` says so at once instead of
-    starting processes that would all raise it."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
-        return None
-    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    if len(defs) != 1:
-        return None
-    body = [n for n in defs[0].body if not isinstance(n, (ast.Import, ast.ImportFrom, ast.Pass))
-            and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str))]
-    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
-        return None
-    exc = body[0].exc
-    raised = exc.func if isinstance(exc, ast.Call) else exc
-    if not (isinstance(raised, ast.Name) and raised.id == "NotImplementedError"):
-        return None
-    args = exc.args if isinstance(exc, ast.Call) else []
-    return args[0].value if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str) else ""
 
 
 def _global_names(code: types.CodeType) -> set[str]:

@@ -17,9 +17,13 @@ everything else markdown is protected instructions.
 
 from __future__ import annotations
 
+import ast
+import inspect
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 try:
     import nbformat
@@ -280,6 +284,30 @@ def _orphan_labs(root: Path) -> list[Problem]:
         for p in sorted((root / "labs").glob("*.ipynb"))
         if p.name not in names
     ]
+
+
+def stub_message(fn: Callable) -> str | None:
+    """When fn's body (its docstring, imports and `pass` aside) is one `raise NotImplementedError(...)`, an exercise
+    stub, the message it raises ("" without one); None for any other function, however it behaves when called (a
+    written function that raises a stub's message on some inputs is not a stub). helpers.dist.launch starts no
+    process for a stub; a check does not judge work that builds on a part whose function is still its stub."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if len(defs) != 1:
+        return None
+    body = [n for n in defs[0].body if not isinstance(n, (ast.Import, ast.ImportFrom, ast.Pass))
+            and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str))]
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return None
+    exc = body[0].exc
+    raised = exc.func if isinstance(exc, ast.Call) else exc
+    if not (isinstance(raised, ast.Name) and raised.id == "NotImplementedError"):
+        return None
+    args = exc.args if isinstance(exc, ast.Call) else []
+    return args[0].value if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str) else ""
 
 
 def remember_source(source: str, filename: str) -> str:

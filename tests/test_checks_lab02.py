@@ -129,3 +129,21 @@ def test_grader_passes_do_what_their_docstrings_say():
             assert torch.allclose(gm(x), want, atol=1e-6), p.name
     with pytest.raises(ValueError):
         lab02.Crash().apply(fx.symbolic_trace(model))
+
+
+def test_a_pass_class_is_skipped_only_when_the_function_it_wraps_is_a_stub():
+    """4a does not judge ReluToGelu while relu_to_gelu is its stub; a class that raises a stub's message of part 2a
+    itself, while relu_to_gelu is written, is not skipped (it would earn 4a's point without being written)."""
+    from helpers.notebooks import read
+
+    sources = {c.id: c.source for c in read(SOLUTION).cells}
+    faked = sources["ex-4a"].replace('''        return {"matches": sum(is_relu(gm, n) for n in gm.graph.nodes)}''',
+                                     '''        raise NotImplementedError("2a: relu to gelu: write your solution here")''')
+    assert faked != sources["ex-4a"]
+    for result in (public(namespace(overrides={"ex-4a": faked}), "02.passes"),
+                   secret(namespace(overrides={"ex-4a": faked}), "02.passes")):
+        assert not result.passed and "ReluToGelu" in result.message, result.line()
+    stub_2a = {c.id: c.source for c in read(LAB).cells}["ex-2a"]
+    for result in (public(namespace(overrides={"ex-2a": stub_2a}), "02.passes"),
+                   secret(namespace(overrides={"ex-2a": stub_2a}), "02.passes")):
+        assert result.passed, result.line()

@@ -178,3 +178,24 @@ def test_profile_table_with_other_numbers_is_caught():
 ])
 def test_compile_match_states_part_a_faithfully(body, max_err, ok):
     assert (lab04.compile_match_problems(body, max_err) == []) is ok
+
+
+def test_the_report_is_spared_the_sweep_only_while_measure_sweep_is_its_stub():
+    """04.report asks nothing of the Profile while part E is a stub; a written measure_sweep that raises the stub's
+    message on some inputs (an empty list) is written, and the report must then give the sweep."""
+    from helpers.checks import Learner, lab04
+    from helpers.notebooks import remember_source
+
+    def defined(source: str) -> dict:
+        ns: dict = {}
+        exec(compile(source, remember_source(source, f"<cell sweep {hash(source)}>"), "exec"), ns)
+        return ns
+
+    stub = defined('def measure_sweep(model, compiled, batch_sizes, d=64):\n    """Compare."""\n'
+                   '    raise NotImplementedError("E: sweep and crossover: write your solution here")\n')
+    dodging = defined('def measure_sweep(model, compiled, batch_sizes, d=64):\n    if not batch_sizes:\n'
+                      '        raise NotImplementedError("E: sweep and crossover: write your solution here")\n'
+                      '    return [{"batch": b} for b in batch_sizes]\n')
+    assert not lab04.sweep_written(Learner(stub))
+    assert lab04.sweep_written(Learner(dodging))
+    assert not lab04.sweep_written(Learner({}))

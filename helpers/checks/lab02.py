@@ -25,8 +25,8 @@ import torch.fx as fx
 import torch.nn as nn
 import torch.nn.functional as F
 
-from helpers.checks import (CheckFailed, Context, Learner, LearnerError, fail_if, register, spec,
-                            unfinished_part)
+from helpers.checks import CheckFailed, Context, Learner, LearnerError, fail_if, register, unfinished_part
+from helpers.notebooks import stub_message
 
 LAB = "02"
 CALLS = ("call_function", "call_method", "call_module")
@@ -381,11 +381,19 @@ def torch_side_effects(gm: fx.GraphModule, node: fx.Node) -> bool:
 BUILDS_ON = {"fold_constants": (("remove_dead_code", torch_dead_code), ("has_side_effects", torch_side_effects))}
 
 
+@contextlib.contextmanager
+def earlier_parts(learner: Learner, *fn_names: str):
+    """While the block runs, what the passes `fn_names` build on stands in for its stubs (BUILDS_ON)."""
+    with contextlib.ExitStack() as stack:
+        for fn_name in fn_names:
+            for name, stand_in in BUILDS_ON.get(fn_name, ()):
+                stack.enter_context(learner.standing_in(name, stand_in))
+        yield
+
+
 def probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple) -> dict:
     """Trace `model`, run the learner's pass on it, then again on its result; what happened, as plain data."""
-    with contextlib.ExitStack() as stack:
-        for name, stand_in in BUILDS_ON.get(fn_name, ()):
-            stack.enter_context(learner.standing_in(name, stand_in))
+    with earlier_parts(learner, fn_name):
         return _probe_pass(learner, fn_name, model, inputs)
 
 
@@ -1225,10 +1233,20 @@ def probe_pass_classes(learner: Learner, class_names: list[str], model: nn.Modul
     """Instantiate each of the learner's pass classes, analyze a fresh trace (name, matches, graph unchanged), then
     apply the pass to another fresh trace: what it returned, and the counts APPLY_COUNTS compares; beside it, what
     the part-2 function the class wraps does on its own to a third trace ("skipped": that part is a stub)."""
+    with earlier_parts(learner, *WRAPS.values()):
+        return _probe_pass_classes(learner, class_names, model)
+
+
+def _probe_pass_classes(learner: Learner, class_names: list[str], model: nn.Module) -> dict:
     out = {}
     for cls_name in class_names:
         cls = learner.value(cls_name)
-        try:
+        wrapped = learner.ns.get(WRAPS[cls_name])
+        if callable(wrapped) and stub_message(wrapped) is not None:
+            out[cls_name] = {"skipped": unfinished_part(NotImplementedError(stub_message(wrapped))) or
+                             f"`{WRAPS[cls_name]}`"}     # the part-2 function it wraps is still its stub
+            continue
+        with learner.running(cls_name):
             p = cls()
             gm = fx.symbolic_trace(copy.deepcopy(model))
             sig = signature(gm)
@@ -1237,13 +1255,6 @@ def probe_pass_classes(learner: Learner, class_names: list[str], model: nn.Modul
             counts_before = _apply_counts(target)
             with torch.no_grad():
                 applied = p.apply(target)
-        except NotImplementedError as err:
-            part = unfinished_part(err)
-            if part is None or part.split(" ")[1] == spec("02.passes").exercise:      # 4a's own stub
-                with learner.running(cls_name):
-                    raise
-            out[cls_name] = {"skipped": part}      # the part-2 function it wraps is still a stub
-            continue
         own = None
         try:
             with torch.no_grad():
