@@ -3,7 +3,8 @@
 #              notebooks under nbval (QUICK, CPU: conftest.NOTEBOOK_ENV), in one pytest run so its workers share the load
 # make labs  — regenerate labs/ from solutions/ after editing a solution notebook
 # make doctor — can this machine run the labs?
-# make test-browser — run every solution notebook in JupyterLab in headless Chromium; screenshots in build/screenshots
+# make test-browser — run every solution notebook in JupyterLab in headless Chromium, and the grading desk's browser
+#              test (pytest -m browser); screenshots in build/screenshots
 #              (compiles come from the Inductor caches the last `make test` kept in build/warm-inductor)
 
 # The first Python 3.10-3.13 with venv, preferring the system's: the grader runs each submission under its own
@@ -41,7 +42,7 @@ lab: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/workbook build --check
-	$(BIN)/python -m pytest -q -p no:cacheprovider $(PARALLEL) --durations=20 \
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(PARALLEL) --durations=20 -m "not browser" \
 		--nbval-lax --nbval-cell-timeout=900 tests solutions/
 
 # Debian's chromium (installed here when we are root), Playwright from the `browser` extra; no browser download.
@@ -52,9 +53,10 @@ test-browser: $(STAMP)
 	else echo "No Chromium at $(CHROMIUM): install it (Debian/Ubuntu: sudo apt-get install chromium) or run make test-browser CHROMIUM=/path/to/chromium"; exit 1; fi; }
 	@$(BIN)/python -c "import playwright" 2>/dev/null || $(BIN)/python -m pip install --quiet -e ".[browser]"
 	CHROMIUM=$(CHROMIUM) $(BIN)/python tools/browser_check.py --out build/screenshots
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q -p no:cacheprovider -m browser tests   # the grading desk
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow" tests
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow and not browser" tests
 
 labs: $(STAMP)
 	$(BIN)/workbook build

@@ -1,4 +1,4 @@
-"""The `workbook` command: doctor, build, run, grade, merge, export, release.
+"""The `workbook` command: doctor, build, run, grade, merge, desk, export, release.
 
 Examples:
     workbook doctor                          # can this machine run the labs?
@@ -6,6 +6,7 @@ Examples:
     workbook run 04 [--quick] [--solution]   # execute a lab headlessly into experiments/
     workbook grade --lab 04 subs/ --out grades/ --jobs 2 [--shard 1/4]
     workbook merge grades-1/ grades-2/ --lab 04 --out grades/
+    workbook desk grades/ --submissions subs/ # score the written answers in the browser
     workbook export grades/ --roster roster.csv --format canvas   # grades for an LMS
     workbook release --out bundle/
 """
@@ -31,7 +32,7 @@ def cmd_doctor(args) -> int:
     return code
 
 
-INSTRUCTOR_COMMANDS = ("build", "grade", "merge", "export", "release")
+INSTRUCTOR_COMMANDS = ("build", "grade", "merge", "desk", "export", "release")
 
 
 def missing_instructor_parts() -> str | None:
@@ -115,7 +116,8 @@ def adopt_manual(out: Path, lab: str, path: Path) -> list:
     manual.scores(rows, manual.items(lab, ROOT), {r.key for r in gradebook.load_results(out)}, where=str(path))
     target = out / "manual.csv"
     if not target.exists() or path.resolve() != target.resolve():
-        gradebook.write_atomic(target, path.read_text(encoding="utf-8-sig"))
+        with gradebook.locked(out):
+            gradebook.write_atomic(target, path.read_text(encoding="utf-8-sig"))
     return batch.finish(out, lab, checks.load_lab(lab))
 
 
@@ -129,6 +131,16 @@ def cmd_merge(args) -> int:
     results = adopt_manual(out, args.lab, Path(args.manual)) if args.manual else batch.finish(out, args.lab, specs)
     print(f"merged {len(results)} submissions into {out / 'grades.csv'}; class report: {out / 'summary.html'}")
     return 0
+
+
+def cmd_desk(args) -> int:
+    import shlex
+
+    from helpers.grading import desk
+
+    return desk.serve(Path(args.gradebook), lab=args.lab, port=args.port, open_browser=not args.no_browser,
+                      submissions=[Path(p) for p in args.submissions or ()],
+                      roster=Path(args.roster) if args.roster else None, grade_args=shlex.split(args.grade_args or ""))
 
 
 def cmd_export(args) -> int:
@@ -206,6 +218,21 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--out", required=True)
     m.add_argument("--manual", metavar="CSV", help="points for the written answers (manual.csv, filled in)")
     m.set_defaults(fn=cmd_merge)
+    d = sub.add_parser("desk", help="score the written answers in the browser; open feedback, regrade one, export",
+                       description="Example: workbook desk grades/ --submissions submissions/ --roster roster.csv\n\n"
+                       "Serves the gradebook on 127.0.0.1 behind a random token and prints its URL. Every entry is "
+                       "saved at once into GRADEBOOK/manual.csv and the grades.",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    d.add_argument("gradebook", help="the gradebook folder `workbook grade --out` or `workbook merge --out` wrote")
+    d.add_argument("--lab", help="lab number (default: the one the gradebook's results name)")
+    d.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    d.add_argument("--no-browser", action="store_true", help="print the URL only; do not open a browser")
+    d.add_argument("--submissions", nargs="+", metavar="PATH",
+                   help="the notebooks or folders `workbook grade` read, to regrade one submission from the desk")
+    d.add_argument("--roster", help="roster CSV for the export button (student_id,file,...); the page can name another")
+    d.add_argument("--grade-args", metavar="ARGS", help="options a regrade passes to `workbook grade`, as the batch "
+                   "had them, e.g. \"--device cuda --jobs 1\"")
+    d.set_defaults(fn=cmd_desk)
     e = sub.add_parser("export", help="grades for an LMS (canvas, moodle, csv), students matched through a roster",
                        description="Example: workbook export grades/ --roster roster.csv --format canvas")
     e.add_argument("gradebook", help="the gradebook folder `workbook grade --out` wrote")

@@ -96,7 +96,7 @@ def test_release_refuses_to_overwrite_the_repository():
 
 @pytest.mark.parametrize("command", [["grade", "--lab", "04", "subs", "--out", "grades"], ["release", "--out", "x"],
                                      ["build", "--check"], ["merge", "a", "--lab", "04", "--out", "b"],
-                                     ["export", "grades", "--roster", "roster.csv"]])
+                                     ["export", "grades", "--roster", "roster.csv"], ["desk", "grades"]])
 def test_bundle_says_instructor_commands_are_not_for_learners(bundle, command):
     """In the learner bundle, the instructor's commands exit 2 with a sentence, never a traceback."""
     import os

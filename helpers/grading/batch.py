@@ -364,20 +364,22 @@ def scored_results(out: Path, lab: str) -> tuple[list, list[dict], list[Submissi
 
 def finish(out: Path, lab: str, specs: list) -> list[SubmissionResult]:
     """After a batch or a merge: manual points (if any are filled in), grades.csv and .json, every feedback file,
-    the class report, and for a lab with written answers, answers.html and the manual.csv to fill."""
-    its, rows, results = scored_results(out, lab)
-    applied = any(".manual." in c.name for r in results for c in r.checks)
-    names = [s.name for s in specs] + ([i.check_name for i in its] if applied else [])
-    titles = {s.name: s.title for s in specs} | {i.check_name: i.question for i in its}
-    gradebook.write_gradebook(out, names, results)
-    for r in results:
-        gradebook.write_feedback(out, r, titles)
-    # pass rates are about the automatic checks: a scored written answer is "manual", never "passed"
-    class_report.write_class_report(out, results, [s.name for s in specs], titles, lab)
-    if its:
-        gradebook.write_atomic(out / "answers.html", manual.answers_html(lab, its, results, out))
-        gradebook.write_atomic(out / "manual.csv", manual.template_text(its, results, rows))
-    return results
+    the class report, and for a lab with written answers, answers.html and the manual.csv to fill. Under the
+    gradebook's lock: manual.csv is read and written back whole, and must not miss an entry the desk saves meanwhile."""
+    with gradebook.locked(out):
+        its, rows, results = scored_results(out, lab)
+        applied = any(".manual." in c.name for r in results for c in r.checks)
+        names = [s.name for s in specs] + ([i.check_name for i in its] if applied else [])
+        titles = {s.name: s.title for s in specs} | {i.check_name: i.question for i in its}
+        gradebook.write_gradebook(out, names, results)
+        for r in results:
+            gradebook.write_feedback(out, r, titles)
+        # pass rates are about the automatic checks: a scored written answer is "manual", never "passed"
+        class_report.write_class_report(out, results, [s.name for s in specs], titles, lab)
+        if its:
+            gradebook.write_atomic(out / "answers.html", manual.answers_html(lab, its, results, out))
+            gradebook.write_atomic(out / "manual.csv", manual.template_text(its, results, rows))
+        return results
 
 
 def log(out: Path, line: str) -> None:

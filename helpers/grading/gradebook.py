@@ -9,11 +9,13 @@ them, which is what makes resuming, sharding and merging simple.
 from __future__ import annotations
 
 import csv
+import fcntl
 import html
 import io
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -77,6 +79,19 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def locked(out: Path):
+    """Hold the gradebook's lock (OUT/.gradebook.lock, fcntl.flock) for a read-modify-write of its files: the desk's
+    entries and every rebuild of the outputs take turns, across threads and processes, so none undoes another's."""
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / ".gradebook.lock", "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def save_result(out: Path, result: SubmissionResult) -> None:

@@ -10,8 +10,9 @@ manual item (the answer cells, Lab 04's explanation, Lab 05's survey). After a b
 
 Once any ``points`` cell is filled, every batch and merge adds the manual items to each submission as checks named
 ``NN.manual.<cell id>`` (status "manual", or "not graded" while empty): in totals, grades.csv, grades.json and the
-feedback. ``workbook grade --manual FILE`` (or ``merge --manual FILE``) copies a filled CSV in first. The automatic
-checks on the same answers stay: they are a floor and a hint for the reader.
+feedback. ``workbook grade --manual FILE`` (or ``merge --manual FILE``) copies a filled CSV in first;
+``workbook desk`` (helpers/grading/desk.py) saves one entry at a time into it (``record``), by the same rule (``entry``).
+The automatic checks on the same answers stay: they are a floor and a hint for the reader.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import nbformat
 
 from helpers import notebooks
 from helpers.checks import Result
+from helpers.grading import gradebook
 
 FIELDS = ["key", "submission", "item", "max_points", "points", "comment"]
 MAX_ANSWER_CHARS = 20_000
@@ -78,9 +80,9 @@ def answers_html(lab: str, its: list[Item], results: list, out: Path) -> str:
     """One section per question: the rubric, then every learner's answer (escaped; never run)."""
     esc = html.escape
     parts = [f"<h1>Lab {esc(lab)}: written answers</h1>",
-             f"<p>{len(results)} submissions, {len(its)} questions. Score them in <code>manual.csv</code> (same folder), "
-             "then run <code>workbook grade ... --manual manual.csv</code> or <code>workbook merge ... --manual "
-             "manual.csv</code>.</p>"]
+             f"<p>{len(results)} submissions, {len(its)} questions. Score them in the browser with <code>workbook desk"
+             "</code> on this folder, or in <code>manual.csv</code> (same folder), then run <code>workbook grade ... "
+             "--manual manual.csv</code> or <code>workbook merge ... --manual manual.csv</code>.</p>"]
     for item in its:
         parts.append(f"<h2 id='{esc(item.cell_id)}'>{esc(item.question)} <small>({item.points:g} points, cell "
                      f"<code>{esc(item.cell_id)}</code>)</small></h2><div class='rubric'><b>Rubric.</b> "
@@ -119,6 +121,11 @@ def template_text(its: list[Item], results: list, existing: list[dict]) -> str:
             if (r.key, item.cell_id) not in kept:
                 rows.append({"key": r.key, "submission": r.submission, "item": item.cell_id,
                              "max_points": f"{item.points:g}", "points": "", "comment": ""})
+    return rows_text(rows)
+
+
+def rows_text(rows: list[dict]) -> str:
+    """manual.csv's text for these rows (its columns only, in order)."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, FIELDS, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
@@ -126,28 +133,77 @@ def template_text(its: list[Item], results: list, existing: list[dict]) -> str:
     return buf.getvalue()
 
 
+def entry(row: dict, by_id: dict[str, Item], keys: set[str]) -> tuple[float | None, str]:
+    """One row's (points or None, comment); ManualError saying what to change for an unknown key or item, or points
+    that are not a number in 0..max. The one rule for a CSV (`scores`) and for the desk's entries (`record`)."""
+    key, item_id, raw = row["key"].strip(), row["item"].strip(), (row["points"] or "").strip()
+    if item_id not in by_id:
+        raise ManualError(f"no manual item {item_id!r} in this lab (items: {', '.join(by_id) or 'none'})")
+    if key not in keys:
+        raise ManualError(f"no graded submission with key {key!r} in this gradebook")
+    points = None
+    if raw:
+        try:
+            points = float(raw)
+        except ValueError:
+            raise ManualError(f"points {raw!r} is not a number") from None
+        top = by_id[item_id].points
+        if not (math.isfinite(points) and 0 <= points <= top):
+            raise ManualError(f"points {raw} outside 0..{top:g} for {item_id}")
+    return points, (row.get("comment") or "").strip()
+
+
 def scores(rows: list[dict], its: list[Item], keys: set[str], where: str = "manual.csv") -> dict[tuple[str, str], tuple]:
-    """{(key, cell id): (points or None, comment)}; ManualError for an unknown key or item, or points out of range."""
+    """{(key, cell id): (points or None, comment)}; ManualError naming the line for an unknown key or item, or points
+    out of range."""
     by_id = {i.cell_id: i for i in its}
     out = {}
     for line, row in enumerate(rows, start=2):
-        key, item_id, raw = row["key"].strip(), row["item"].strip(), (row["points"] or "").strip()
-        if item_id not in by_id:
-            raise ManualError(f"{where}, line {line}: no manual item {item_id!r} in this lab "
-                              f"(items: {', '.join(by_id) or 'none'})")
-        if key not in keys:
-            raise ManualError(f"{where}, line {line}: no graded submission with key {key!r} in this gradebook")
-        points = None
-        if raw:
-            try:
-                points = float(raw)
-            except ValueError:
-                raise ManualError(f"{where}, line {line}: points {raw!r} is not a number") from None
-            top = by_id[item_id].points
-            if not (math.isfinite(points) and 0 <= points <= top):
-                raise ManualError(f"{where}, line {line}: points {raw} outside 0..{top:g} for {item_id}")
-        out[(key, item_id)] = (points, (row.get("comment") or "").strip())
+        try:
+            out[(row["key"].strip(), row["item"].strip())] = entry(row, by_id, keys)
+        except ManualError as err:
+            raise ManualError(f"{where}, line {line}: {err}") from None
     return out
+
+
+class Conflict(ManualError):
+    """The entry changed since the caller read it (another tab, another instructor): `current` is what it holds now."""
+
+    def __init__(self, message: str, current: dict):
+        super().__init__(message)
+        self.current = current
+
+
+def record(out: Path, its: list[Item], results: list, key: str, item_id: str, points: str, comment: str,
+           seen: tuple[str, str] | None = None) -> dict:
+    """Save one entry (points and comment of a submission's answer) into OUT/manual.csv at once, and return its row.
+
+    Validated as a CSV row is (`entry`; ManualError and nothing written). Under the gradebook's lock, the file is read,
+    that one row changed (added if missing) and the file replaced atomically: a crash leaves the old or the new file,
+    and two writers never drop each other's rows. `seen` is the (points, comment) the caller last read for the row;
+    when the row holds something else now, Conflict, unless it already holds this very entry (None: overwrite)."""
+    by_id = {i.cell_id: i for i in its}
+    names = {r.key: r.submission for r in results}
+    value, note = entry({"key": key, "item": item_id, "points": points, "comment": comment}, by_id, set(names))
+    wanted = ("" if value is None else f"{value:g}", note)
+    key, item_id = key.strip(), item_id.strip()
+    path = out / "manual.csv"
+    with gradebook.locked(out):
+        rows = read_rows(path) if path.exists() else []
+        row = next((r for r in rows if (r["key"].strip(), r["item"].strip()) == (key, item_id)), None)
+        if row is None:
+            row = {"key": key, "submission": names[key], "item": item_id, "max_points": f"{by_id[item_id].points:g}",
+                   "points": "", "comment": ""}
+            rows.append(row)
+        now = ((row["points"] or "").strip(), (row["comment"] or "").strip())
+        if seen is not None and now not in (tuple(s.strip() for s in seen), wanted):
+            shown = f"{now[0] or 'no points'}" + (f", {now[1]!r}" if now[1] else "")
+            raise Conflict(f"changed elsewhere since you read it: it now holds {shown}; yours was not saved "
+                           "(save again to put yours over it)", {"points": now[0], "comment": now[1]})
+        if now != wanted:
+            row["points"], row["comment"] = wanted
+            gradebook.write_atomic(path, rows_text(rows))
+    return {**row, "points": wanted[0], "comment": wanted[1]}
 
 
 def manual_results(its: list[Item], key: str, scored: dict[tuple[str, str], tuple]) -> list[Result]:
