@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from helpers import bench  # noqa: E402
 from helpers.env import device_label, pick_device, versions  # noqa: E402
 from helpers.llm_bench import GenerationConfig, make_backend  # noqa: E402
-from helpers.llm_bench.backends import resolve_dtype  # noqa: E402
+from helpers.llm_bench.base import resolve_dtype  # noqa: E402
 
 
 def copy_bandwidth(device: torch.device, dtype: torch.dtype) -> float:

@@ -5,6 +5,8 @@ compare(a, b, *args)            A and B in paired rounds of random order: "compi
                                 1.7–1.9×; …)", "… 1.3× slower …" or "no difference this machine can resolve right now"
 compare_many({...}, *args)      several functions in the same rounds; any two of them compared from the same pairs
 paired(a_ms, b_ms, labels)      the same verdict from pairs timed elsewhere (one generation's TTFT and its e2e ÷ tokens)
+unpaired(a_ms, b_ms, labels)    two runs taken at different times (two JSON files): no pairs, so a rank method, and a
+                                verdict that load drift between the runs can move (said so in its text)
 sweep(fns, make_args, sizes)    compare_many at every size, as rows for tables and plots
 thread_policy(device)           the course's one thread policy (torch on one CPU thread), printed with every verdict
 cpu_contention()                a warning when other programs keep the cores busy (measured over a moment, not guessed)
@@ -596,6 +598,68 @@ def paired(a_ms: Iterable[float], b_ms: Iterable[float], labels: tuple[str, str]
     c = Comparison(ta, tb, [x / y for x, y in zip(a_ms, b_ms)])
     _log(c)
     return c
+
+
+def moses_rank(n: int, m: int, confidence: float = CONFIDENCE) -> tuple[int, float]:
+    """(k, coverage): the k-th smallest and k-th largest of the n·m differences bound the Hodges–Lehmann shift.
+
+    k is the largest with P(U < k) ≤ (1 − confidence) / 2 for the Mann–Whitney U of n and m samples (exact counts,
+    the Gaussian binomial's coefficients, up to n·m = 2500; a normal approximation beyond); coverage is exact.
+    """
+    alpha = (1 - confidence) / 2
+    if n * m > 2500:
+        z = statistics.NormalDist().inv_cdf(1 - alpha)
+        k = max(1, math.floor(n * m / 2 - z * math.sqrt(n * m * (n + m + 1) / 12)))
+        return k, confidence
+    counts = [1] + [0] * (n * m + n)   # arrangements with U = u: [n+m choose n]_q = Π (1 − q^(m+i)) / (1 − q^i)
+    for i in range(1, n + 1):
+        for u in range(len(counts) - 1, m + i - 1, -1):
+            counts[u] -= counts[u - m - i]
+        for u in range(i, len(counts)):
+            counts[u] += counts[u - i]
+    total, k = math.comb(n + m, n), 0
+    while k < n * m // 2 and sum(counts[:k + 1]) / total <= alpha:
+        k += 1
+    k = max(k, 1)   # too few samples for the confidence asked: the extremes, with the coverage they have
+    return k, 1 - 2 * sum(counts[:k]) / total
+
+
+@dataclass
+class UnpairedComparison(Comparison):
+    """A against B from two separate sets of runs: ratios are every a_i ÷ b_j, `ratio` their median (Hodges–Lehmann
+    on log-times), the interval Moses' from the Mann–Whitney distribution. Distribution-free, but the two sets were
+    not timed in the same rounds: load that differed between them moves the verdict, not only its width."""
+
+    sizes: tuple[int, int] = (0, 0)
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        k, _ = moses_rank(*self.sizes, self.confidence)
+        xs = sorted(self.ratios)
+        return xs[k - 1], xs[len(xs) - k]
+
+    @property
+    def coverage(self) -> float:
+        return moses_rank(*self.sizes, self.confidence)[1]
+
+    @property
+    def n(self) -> int:
+        return min(self.sizes)
+
+    def __str__(self) -> str:
+        n, m = self.sizes
+        return (f"{self.sentence()}; unpaired: {n} runs of {self.a.label} against {m} of {self.b.label}, "
+                f"Hodges–Lehmann ratio with its Mann–Whitney interval")
+
+
+def unpaired(a_ms: Iterable[float], b_ms: Iterable[float], labels: tuple[str, str], device: str = "cpu",
+             method: str = "unpaired runs") -> UnpairedComparison:
+    """B against A from samples taken at different times (two result files): UnpairedComparison."""
+    a_ms, b_ms = [float(x) for x in a_ms], [float(x) for x in b_ms]
+    if not a_ms or not b_ms:
+        raise ValueError(f"unpaired needs samples on both sides; got {len(a_ms)} and {len(b_ms)}")
+    ta, tb = summarize(a_ms, labels[0], device, method), summarize(b_ms, labels[1], device, method)
+    return UnpairedComparison(ta, tb, [x / y for x in a_ms for y in b_ms], sizes=(len(a_ms), len(b_ms)))
 
 
 def sweep(fns: dict[str, Callable], make_args: Callable[[Any], Any], sizes: Iterable[Any],

@@ -47,11 +47,9 @@ def missing_instructor_parts() -> str | None:
 
 
 def cmd_build(args) -> int:
-    from helpers import notebooks
+    from helpers.points_table import build_labs, sync_readme
 
-    from helpers.points_table import sync_readme
-
-    problems = notebooks.build(ROOT, check=args.check)
+    problems = build_labs(ROOT, check=args.check)
     problems += sync_readme(ROOT, check=args.check)
     if args.check and (ROOT / "solutions" / "hidden").is_dir():
         from helpers.grading.wiring import wiring_problems

@@ -367,13 +367,20 @@ def _check_disk(path: Path) -> Finding:
 
 
 def _check_jupyter() -> Finding:
-    """The notebook tools: JupyterLab and widgets to work, papermill and nbval to run and test."""
-    wanted = ["jupyterlab", "ipywidgets", "papermill", "nbval"]
+    """The notebook tools: JupyterLab, widgets and papermill for the labs; nbval only to test the solutions.
+
+    `make lab` installs packages only when it creates .venv, so the fix names the pip command, which works on any.
+    """
+    wanted = ["jupyterlab", "ipywidgets", "papermill"]
     missing = [m for m in wanted if importlib.util.find_spec(m) is None]
     if missing:
         return Finding("jupyter", "warn", "missing: " + ", ".join(missing),
-                       "Run `make lab` (it installs them into .venv), or pip install -e '.[lab,test]'.")
-    return Finding("jupyter", "ok", ", ".join(wanted) + " importable")
+                       "Install them into the course's environment: .venv/bin/python -m pip install -e '.[lab]' "
+                       "(`make lab` does this only when it creates .venv).")
+    if importlib.util.find_spec("nbval") is None:
+        return Finding("jupyter", "ok", ", ".join(wanted) + " importable; nbval, which only tests notebooks (not "
+                       "needed for the labs), is not: .venv/bin/python -m pip install -e '.[test]' adds it")
+    return Finding("jupyter", "ok", ", ".join(wanted + ["nbval"]) + " importable")
 
 
 def _check_sandbox() -> Finding | None:

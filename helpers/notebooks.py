@@ -36,6 +36,7 @@ END = "### END SOLUTION"
 MD_BEGIN = "<!-- BEGIN SOLUTION -->"
 MD_END = "<!-- END SOLUTION -->"
 MD_STUB = "*Your answer here.*"
+LAB_HEADING = "**Points.**"   # starts the points table at the end of a lab's introduction (helpers.points_table)
 
 PROTECTED_TAGS = ("check", "given", "parameters")
 NBFORMAT_MINOR = 5  # cell ids need nbformat 4.5
@@ -172,8 +173,6 @@ def make_lab(solution: nbformat.NotebookNode, points: str | None = None) -> nbfo
     strip_outputs(lab)
     intro = next((c for c in lab.cells if c.cell_type == "markdown"), None)
     if points and intro is not None:
-        from helpers.points_table import with_lab_table
-
         intro.source = with_lab_table(intro.source, points)
     for cell in lab.cells:
         manual = cell.get("metadata", {}).get("workbook", {}).get("manual")
@@ -205,8 +204,24 @@ def lab_path(lab: str, folder: str = "labs", root: Path | None = None) -> Path:
     return found[0]
 
 
-def build(root: Path, check: bool = False) -> list[Problem]:
-    """Regenerate labs/ from solutions/ (or, with check, report what is stale or has outputs)."""
+def with_lab_table(intro: str, table: str) -> str:
+    """The intro cell's text with its points table (from LAB_HEADING on) replaced, or appended."""
+    kept = intro.split(f"\n\n{LAB_HEADING}", 1)[0].rstrip()
+    return f"{kept}\n\n{table}"
+
+
+def manual_items(nb) -> list[tuple[str, float]]:
+    """(question, points) of each written answer an instructor scores: cells whose metadata holds workbook.manual."""
+    specs = [c.metadata["workbook"]["manual"] for c in nb.cells if c.get("metadata", {}).get("workbook", {}).get("manual")]
+    return [(m["question"], float(m["points"])) for m in specs]
+
+
+def build(root: Path, check: bool = False, *, points: Callable[[str, list[tuple[str, float]]], str]) -> list[Problem]:
+    """Regenerate labs/ from solutions/ (or, with check, report what is stale or has outputs).
+
+    points(lab, written answers) is the lab's points table, ending its introduction: helpers.points_table.lab_table
+    (passed in, since the table comes from the check registry, which sits above this module).
+    """
     problems: list[Problem] = []
     for sol_path in solution_notebooks(root):
         sol = read(sol_path)
@@ -218,7 +233,7 @@ def build(root: Path, check: bool = False) -> list[Problem]:
         problems.extend(_check_roles(sol, sol_path))
         lab_path = root / "labs" / sol_path.name
         try:
-            text = dumps(make_lab(sol, points=_points_for(sol_path, sol)))
+            text = dumps(make_lab(sol, points=_points_for(sol_path, sol, points)))
         except MarkerError as err:
             problems.append(Problem(sol_path, str(err)))
             continue
@@ -236,13 +251,10 @@ def build(root: Path, check: bool = False) -> list[Problem]:
     return problems
 
 
-def _points_for(path: Path, nb) -> str | None:
-    """The lab's points table, from its registered checks (None for a lab without a check module)."""
-    from helpers.points_table import lab_table
-
+def _points_for(path: Path, nb, points: Callable[[str, list[tuple[str, float]]], str]) -> str | None:
+    """The lab's points table (None for a lab without a check module)."""
     try:
-        manual = [c.metadata["workbook"]["manual"] for c in nb.cells if c.get("metadata", {}).get("workbook", {}).get("manual")]
-        return lab_table(path.name[:2], manual=[(m["question"], float(m["points"])) for m in manual])
+        return points(path.name[:2], manual_items(nb))
     except ModuleNotFoundError:
         return None
 

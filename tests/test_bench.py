@@ -238,3 +238,28 @@ def test_cpu_contention_is_a_warning_or_nothing():
     from helpers.bench import cpu_contention
     got = cpu_contention()
     assert got is None or ("other programs used" in got and "Close other programs" in got)
+
+
+def test_moses_rank_matches_the_mann_whitney_tables():
+    from helpers.bench import moses_rank
+
+    # two-sided 5 % critical U of the tables (reject when U ≤ it) + 1: the rank of the interval's ends
+    assert [moses_rank(n, m)[0] for n, m in ((9, 9), (10, 10), (20, 20), (5, 8))] == [18, 24, 128, 7]
+    assert all(moses_rank(n, m)[1] >= 0.95 for n, m in ((9, 9), (10, 10), (20, 20), (5, 8), (60, 60)))
+    k, coverage = moses_rank(3, 3)            # 20 arrangements: the extremes are all it has, at 90 %
+    assert k == 1 and coverage == pytest.approx(0.9)
+
+
+def test_unpaired_verdicts_from_two_separate_sets_of_runs():
+    from helpers.bench import FASTER, SAME, SLOWER, unpaired
+
+    a = [10.0 + 0.1 * i for i in range(9)]
+    faster = unpaired(a, [x / 1.5 for x in reversed(a)], labels=("A", "B"))
+    assert faster.verdict == FASTER and faster.ratio == pytest.approx(1.5, rel=0.02) and faster.n == 9
+    assert faster.sentence().startswith("B is 1.5") and "95 % CI" in faster.sentence()
+    assert "unpaired" in str(faster) and "Mann–Whitney" in str(faster)
+    assert unpaired(a, [x * 1.5 for x in a], labels=("A", "B")).verdict == SLOWER
+    same = unpaired(a, a[::2], labels=("A", "B"))
+    assert same.verdict == SAME and "no difference this machine can resolve" in same.sentence()
+    with pytest.raises(ValueError, match="both sides"):
+        unpaired(a, [], labels=("A", "B"))

@@ -77,6 +77,18 @@ def test_exit_code_and_format():
     assert "apt-get install g++" in text and "run make lab" in text
 
 
+@pytest.mark.parametrize("absent, status, advice", [
+    ({"jupyterlab"}, "warn", "pip install -e '.[lab]'"),      # `make lab` installs only when it creates .venv
+    ({"nbval"}, "ok", "pip install -e '.[test]'"),           # only tests need nbval: not a warning for learners
+    (set(), "ok", "nbval importable")])
+def test_jupyter_finding_names_the_command_that_installs_what_is_missing(monkeypatch, absent, status, advice):
+    real = env.importlib.util.find_spec
+    monkeypatch.setattr(env.importlib.util, "find_spec", lambda name, *a: None if name in absent else real(name, *a))
+    finding = env._check_jupyter()
+    assert finding.status == status and advice in f"{finding.detail} {finding.fix}"
+    assert "make lab" not in (finding.fix or "").split("(")[0]
+
+
 def test_snippet_failure_reports_last_error_line():
     ok, err = env._run_snippet("raise ValueError('boom')", [], timeout=60)
     assert not ok and "ValueError: boom" in err

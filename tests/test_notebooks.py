@@ -9,6 +9,7 @@ import pytest
 
 from helpers import checks, notebooks
 from helpers.notebooks import MarkerError, make_lab, replace_code_solutions
+from helpers.points_table import build_labs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,7 +54,7 @@ def repo(tmp_path):
 
 
 def test_committed_labs_are_in_step():
-    assert notebooks.build(ROOT, check=True) == []
+    assert build_labs(ROOT, check=True) == []
 
 
 def test_check_fails_when_lab_is_stale_and_build_fixes_it(repo):
@@ -61,10 +62,10 @@ def test_check_fails_when_lab_is_stale_and_build_fixes_it(repo):
     nb = notebooks.read(lab)
     nb.cells[0].source += "\nedited by hand"
     notebooks.write(nb, lab)
-    problems = notebooks.build(repo, check=True)
+    problems = build_labs(repo, check=True)
     assert any("stale" in p.message for p in problems)
-    assert notebooks.build(repo) == []
-    assert notebooks.build(repo, check=True) == []
+    assert build_labs(repo) == []
+    assert build_labs(repo, check=True) == []
 
 
 def test_check_fails_on_outputs(repo):
@@ -73,12 +74,12 @@ def test_check_fails_on_outputs(repo):
     code = next(c for c in nb.cells if c.cell_type == "code")
     code.outputs = [nbformat.v4.new_output("stream", text="hello")]
     notebooks.write(nb, sol)
-    assert any("has outputs" in p.message for p in notebooks.build(repo, check=True))
+    assert any("has outputs" in p.message for p in build_labs(repo, check=True))
 
 
 def test_orphan_lab_is_reported(repo):
     shutil.copy(repo / "labs" / "04_inductor_output.ipynb", repo / "labs" / "09_orphan.ipynb")
-    assert any("no solution notebook" in p.message for p in notebooks.build(repo, check=True))
+    assert any("no solution notebook" in p.message for p in build_labs(repo, check=True))
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "labs").glob("*.ipynb")), ids=lambda p: p.name)

@@ -19,7 +19,8 @@ def test_bundle_has_what_a_learner_needs(bundle):
     for name in ("README.md", "Makefile", "environment.yml", "pyproject.toml", "helpers/checks/lab04.py",
                  "helpers/inductor.py", "labs/04_inductor_output.ipynb"):
         assert (bundle / name).is_file(), name
-    assert "make lab" in (bundle / "README.md").read_text()
+    readme = (bundle / "README.md").read_text()
+    assert "make lab" in readme and "workbook run 04" in readme and "workbook llm-bench --backend" in readme
 
 
 def test_bundle_holds_no_solution_and_no_hidden_check(bundle):

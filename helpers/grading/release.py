@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 from helpers import notebooks
+from helpers.points_table import build_labs
 
 LEARNER_README = """# How PyTorch 2 compiles a model — labs
 
@@ -17,6 +18,19 @@ make doctor   # what is wrong with this machine, and what to do about it
 Open the lab your instructor named (e.g. `04_inductor_output.ipynb`) and run the cells from the top. After each
 exercise a check cell prints ✅, or ❌ with what to fix. Your instructor grades with hidden variants of the same
 checks on other inputs, so make your functions work in general. Hand in the notebook file itself.
+
+Run a lab without JupyterLab, every cell from the top (the executed copy is written to `experiments/`):
+
+```bash
+.venv/bin/workbook run 04 --quick      # --quick: small sizes, as grading runs it; --device cpu to leave a GPU alone
+```
+
+Benchmark LLM inference on your own machine (Lab 07's runner as a command; `--help` lists every option, including
+custom shapes and `compare A.json B.json` for two saved runs):
+
+```bash
+.venv/bin/workbook llm-bench --backend eager compiled --workload short-chat --out results.json
+```
 
 Needs: Python 3.10–3.13 with venv, a C++ compiler (g++), make. A CUDA GPU is optional: every lab runs on a CPU.
 Conda instead: `conda env create -f environment.yml`, then `jupyter lab labs/`.
@@ -51,7 +65,7 @@ def make_release(root: Path, out: Path) -> Path:
     """Write the bundle to `out` (emptied first) and prove it holds no solution."""
     if out.resolve() in (root.resolve(), *root.resolve().parents):
         raise ValueError(f"--out {out} would overwrite the repository; pick a new folder")
-    problems = notebooks.build(root, check=True)
+    problems = build_labs(root, check=True)
     if problems:
         raise RuntimeError("labs/ is not in step with solutions/: " + "; ".join(map(str, problems)) + " (run `workbook build`)")
     if out.exists():

@@ -1,338 +1,57 @@
-"""Backends: one interface (load, generate as a stream of tokens, collect, cleanup), several ways to run a model.
+"""The backends by name: BACKENDS maps each name the CLI and run_benchmark accept to how it is made.
 
-EagerBackend     helpers.llama with the static KV cache, plain PyTorch.
-CompiledBackend  the same, with the decode step under torch.compile (mode "default" or "reduce-overhead":
-                 CUDA graphs on a GPU; on CPU the two modes run the same code). Prefill stays eager unless
-                 compile_prefill=True (prompt lengths vary: a second length compiles a dynamic-shape graph).
-                 Graphs compiled are counted from torch._dynamo's counters: `decode_compiles`,
-                 `prefill_compiles`. A new cache size (a longer request, another batch) compiles again.
-Int8Backend      weight-only int8 (helpers.llm_bench.quantize), eager or compiled; `logits_error` compares
-                 its logits with the unquantized model's, in the same dtype, on a fixed probe prompt.
-HFBackend        any transformers causal LM (helpers.llm_bench.hf; optional dependency).
+eager, compiled, int8, int8-compiled   helpers.llm_bench.llama_backends (helpers.llama's model, static KV cache)
+hf                                     helpers.llm_bench.hf (any transformers causal LM; transformers is optional)
+
+A new backend: its own module, importing from helpers.llm_bench.base (and llama_backends, to reuse the static-cache
+model), and one entry here. Modules below this one never import it, so the import graph stays a tree
+(tests/test_import_graph.py).
 """
 
 from __future__ import annotations
 
-import time
-from abc import ABC, abstractmethod
-from typing import Callable, Iterator, Sequence
+from typing import Callable
 
 import torch
 
 from helpers.env import pick_device
-from helpers.llama import LlamaConfig, StaticKVCache, build_model, fuse_projections
-from helpers.llm_bench.generation import GenerationConfig, GenerationResult, stream_tokens
-from helpers.llm_bench.quantize import decode_weight_bytes, quantize_int8, weight_bytes
+from helpers.llama import LlamaConfig
+from helpers.llm_bench.base import LLMBackend
+from helpers.llm_bench.hf import HFBackend
+from helpers.llm_bench.llama_backends import CompiledBackend, EagerBackend, Int8Backend
 
-DTYPES = {"float32": torch.float32, "fp32": torch.float32, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
-          "float16": torch.float16, "fp16": torch.float16}
-COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
-CACHE_BLOCK = 256  # cache lengths are rounded up to this, so nearby request sizes share one compiled graph
-
-
-def resolve_dtype(dtype: str | torch.dtype, device: torch.device) -> torch.dtype:
-    """"auto" → bfloat16 on CUDA, float32 on CPU; or a name like "bf16", or a torch.dtype."""
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    if dtype == "auto":
-        return torch.bfloat16 if device.type == "cuda" else torch.float32
-    try:
-        return DTYPES[dtype]
-    except KeyError:
-        raise ValueError(f"dtype must be 'auto' or one of {', '.join(DTYPES)} (got {dtype!r})") from None
+# name → factory(mode, **settings): settings are model, device, dtype, seed, fused, hf_model; `mode` is the
+# torch.compile mode already resolved for the device. A factory takes the settings it needs and ignores the rest.
+BACKENDS: dict[str, Callable[..., LLMBackend]] = {
+    "eager": lambda mode, model, device, dtype, seed, fused, **_: EagerBackend(model, device, dtype, seed, fused=fused),
+    "compiled": lambda mode, model, device, dtype, seed, fused, **_: CompiledBackend(model, device, dtype, seed,
+                                                                                     mode=mode, fused=fused),
+    "int8": lambda mode, model, device, dtype, seed, fused, **_: Int8Backend(model, device, dtype, seed, fused=fused),
+    "int8-compiled": lambda mode, model, device, dtype, seed, fused, **_: Int8Backend(model, device, dtype, seed,
+                                                                                      compile_mode=mode, fused=fused),
+    "hf": lambda mode, model, device, dtype, seed, hf_model=None, **_: HFBackend(hf_model or model, device, dtype, seed),
+}
+CUDA_GRAPH_MODES = ("reduce-overhead",)  # torch.compile modes whose point is CUDA graphs, which a CPU has none of
 
 
-def as_batch(prompt_ids: Sequence[int] | Sequence[Sequence[int]] | torch.Tensor) -> list[list[int]]:
-    """One prompt (list of ids) or a batch of equal-length prompts, as a list of lists."""
-    if isinstance(prompt_ids, torch.Tensor):
-        prompt_ids = prompt_ids.tolist()
-    prompts = [list(prompt_ids)] if prompt_ids and isinstance(prompt_ids[0], int) else [list(p) for p in prompt_ids]
-    if not prompts or not prompts[0]:
-        raise ValueError("generate needs at least one prompt of at least one token")
-    if len({len(p) for p in prompts}) != 1:
-        raise ValueError(f"prompts in a batch must have equal lengths (got {sorted({len(p) for p in prompts})}); "
-                         "there is no padding")
-    return prompts
-
-
-def graphs_compiled() -> int:
-    """Graphs torch.compile has compiled in this process so far (torch._dynamo's own counter)."""
-    from torch._dynamo.utils import counters
-
-    return int(counters["stats"]["unique_graphs"])
-
-
-class LLMBackend(ABC):
-    """The interface every backend implements: load(), generate() as a token stream, cleanup().
-
-    generate(prompt_ids, config) yields, for every step, the list of new ids (one per sequence), each only
-    once it is on the host. collect() runs a generation and returns a GenerationResult with a timestamp per
-    step. Use as a context manager to load and clean up.
-    """
-
-    name = "backend"
-
-    def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
-                 dtype: str | torch.dtype = "auto", seed: int = 0):
-        self.config = LlamaConfig.named(model) if isinstance(model, str) else model
-        self.device = pick_device(device)
-        self.dtype = resolve_dtype(dtype, self.device)
-        self.seed = seed
-
-    @abstractmethod
-    def load(self) -> "LLMBackend":
-        """Build or load the model on the device; returns self."""
-
-    @abstractmethod
-    def generate(self, prompt_ids, config: GenerationConfig) -> Iterator[list[int]]:
-        """Yield the new ids of every step (one per sequence), each as soon as it reaches the host."""
-
-    def cleanup(self) -> None:
-        """Drop the model and its caches so the next backend starts from free memory."""
-        self.model = None
-        if self.device.type == "cuda":
-            torch.cuda.empty_cache()
-
-    def info(self) -> dict:
-        """What this backend is, for reports: name, model, dtype, device, and anything it measured."""
-        return {"backend": self.name, "model": self.config.name, "dtype": str(self.dtype).removeprefix("torch."),
-                "device": str(self.device)}
-
-    def collect(self, prompt_ids, config: GenerationConfig) -> GenerationResult:
-        """Run generate to the end; stamp each step with time.perf_counter() when its ids arrive."""
-        prompts = as_batch(prompt_ids)
-        if self.device.type == "cuda":  # earlier queued work must not be timed as this generation's
-            torch.cuda.synchronize(self.device)
-        result = GenerationResult(prompt_tokens=len(prompts[0]), batch=len(prompts), start_s=time.perf_counter())
-        for ids in self.generate(prompts, config):
-            result.token_times_s.append(time.perf_counter())
-            result.tokens.append(ids)
-        return result
-
-    def __enter__(self) -> "LLMBackend":
-        return self.load()
-
-    def __exit__(self, *exc) -> None:
-        self.cleanup()
-
-
-class LlamaBackend(LLMBackend):
-    """helpers.llama's model with a static KV cache: prefill the prompt, then one decode step per token.
-
-    compile_mode=None runs eager; a torch.compile mode compiles the decode step (fullgraph, static shapes)
-    and, with compile_prefill, the prefill (dynamic shapes). Graphs compiled are counted per phase.
-    """
-
-    name = "llama"
-
-    def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
-                 dtype: str | torch.dtype = "auto", seed: int = 0, compile_mode: str | None = None,
-                 compile_prefill: bool = False, fused: bool = False):
-        super().__init__(model, device, dtype, seed)
-        self.fused = fused   # q/k/v and gate/up as one matmul each (helpers.llama.fuse_projections)
-        if compile_mode not in (None, *COMPILE_MODES):
-            raise ValueError(f"unknown torch.compile mode {compile_mode!r}; choose one of {', '.join(COMPILE_MODES)}")
-        self.compile_mode, self.compile_prefill = compile_mode, compile_prefill
-        self.model = None
-        self.cache: StaticKVCache | None = None
-        self.decode_compiles = 0  # graphs compiled while decoding: 1 after the first step, and it must stay 1
-        self.prefill_compiles = 0
-        self._decode_fn = self._prefill_fn = None
-
-    def load(self) -> "LlamaBackend":
-        self.model = build_model(self.config, self.seed, self.device, self.dtype)
-        if self.fused:
-            fuse_projections(self.model)
-            self.name += "+fused"
-        self._prepare()
-        self._decode_fn, self._prefill_fn = self._step_functions()
-        return self
-
-    def _prepare(self) -> None:
-        """Hook run after the model is built, before compiling (Int8Backend quantizes here)."""
-
-    def _step_functions(self):
-        """(decode, prefill): the model's forward, compiled where asked."""
-        model = self.model
-
-        def decode_step(token, input_pos, cache):
-            return model(token, input_pos, cache)
-
-        def prefill(tokens, input_pos, cache):
-            return model(tokens, input_pos, cache, last_logits_only=True)
-
-        if self.compile_mode is not None:
-            decode_step = torch.compile(decode_step, mode=self.compile_mode, fullgraph=True, dynamic=False)
-            if self.compile_prefill:
-                prefill = torch.compile(prefill, dynamic=None)
-        return decode_step, prefill
-
-    def _cache_for(self, batch: int, tokens: int) -> StaticKVCache:
-        """The cache, reused while it fits; else a new one, its length rounded up to CACHE_BLOCK."""
-        if tokens > self.config.max_seq_len:
-            raise ValueError(f"prompt + new tokens = {tokens} exceeds the model's max_seq_len={self.config.max_seq_len}")
-        if self.cache is None or self.cache.batch != batch or self.cache.max_tokens < tokens:
-            self.cache = None  # free the old one first
-            length = min(self.config.max_seq_len, -(-tokens // CACHE_BLOCK) * CACHE_BLOCK)
-            self.cache = StaticKVCache(self.config, batch, length, self.dtype, self.device)
-            if self.compile_mode is not None:
-                # CUDA graphs may mutate an input only if its address never changes: say the cache's is fixed.
-                mark_static = getattr(torch._dynamo, "mark_static_address", None)
-                for t in self.cache.tensors() if mark_static else ():
-                    mark_static(t)
-        return self.cache
-
-    def _counted(self, fn, *args) -> tuple[torch.Tensor, int]:
-        """fn(*args) and how many graphs torch.compile compiled meanwhile."""
-        before = graphs_compiled()
-        out = fn(*args)
-        return out, graphs_compiled() - before
-
-    def generate(self, prompt_ids, config: GenerationConfig) -> Iterator[list[int]]:
-        if self.model is None:
-            raise RuntimeError(f"{self.name}: call load() before generate()")
-        prompts = as_batch(prompt_ids)
-        batch, prompt_len = len(prompts), len(prompts[0])
-        cache = self._cache_for(batch, prompt_len + config.max_new_tokens)
-        generator = None if config.greedy else torch.Generator(device=self.device).manual_seed(config.seed)
-        with torch.no_grad():
-            tokens = torch.tensor(prompts, dtype=torch.long, device=self.device)
-            logits, compiled = self._counted(self._prefill_fn, tokens, torch.arange(prompt_len, device=self.device), cache)
-            self.prefill_compiles += compiled
-            input_pos = torch.tensor([prompt_len], device=self.device)
-
-        def advance(next_ids):
-            logits, compiled = self._counted(self._decode_fn, next_ids[:, None], input_pos, cache)
-            self.decode_compiles += compiled
-            input_pos.add_(1)
-            return logits[:, -1]
-
-        yield from stream_tokens(logits[:, -1], advance, config, generator)
-
-    def cleanup(self) -> None:
-        """Drop model and cache; a compiled backend also forgets compiled code and CUDA graphs.
-
-        torch.compiler.reset() acts on the whole process: clean up only once every backend that shares the process
-        is done (the runner interleaves its backends and cleans them all up at the end).
-        """
-        self._decode_fn = self._prefill_fn = None
-        self.cache = None
-        if self.compile_mode is not None:
-            torch.compiler.reset()
-        super().cleanup()
-
-    def decode_step_fn(self, context: int, batch: int = 1) -> Callable[[], torch.Tensor]:
-        """One decode step at position `context` on this backend's cache, as a function of no arguments.
-
-        For timing the step alone against another backend's (bench.compare_many): the first calls compile it (and,
-        with reduce-overhead, record its CUDA graph); every call writes the same cache position.
-        """
-        if self.model is None:
-            raise RuntimeError(f"{self.name}: call load() before decode_step_fn()")
-        cache = self._cache_for(batch, context + 1)
-        token = torch.full((batch, 1), 5, dtype=torch.long, device=self.device)
-        position = torch.tensor([context], device=self.device)
-        decode = self._decode_fn
-
-        def step() -> torch.Tensor:
-            with torch.no_grad():
-                return decode(token, position, cache)
-
-        return step
-
-    def info(self) -> dict:
-        loaded = self.model is not None
-        info = {**super().info(), "weight_bytes": weight_bytes(self.model) if loaded else None,
-                "decode_weight_bytes": decode_weight_bytes(self.model) if loaded else None,
-                "cache_bytes": self.cache.nbytes if self.cache is not None else 0}
-        if self.compile_mode is not None:
-            info.update(compile_mode=self.compile_mode, decode_compiles=self.decode_compiles,
-                        prefill_compiles=self.prefill_compiles)
-        return info
-
-
-class EagerBackend(LlamaBackend):
-    """Plain PyTorch: no compilation."""
-
-    name = "eager"
-
-    def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
-                 dtype: str | torch.dtype = "auto", seed: int = 0, fused: bool = False):
-        super().__init__(model, device, dtype, seed, fused=fused)
-
-
-class CompiledBackend(LlamaBackend):
-    """The decode step under torch.compile with mode "default" or "reduce-overhead" (CUDA graphs on a GPU)."""
-
-    def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
-                 dtype: str | torch.dtype = "auto", seed: int = 0, mode: str = "default",
-                 compile_prefill: bool = False, fused: bool = False):
-        super().__init__(model, device, dtype, seed, compile_mode=mode, compile_prefill=compile_prefill, fused=fused)
-        self.name = "compiled" if mode == "default" else f"compiled-{mode}"
-
-
-class Int8Backend(LlamaBackend):
-    """Weight-only int8 Linear layers, eager (compile_mode=None) or with the decode step compiled.
-
-    At load, logits of the unquantized model (same dtype) on a fixed probe prompt are compared with the
-    quantized model's: `logits_error`. Weight bytes before and after are kept too.
-    """
-
-    PROBE_TOKENS = 32
-
-    def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
-                 dtype: str | torch.dtype = "auto", seed: int = 0, compile_mode: str | None = None,
-                 fused: bool = False):
-        super().__init__(model, device, dtype, seed, compile_mode=compile_mode, fused=fused)
-        self.name = "int8" if compile_mode is None else f"int8-compiled-{compile_mode}"
-        self.logits_error: dict = {}
-        self.weight_bytes_unquantized = 0
-
-    def _prepare(self) -> None:
-        g = torch.Generator().manual_seed(self.seed)
-        length = min(self.PROBE_TOKENS, self.config.max_seq_len)
-        probe = torch.randint(0, self.config.vocab_size, (1, length), generator=g).to(self.device)
-        with torch.no_grad():
-            reference = self.model(probe).float()
-            self.weight_bytes_unquantized = weight_bytes(self.model)
-            quantize_int8(self.model)
-            quantized = self.model(probe).float()
-        self.logits_error = {**logits_error(quantized, reference), "reference_dtype": str(self.dtype).removeprefix("torch.")}
-
-    def info(self) -> dict:
-        return {**super().info(), "weight_bytes_unquantized": self.weight_bytes_unquantized,
-                "logits_error": self.logits_error}
-
-
-def logits_error(logits: torch.Tensor, reference: torch.Tensor) -> dict:
-    """How far logits are from reference: max |Δ|, ‖Δ‖/‖ref‖, and how often the argmax agrees."""
-    diff = logits - reference
-    return {"max_abs": float(diff.abs().max()),
-            "rel_rms": float(diff.norm() / reference.norm().clamp(min=1e-12)),
-            "top1_agreement": float((logits.argmax(-1) == reference.argmax(-1)).float().mean())}
-
-
-BACKENDS = ("eager", "compiled", "int8", "int8-compiled", "hf")
+def compile_mode_for(compile_mode: str, device: torch.device) -> str:
+    """ "auto" → reduce-overhead on CUDA, default elsewhere; ValueError for a CUDA-graph mode off CUDA."""
+    if compile_mode == "auto":
+        return "reduce-overhead" if device.type == "cuda" else "default"
+    if compile_mode in CUDA_GRAPH_MODES and device.type != "cuda":
+        raise ValueError(f"compile mode {compile_mode!r} records CUDA graphs, and {device.type} has none: on "
+                         f"{device.type} it would run the same code as 'default' under another name; use 'default'")
+    return compile_mode
 
 
 def make_backend(name: str, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
                  dtype: str | torch.dtype = "auto", seed: int = 0, compile_mode: str = "auto",
-                 fused: bool = False) -> LLMBackend:
-    """A backend by name (one of BACKENDS); compile_mode "auto" is reduce-overhead on CUDA, default on CPU."""
+                 fused: bool = False, hf_model: str | None = None) -> LLMBackend:
+    """A backend by name (one of BACKENDS). hf_model: a local folder or Hub id for the "hf" backend."""
+    try:
+        factory = BACKENDS[name]
+    except KeyError:
+        raise ValueError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}") from None
     dev = pick_device(device)
-    mode = ("reduce-overhead" if dev.type == "cuda" else "default") if compile_mode == "auto" else compile_mode
-    common = dict(model=model, device=dev, dtype=dtype, seed=seed)
-    if name == "hf":
-        from helpers.llm_bench.hf import HFBackend  # transformers is optional: imported only when asked for
-
-        return HFBackend(**common)
-    common["fused"] = fused
-    if name == "eager":
-        return EagerBackend(**common)
-    if name == "compiled":
-        return CompiledBackend(**common, mode=mode)
-    if name == "int8":
-        return Int8Backend(**common)
-    if name == "int8-compiled":
-        return Int8Backend(**common, compile_mode=mode)
-    raise ValueError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}")
+    return factory(compile_mode_for(compile_mode, dev), model=model, device=dev, dtype=dtype, seed=seed, fused=fused,
+                   hf_model=hf_model)

@@ -16,7 +16,7 @@ from torch import nn
 
 from helpers.env import pick_device
 from helpers.llama import CONFIGS, Llama, LlamaConfig, build_model
-from helpers.llm_bench.backends import LLMBackend, as_batch, resolve_dtype
+from helpers.llm_bench.base import LLMBackend, as_batch, resolve_dtype
 from helpers.llm_bench.generation import GenerationConfig, stream_tokens
 from helpers.llm_bench.quantize import decode_weight_bytes, weight_bytes
 

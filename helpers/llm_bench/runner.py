@@ -6,12 +6,13 @@ in a fresh random order, so round i of one backend and round i of another ran at
 and goes hits both alike. The verdicts between backends (`BenchResults.comparisons`: every backend against the first,
 on TTFT and on TPOT, per workload) are bench.paired over those rounds: "faster", "slower" or "no difference this
 machine can resolve", with a 95 % interval. Then each backend runs once more under helpers.memory.track_memory (its
-own run, so that the CPU fallback's RSS sampler thread cannot slow the timed ones); the other backends' weights and
-caches, loaded beside it, are subtracted from its peak. The other programs' load during the timed rounds is kept
-(`meta["other_load"]`, cores' worth; bench.LoadMeter). TTFT and e2e percentiles are over runs; TPOT is each run's
-mean gap, ITL every gap of every run pooled (vLLM's names). `decode_gbps` divides the bytes a decode step must move
-(weights + KV cache, mid-run context) by the median TPOT: compare it with the device's memory bandwidth. `compiles`
-counts graphs torch.compile made during warm-up and during the timed runs (the second must be 0).
+own run, so that measuring cannot slow the timed ones): its own peak is its weights and cache plus the tensor memory
+that run allocated on top (MEMORY_NOTE), whatever the other backends hold. The other programs'
+load during the timed rounds is kept (`meta["other_load"]`, cores' worth; bench.LoadMeter). TTFT and e2e percentiles
+are over runs; TPOT is each run's mean gap, ITL every gap of every run pooled (vLLM's names); the table prints a tail
+percentile only from enough samples (min_samples). `decode_gbps` divides the bytes a decode step must move (weights +
+KV cache, mid-run context) by the median TPOT: compare it with the device's memory bandwidth. LEGEND explains every
+column of the table, `compiles` included. Every run's numbers are kept in the JSON (`runs`), for `compare`.
 """
 
 from __future__ import annotations
@@ -34,11 +35,27 @@ from helpers import bench
 from helpers.bench import table as markdown_table
 from helpers.env import device_label, pick_device, versions
 from helpers.llama import kv_cache_bytes, param_count
-from helpers.llm_bench.backends import LLMBackend, graphs_compiled, make_backend
+from helpers.llm_bench.backends import make_backend
+from helpers.llm_bench.base import LLMBackend, graphs_compiled
 from helpers.llm_bench.generation import GenerationConfig, GenerationResult, percentiles
 from helpers.llm_bench.quantize import weight_bytes
 from helpers.llm_bench.tokenizer import ByteTokenizer
 from helpers.memory import format_bytes, track_memory
+from helpers.profiling import peak_allocated_bytes
+
+
+# a workload's fields: (least value, why); a file or the command line names them prompt_len, new_tokens, batch
+SHAPE_LIMITS = {"prompt_tokens": (1, "prefill needs a token"), "new_tokens": (2, "TPOT is the gap between two tokens"),
+                "batch": (1, "a batch needs a prompt")}
+FILE_KEYS = {"prompt_len": "prompt_tokens", "new_tokens": "new_tokens", "batch": "batch"}
+
+
+def shape_error(field_name: str, value) -> str | None:
+    """What is wrong with a workload field's value ("must be a whole number ≥ 2 (…); got 0"), or None."""
+    low, why = SHAPE_LIMITS[field_name]
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        return f"must be a whole number ≥ {low} ({why}); got {value!r}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -49,6 +66,11 @@ class Workload:
     prompt_tokens: int
     new_tokens: int
     batch: int = 1
+
+    def __post_init__(self):
+        for field_name in SHAPE_LIMITS:
+            if error := shape_error(field_name, getattr(self, field_name)):
+                raise ValueError(f"workload {self.name!r}: {field_name} {error}")
 
     @property
     def shape(self) -> str:
@@ -76,6 +98,51 @@ def workload(name: str, quick: bool = False) -> Workload:
     return small if quick else full
 
 
+def read_workloads(path: str | os.PathLike, quick: bool = False) -> list[Workload]:
+    """Workloads from a JSON file: a list of preset names and {"name", "prompt_len", "new_tokens", "batch"} objects
+    (name and batch optional); ValueError naming the file and the entry for anything else."""
+    try:
+        entries = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: cannot read a JSON workload list ({e})") from None
+    if not isinstance(entries, list) or not entries:
+        raise ValueError(f"{path}: want a non-empty JSON list of preset names and "
+                         '{"prompt_len": 64, "new_tokens": 32, "batch": 1} objects')
+    shapes = []
+    for i, entry in enumerate(entries, 1):
+        where = f"{path}: entry {i}"
+        if isinstance(entry, str):
+            try:
+                shapes.append(workload(entry, quick))
+            except ValueError as e:
+                raise ValueError(f"{where}: {e}") from None
+            continue
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: want a preset name or an object, got {entry!r}")
+        if unknown := sorted(set(entry) - {"name", *FILE_KEYS}):
+            raise ValueError(f"{where}: unknown key {unknown[0]!r}; use name, {', '.join(FILE_KEYS)}")
+        fields = {"batch": 1, **{FILE_KEYS[k]: v for k, v in entry.items() if k in FILE_KEYS}}
+        missing = [k for k, f in FILE_KEYS.items() if f not in fields]
+        if missing:
+            raise ValueError(f"{where}: {missing[0]} is missing")
+        for key, field_name in FILE_KEYS.items():
+            if error := shape_error(field_name, fields[field_name]):
+                raise ValueError(f"{where}: {key} {error}")
+        shapes.append(Workload(str(entry.get("name", f"file-{i}")), **fields))
+    return shapes
+
+
+def check_workloads(shapes: list[Workload], max_seq_len: int | None) -> None:
+    """ValueError unless the names are distinct (results are kept by name) and each fits the model's context."""
+    names = [w.name for w in shapes]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two workloads share a name ({', '.join(names)}): results are kept by name")
+    for w in shapes:
+        if max_seq_len is not None and w.prompt_tokens + w.new_tokens > max_seq_len:
+            raise ValueError(f"workload {w.name!r}: {w.prompt_tokens} prompt + {w.new_tokens} new tokens exceed the "
+                             f"model's context of {max_seq_len} tokens")
+
+
 def synthetic_prompts(n_tokens: int, batch: int, vocab_size: int, tokenizer: ByteTokenizer | None = None) -> list[list[int]]:
     """`batch` prompts of exactly n_tokens byte ids of English text (each row starts further into it)."""
     ids = (tokenizer or ByteTokenizer()).encode(PROMPT_TEXT)
@@ -84,6 +151,18 @@ def synthetic_prompts(n_tokens: int, batch: int, vocab_size: int, tokenizer: Byt
         start = 7 * row
         rows.append([ids[(start + i) % len(ids)] % vocab_size for i in range(n_tokens)])
     return rows
+
+
+def min_samples(q: float) -> int:
+    """Samples needed before percentile q is printed: 100 / (100 − q) for a high tail (p95: 20, p99: 100), 100 / q
+    for a low one (p5: 20); fewer, and pq is only the extreme sample, interpolated."""
+    return 1 if q == 50 else math.ceil(100 / min(q, 100 - q) - 1e-9)
+
+
+def tail(values: dict, q: float, scale: float = 1.0) -> float | str:
+    """values[f"p{q}"] × scale when values["n"] samples are enough for it (min_samples), else '⚠ n=9<20'."""
+    need = min_samples(q)
+    return values[f"p{q:g}"] * scale if values["n"] >= need else f"⚠ n={values['n']}<{need}"
 
 
 @dataclass
@@ -100,11 +179,14 @@ class WorkloadResult:
     compiles_timed: int = 0  # ... and during the timed runs: anything but 0 means compile time was timed
 
     def stats(self) -> dict:
-        """Percentiles (p50/p95/p99/mean, seconds) of TTFT, TPOT, ITL, e2e, naive TTFT, and tokens/s."""
-        per_run = {key: [getattr(r, key) for r in self.runs]
-                   for key in ("ttft_s", "tpot_s", "e2e_s", "naive_ttft_s", "tokens_per_s")}
-        stats = {key: percentiles(values) for key, values in per_run.items()}
-        stats["itl_s"] = percentiles([gap for r in self.runs for gap in r.itl_s])
+        """p50/p95/p99/mean (seconds) and n of TTFT, TPOT, ITL, e2e, naive TTFT; tokens/s as p50/p5/p1 (its slow tail)."""
+        def summary(values: list[float], qs=(50, 95, 99)) -> dict:
+            return {**percentiles(values, qs), "n": sum(not math.isnan(v) for v in values)}
+
+        per_run = {key: [getattr(r, key) for r in self.runs] for key in ("ttft_s", "tpot_s", "e2e_s", "naive_ttft_s")}
+        stats = {key: summary(values) for key, values in per_run.items()}
+        stats["tokens_per_s"] = summary([r.tokens_per_s for r in self.runs], qs=(50, 5, 1))
+        stats["itl_s"] = summary([gap for r in self.runs for gap in r.itl_s])
         tpot = stats["tpot_s"]["p50"]
         stats["decode_gbps"] = (self.decode_bytes_per_step / tpot / 1e9
                                 if self.decode_bytes_per_step and tpot and not math.isnan(tpot) else None)
@@ -118,13 +200,13 @@ class WorkloadResult:
                 "runs": [r.summary() for r in self.runs]}
 
     def row(self) -> dict:
-        """One table row: milliseconds, tokens/s, peak memory, graphs compiled (warm-up+timed)."""
+        """One table row (LEGEND says what each column is): milliseconds, tokens/s, own peak memory, compiles."""
         s = self.stats()
         ms = lambda key, q: s[key][q] * 1e3
         return {"backend": self.backend, "workload": self.workload.name, "P+N×B": self.workload.shape,
-                "ttft_p50_ms": ms("ttft_s", "p50"), "ttft_p95_ms": ms("ttft_s", "p95"),
-                "tpot_p50_ms": ms("tpot_s", "p50"), "tpot_p95_ms": ms("tpot_s", "p95"),
-                "itl_p99_ms": ms("itl_s", "p99"), "e2e_p50_ms": ms("e2e_s", "p50"),
+                "ttft_p50_ms": ms("ttft_s", "p50"), "ttft_p95_ms": tail(s["ttft_s"], 95, 1e3),
+                "tpot_p50_ms": ms("tpot_s", "p50"), "tpot_p95_ms": tail(s["tpot_s"], 95, 1e3),
+                "itl_p99_ms": tail(s["itl_s"], 99, 1e3), "e2e_p50_ms": ms("e2e_s", "p50"),
                 "tok_per_s": s["tokens_per_s"]["p50"], "naive_ttft_ms": ms("naive_ttft_s", "p50"),
                 "peak_mem": format_bytes(self.memory["peak_bytes"]),
                 "compiles": f"{self.compiles_warmup}+{self.compiles_timed}"}
@@ -132,6 +214,17 @@ class WorkloadResult:
 
 TABLE_COLUMNS = ("backend", "workload", "P+N×B", "ttft_p50_ms", "ttft_p95_ms", "tpot_p50_ms", "tpot_p95_ms",
                  "itl_p99_ms", "e2e_p50_ms", "tok_per_s", "naive_ttft_ms", "peak_mem", "compiles")
+LEGEND = (
+    "P+N×B: prompt tokens + new tokens × batch. ttft: time to the first token on the host; tpot: a run's mean gap "
+    "after it; itl: every gap of every run, pooled; e2e: call to last token; naive_ttft: e2e ÷ tokens, the shortcut "
+    "(for comparison); tok_per_s: the median run's tokens (all sequences) per second of e2e.",
+    "pN of n samples is printed only when n ≥ 100/(100−N) (p95: 20 runs, p99: 100; below that it is the slowest "
+    "sample, interpolated): '⚠ n=9<20' means run more --repeats. Throughput's slow tail is p5/p1 in the JSON.",
+    "peak_mem: this backend's own peak: its weights and KV cache + the most tensor memory one generation of it (run "
+    "after the timed rounds) allocated on top (CUDA: the allocator's peak; CPU: torch.profiler's allocation "
+    "events). Tensor bytes only, not the process's resident total.",
+    "compiles: graphs torch.compile made for this backend during its warm-up + during the timed runs. The first is "
+    "the compile cost, paid once per cache size; the second must be 0, else compile time was timed. Eager: 0+0.")
 
 
 def _plain(x):
@@ -205,6 +298,10 @@ class BenchResults:
                 f"ran in the same round, in random order); {self.meta.get('repeats')} rounds per workload")
         return "\n".join([head, *lines])
 
+    def legend(self) -> str:
+        """What the table's columns are, the percentile rule and the memory method included."""
+        return "\n".join(LEGEND)
+
     def load_warning(self) -> str | None:
         """A warning when other programs kept this machine's cores busy during the timed rounds; else None."""
         load, cpus = self.meta.get("other_load"), self.meta.get("cpus")
@@ -237,6 +334,7 @@ def _meta(backends: list[LLMBackend], device: torch.device, warmup: int, repeats
             "timing": "time.perf_counter() when each token's ids reach the host (one device sync per token)",
             "order": "interleaved: each round runs every backend once, in a fresh random order",
             "other_load": None,
+            "percentile_rule": LEGEND[1], "memory": LEGEND[2],
             "other_load_note": "cores' worth of other programs' CPU time during the timed rounds, the most of any "
                                "workload's (bench.LoadMeter; null where it cannot be measured)"}
 
@@ -249,6 +347,26 @@ def _decode_bytes(backend: LLMBackend, w: Workload) -> float | None:
     context = w.prompt_tokens + w.new_tokens // 2
     kv_bytes = torch.finfo(backend.dtype).bits // 8
     return info["decode_weight_bytes"] + kv_cache_bytes(backend.config, context + 1, w.batch, kv_bytes)
+
+
+MEMORY_NOTE = {
+    "cuda-allocator": "own peak = weights + KV cache (tensor bytes) + the CUDA allocator's peak during one generation "
+                      "above the level before it (torch.cuda.reset_peak_memory_stats before the run)",
+    "cpu-profiler": "own peak = weights + KV cache (tensor bytes) + the peak of the tensor bytes one generation "
+                    "allocated and had not freed (torch.profiler's memory events; helpers.profiling)"}
+
+
+def own_peak(backend: LLMBackend, prompts, config: GenerationConfig) -> dict:
+    """One more generation, its memory measured: this backend's own peak, whatever the others loaded beside it hold."""
+    held = held_bytes(backend)
+    if backend.device.type == "cuda":
+        with track_memory(backend.device) as mem:
+            backend.collect(prompts, config)
+        method, rise = mem.method, mem.peak_delta_bytes
+    else:   # the process's RSS would count Python, the libraries and every backend: tensor bytes are this one's
+        method, rise = "cpu-profiler", peak_allocated_bytes(backend.collect, prompts, config)
+    return {"method": method, "note": MEMORY_NOTE[method], "peak_bytes": held + rise, "held_bytes": held,
+            "run_rise_bytes": rise}
 
 
 def held_bytes(backend: LLMBackend) -> int:
@@ -310,21 +428,23 @@ def interleaved_runs(backends: Mapping[str, LLMBackend], prompts, config: Genera
 def run_benchmark(backends: list[str | LLMBackend], workloads: list[str | Workload], model: str = "tiny",
                   device: str = "auto", dtype: str = "auto", warmup: int = 1, repeats: int = bench.MIN_ROUNDS,
                   seed: int = 0, quick: bool | None = None, compile_mode: str = "auto",
-                  progress: Callable[[int], None] | None = None) -> BenchResults:
+                  progress: Callable[[int], None] | None = None, hf_model: str | None = None) -> BenchResults:
     """Benchmark each backend (a name from backends.BACKENDS or an instance) on each workload, in interleaved rounds.
 
     quick=None picks QUICK sizes on CPU and full ones on CUDA. `progress` is called with 1 after every
     generation (a tqdm bar's update). Every backend stays loaded until the end (the rounds alternate between
     them), then each is cleaned up. Results are listed backend by backend, workloads in the order given.
+    hf_model: the transformers model (local folder or Hub id) of the "hf" backend; else it builds `model` itself.
     """
     dev = pick_device(device)
     quick = dev.type != "cuda" if quick is None else quick
-    loads = [make_backend(b, model=model, device=dev, dtype=dtype, seed=seed, compile_mode=compile_mode)
-             if isinstance(b, str) else b for b in backends]
+    loads = [make_backend(b, model=model, device=dev, dtype=dtype, seed=seed, compile_mode=compile_mode,
+                          hf_model=hf_model) if isinstance(b, str) else b for b in backends]
     names = [b.name for b in loads]
     if len(set(names)) != len(names):
         raise ValueError(f"two backends share a name ({names}): the rounds tell them apart by name")
     shapes = [workload(w, quick) if isinstance(w, str) else w for w in workloads]
+    check_workloads(shapes, min((b.config.max_seq_len for b in loads if b.config is not None), default=None))
     results = BenchResults(meta=_meta(loads, dev, warmup, repeats, quick, seed))
     by_pair: dict[tuple[str, str], WorkloadResult] = {}
     loads_per_workload: dict[str, float] = {}
@@ -370,15 +490,8 @@ def _run_workload(backends: list[LLMBackend], w: Workload, warmup: int, repeats:
     by_name = {b.name: b for b in backends}
     interleaved = interleaved_runs(by_name, prompts, config, repeats, seed, tick)
     for b in backends:
-        others = sum(held_bytes(o) for o in backends if o is not b)
-        with track_memory(b.device) as mem:
-            b.collect(prompts[b.name], config)
+        memory = own_peak(b, prompts[b.name], config)
         tick(1)
-        note = mem.note + (f"; less {format_bytes(others)} that the other backends loaded beside it hold "
-                           "(weights, caches)" if others else "")
-        memory = {"method": mem.method, "note": note, "peak_bytes": max(0, mem.peak_bytes - others),
-                  "process_peak_bytes": mem.peak_bytes, "others_bytes": others,
-                  "peak_delta_bytes": mem.peak_delta_bytes, "start_bytes": mem.start_bytes}
         out[(b.name, w.name)] = WorkloadResult(b.name, w, interleaved.runs[b.name], memory, b.info(),
                                                _decode_bytes(b, w), compiles_warmup=warm_compiles[b.name],
                                                compiles_timed=interleaved.compiles[b.name])
