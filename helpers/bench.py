@@ -584,6 +584,34 @@ def compare(a_fn: Callable, b_fn: Callable, *args: Any, labels: tuple[str, str] 
     return r.compare(labels[0], labels[1], null=again if null else None)
 
 
+def cuda_graphed(fn: Callable, *args: Any, warmup: int = DEFAULT_WARMUP) -> Callable:
+    """fn(*args) recorded once into a CUDA graph; the result replays it, whatever arguments it is given.
+
+    Timing the replay measures the kernels alone: one graph launch replaces every Python call, framework dispatch
+    and kernel launch of fn, so a host-bound fn (a small kernel behind a costly launcher) times as its GPU work.
+    Time both: fn as a caller makes it, and its graph. fn must be capturable (no host sync, the same addresses on
+    every call); the warm-up runs first so compilation and autotuning happen outside the capture."""
+    dev = infer_device(args)
+    if dev.type != "cuda":
+        raise ValueError(f"cuda_graphed needs CUDA tensors; got {dev}")
+    stream = torch.cuda.Stream(dev)
+    stream.wait_stream(torch.cuda.current_stream(dev))
+    with torch.cuda.stream(stream):
+        for _ in range(max(1, warmup)):
+            fn(*args)
+    torch.cuda.current_stream(dev).wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn(*args)
+    _sync(dev)
+
+    def replay(*_: Any) -> None:
+        graph.replay()
+
+    replay.graph = graph      # keeps the graph (and its memory pool) alive as long as the replayer
+    return replay
+
+
 def paired(a_ms: Iterable[float], b_ms: Iterable[float], labels: tuple[str, str], device: str = "cpu",
            method: str = "paired runs", threads: int | None = None, other_load: float | None = None,
            clock: str = "wall") -> Comparison:

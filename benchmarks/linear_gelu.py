@@ -1,0 +1,115 @@
+"""gelu(x @ w.T + b) in fp16: eager, torch.compile, max-autotune and Lab 03's kernel, against the two roofs.
+
+    python benchmarks/linear_gelu.py                       # Llama-3-8B's MLP shapes, decode (M=16) and prefill
+    python benchmarks/linear_gelu.py --m 1 16 64 4096 --no-max-autotune
+
+The kernel is the one Lab 03's solution teaches: this script runs the solution notebook's setup and part 8
+cells (`ex-8a`, `ex-8b`, `run-8c`, `run-8b`) and times their `linear_gelu_tuned`. Every shape's variants run
+in the same rounds (helpers.bench.compare_many), twice: per call, as a program makes it, and kernels only, each
+call recorded once into a CUDA graph and replayed (bench.cuda_graphed), so a launcher's host cost is told apart
+from the GPU's work. For each row: the median and quartiles, GB/s (x, w, b and the output once), the share of
+the weight-streaming floor (the time reading w alone takes at the measured copy bandwidth, over the median),
+TFLOP/s, and the verdict against eager in words with its 95 % interval. Needs a CUDA GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from helpers import bench, figures, notebooks  # noqa: E402
+from helpers.env import device_label, versions  # noqa: E402
+
+CELLS = ("parameters", "setup", "ex-8a", "ex-8b", "run-8c", "run-8b")   # what linear_gelu_tuned needs
+
+
+def lab_kernel() -> dict:
+    """The namespace of Lab 03's solution cells that build linear_gelu_tuned (full sizes, on the GPU)."""
+    nb = notebooks.read(ROOT / "solutions" / "03_operator_fusion.ipynb")
+    by_id = {c.get("id"): c for c in nb.cells}
+    ns: dict = {"__name__": "__main__"}
+    for cell_id in CELLS:
+        exec(compile(by_id[cell_id].source, f"<cell {cell_id}>", "exec"), ns)
+    return ns
+
+
+def copy_bandwidth(device: torch.device) -> float:
+    """Bytes per second of a 512 MiB device-to-device copy (read + write), the fastest block."""
+    src = torch.empty(1 << 28, device=device, dtype=torch.float16)
+    dst = torch.empty_like(src)
+    t = bench.measure(lambda: dst.copy_(src), device=device, min_run_time=1.0)
+    return 2 * src.numel() * src.element_size() / (t.min_ms * 1e-3)
+
+
+def eager_linear_gelu(x, w, b):
+    return torch.nn.functional.gelu(torch.nn.functional.linear(x, w, b))
+
+
+def shape_rows(m: int, n: int, k: int, yours, copy_bw: float, max_autotune: bool, seconds: float) -> list[dict]:
+    device = torch.device("cuda")
+    x = torch.randn(m, k, device=device, dtype=torch.float16)
+    w = (torch.randn(n, k, device=device) / k**0.5).half()
+    b = torch.randn(n, device=device, dtype=torch.float16)
+    torch._dynamo.reset()
+    variants = {"eager": eager_linear_gelu, "torch.compile": torch.compile(eager_linear_gelu)}
+    if max_autotune:
+        variants["max-autotune"] = torch.compile(eager_linear_gelu, mode="max-autotune-no-cudagraphs")
+    variants["Lab 03 kernel"] = yours
+    want = eager_linear_gelu(x.float(), w.float(), b.float())
+    errors = {name: (fn(x, w, b).float() - want).abs().max().item() for name, fn in variants.items()}
+    floor_ms = n * k * 2 / copy_bw * 1e3
+    graphed = {name: bench.cuda_graphed(fn, x, w, b) for name, fn in variants.items()}
+    rows = []
+    for timing, fns in (("per call", variants), ("kernels only", graphed)):
+        r = bench.compare_many(fns, x, w, b, min_run_time=seconds)
+        for name in fns:
+            t = r.timing(name)
+            s = t.median_ms * 1e-3
+            rows.append({"shape": f"{m}×{n}×{k}", "timing": timing, "variant": name, "median_ms": t.median_ms,
+                         "q25_ms": t.q25_ms, "q75_ms": t.q75_ms, "GB/s": (m * k + n * k + n + m * n) * 2 / s / 1e9,
+                         "% of weight floor": 100 * floor_ms / t.median_ms, "TFLOP/s": 2 * m * n * k / s / 1e12,
+                         "against eager": None if name == "eager" else r.compare("eager", name).to_dict(),
+                         "max err": errors[name]})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--m", type=int, nargs="+", default=[16, 4096], help="rows of x (default: 16 and 4096)")
+    p.add_argument("--n", type=int, default=14336)
+    p.add_argument("--k", type=int, default=4096)
+    p.add_argument("--seconds", type=float, default=1.0, help="timing per shape and timing kind (default 1)")
+    p.add_argument("--no-max-autotune", action="store_true", help="leave max-autotune out (its compile is slow)")
+    p.add_argument("--out", type=Path, help="write the rows as JSON here")
+    args = p.parse_args(argv)
+    if not torch.cuda.is_available():
+        print("linear_gelu.py times a Triton kernel on a CUDA GPU; none is usable here.", file=sys.stderr)
+        return 2
+    os.environ.setdefault("WORKBOOK_DEVICE", "cuda")
+    ns = lab_kernel()
+    device = torch.device("cuda")
+    copy_bw = copy_bandwidth(device)
+    print(f"{device_label(device)} · {versions(device)} · copy bandwidth {copy_bw / 1e9:,.0f} GB/s · fp16")
+    rows = []
+    for m in args.m:
+        rows += shape_rows(m, args.n, args.k, ns["linear_gelu_tuned"], copy_bw, not args.no_max_autotune,
+                           args.seconds)
+    print(bench.table([{**r, "against eager": figures.fmt(r["against eager"])} for r in rows],
+                      columns=("shape", "timing", "variant", "median_ms", "q25_ms", "q75_ms", "GB/s",
+                               "% of weight floor", "TFLOP/s", "against eager", "max err")))
+    if args.out:
+        args.out.write_text(json.dumps({"device": device_label(device), "versions": versions(device),
+                                        "copy_gbps": copy_bw / 1e9, "rows": rows}, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
