@@ -81,7 +81,9 @@ def header(data: dict, label: str, path: str) -> str:
 def report(a: dict, b: dict, paths: tuple[str, str]) -> str:
     """The comparison as text: both files' settings, the method, then one line per metric with its verdict."""
     rows, verdicts = [], []
-    for ra, rb in matched(a, b, paths):
+    pairs = matched(a, b, paths)
+    wide = max(len(ra["backend"]) for ra, _ in pairs) + 2, max(len(ra["workload"]["name"]) for ra, _ in pairs) + 2
+    for ra, rb in pairs:
         for key, metric in METRICS.items():
             xs, ys = samples_ms(ra, key), samples_ms(rb, key)
             if not xs or not ys:
@@ -91,6 +93,6 @@ def report(a: dict, b: dict, paths: tuple[str, str]) -> str:
                          "metric": metric, "A_median_ms": c.a.median_ms, "B_median_ms": c.b.median_ms,
                          "B_vs_A": c.verdict, "runs": f"{len(xs)}/{len(ys)}"})
             warn = f" ⚠ too few runs: the interval covers only {c.coverage:.0%}" if c.coverage < c.confidence else ""
-            verdicts.append(f"{ra['backend']:<16}{ra['workload']['name']:<22}{metric:<6}{c.sentence()}{warn}")
+            verdicts.append(f"{ra['backend']:<{wide[0]}}{ra['workload']['name']:<{wide[1]}}{metric:<6}{c.sentence()}{warn}")
     table = bench.table(rows, columns=tuple(rows[0])) if rows else "(no metric has numbers in both files)"
     return "\n".join([header(a, "A", paths[0]), header(b, "B", paths[1]), METHOD, "", table, "", *verdicts])
