@@ -429,3 +429,27 @@ def test_a_ring_that_hangs_on_three_ranks_is_stopped_and_named(tmp_path, monkeyp
     assert public("05.collectives", ns, tmp_path).passed
     hid = secret("05.collectives", ns, tmp_path)
     assert not hid.passed and "not every rank calls" in hid.message, hid.message
+
+
+def test_the_public_calculator_check_ships_no_figures():
+    """The public case holds no expected plan: it judges relations between the learner's own calls and the small
+    model's plan against what parts 2–5 measure; the grader's figures are hidden."""
+    (spec,) = [s for s in checks.load_lab("05") if s.name == "05.calculator"]
+    assert spec.cases.plans == () and spec.cases.measured
+    assert not hasattr(lab05, "PLAN_CASES")
+    calls = lab05.relation_calls()
+    plans = [lab05_solution_plan(*args, **kwargs) for _, args, kwargs in calls]
+    assert lab05.relation_problems(calls, plans) == []
+    scaled = [{n: {**row, "activations_GB": row["activations_GB"] * 2, "memory_GB": row["memory_GB"] + row["activations_GB"]}
+               for n, row in plan.items()} for plan in plans]
+    assert lab05.relation_problems(calls, scaled) == []     # a constant factor is the hidden cases' to judge
+
+
+def lab05_solution_plan(*args, **kwargs):
+    """The grader's own calculator (solutions/hidden/lab05.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hidden05", Path(__file__).resolve().parents[1] / "solutions/hidden/lab05.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.plan_truth(*args, **kwargs)

@@ -966,27 +966,112 @@ PLAN_HINTS = {
                                 "shared by N devices: 2(N-1)/N × tokens × hidden × param_bytes.",
 }
 
-# The plan for two configurations, worked out once from the formulas in the notebook (GB = 1e9 bytes, per device).
-PLAN_CASES = (
-    plan_case((7.0, 8), {}, {
-        "DDP": {"memory_GB": 130.25, "params_GB": 14.0, "grads_GB": 14.0, "optimizer_GB": 84.0, "activations_GB": 18.254,
-                "comm_GB_per_step": 24.5},
-        "ZeRO-1": {"memory_GB": 56.754, "grads_GB": 14.0, "optimizer_GB": 10.5, "comm_GB_per_step": 24.5},
-        "ZeRO-2": {"memory_GB": 44.504, "params_GB": 14.0, "grads_GB": 1.75, "comm_GB_per_step": 24.5},
-        "FSDP / ZeRO-3": {"memory_GB": 32.254, "params_GB": 1.75, "activations_GB": 18.254, "comm_GB_per_step": 36.75},
-        "TP": {"memory_GB": 32.254, "comm_GB_per_step": 60.130},
-        "PP": {"memory_GB": 32.254, "comm_GB_per_step": 0.46976},
-    }),
-    plan_case((1.5, 4), {"layers": 24, "hidden": 2048, "tokens": 16384, "param_bytes": 4, "grad_bytes": 4, "optim_bytes": 8,
-                         "act_bytes": 20}, {
-        "DDP": {"memory_GB": 28.027, "activations_GB": 4.0265, "comm_GB_per_step": 9.0},
-        "ZeRO-1": {"memory_GB": 19.027, "optimizer_GB": 3.0},
-        "ZeRO-2": {"memory_GB": 14.527, "comm_GB_per_step": 9.0},
-        "FSDP / ZeRO-3": {"memory_GB": 10.027, "comm_GB_per_step": 13.5},
-        "TP": {"comm_GB_per_step": 19.327},
-        "PP": {"comm_GB_per_step": 0.20133},
-    }),
-)
+# The public check holds no figures of its own: it calls the learner's calculator at two configurations and at each
+# with one input changed, and judges how the figures move (what each pattern shards, what each figure is
+# proportional to, what a ring sends as N grows). The absolute scale is judged against what parts 2–5 measure
+# (measured_problems); the grader's exact figures for other models are hidden.
+RELATION_BASES = (((7.0, 8), {}),
+                  ((1.5, 4), {"layers": 24, "hidden": 2048, "tokens": 16384, "param_bytes": 4, "grad_bytes": 4,
+                              "optim_bytes": 8, "act_bytes": 20}))
+PLAN_DEFAULTS = {"layers": 32, "hidden": 4096, "tokens": 32768, "param_bytes": 2, "grad_bytes": 2, "optim_bytes": 12,
+                 "act_bytes": 34}
+# The figures that shard, by pattern: (parameters, gradients, optimizer state) each device holds a 1/N share of.
+SHARDED = {"DDP": (False, False, False), "ZeRO-1": (False, False, True), "ZeRO-2": (False, True, True),
+           "FSDP / ZeRO-3": (True, True, True), "TP": (True, True, True), "PP": (True, True, True)}
+
+
+def plan_inputs(args: tuple, kwargs: dict) -> dict:
+    """The calculator's inputs by name: P (parameters), N, and every keyword with its default filled in."""
+    return {"P": args[0] * 1e9, "N": args[1], **PLAN_DEFAULTS, **kwargs}
+
+
+def relative_size(name: str, key: str, x: dict) -> float:
+    """A number proportional to plan[name][key] for inputs x (its constant factor left out): what the relations
+    compare between two calls."""
+    n, ring = x["N"], (x["N"] - 1) / x["N"]
+    shard = dict(zip(("params_GB", "grads_GB", "optimizer_GB"), SHARDED[name]))
+    per = {"params_GB": x["param_bytes"], "grads_GB": x["grad_bytes"], "optimizer_GB": x["optim_bytes"]}
+    if key in per:
+        return x["P"] * per[key] / (n if shard[key] else 1)
+    if key == "activations_GB":
+        return x["tokens"] * x["hidden"] * x["layers"] * x["act_bytes"] / n
+    comm = {"DDP": 2 * x["P"] * x["grad_bytes"], "ZeRO-1": x["P"] * (x["grad_bytes"] + x["param_bytes"]),
+            "ZeRO-2": x["P"] * (x["grad_bytes"] + x["param_bytes"]),
+            "FSDP / ZeRO-3": x["P"] * (2 * x["param_bytes"] + x["grad_bytes"]),
+            "TP": 8 * x["layers"] * x["tokens"] * x["hidden"] * x["param_bytes"],
+            "PP": 2 * x["tokens"] * x["hidden"] * x["param_bytes"]}
+    return ring * comm[name]
+
+
+def relation_calls(bases=RELATION_BASES) -> list[tuple[str, tuple, dict]]:
+    """(what changed, args, kwargs): each base, then the base with one input doubled (N: doubled, and 1)."""
+    calls = []
+    for args, kwargs in bases:
+        x = plan_inputs(args, kwargs)
+        calls.append(("", args, kwargs))
+        calls.append(("twice the parameters", (args[0] * 2, args[1]), kwargs))
+        calls.append(("twice the devices", (args[0], args[1] * 2), kwargs))
+        calls.append(("one device", (args[0], 1), kwargs))
+        for key in PLAN_DEFAULTS:
+            calls.append((f"twice {key}", args, {**kwargs, key: x[key] * 2}))
+    return calls
+
+
+def relation_problems(calls: list, plans: list, reveal: bool = True) -> list[str]:
+    """How the learner's figures move between calls against how the notebook's table says they move: between the
+    patterns of one call, and from a base call to the same call with one input changed."""
+    for plan in plans:
+        problems = plan_shape_problems(plan)
+        if problems:
+            return problems
+    described = []
+    for (changed, args, kwargs), plan in zip(calls, plans):
+        x = plan_inputs(args, kwargs)
+        call = (f"parallelism_plan({args[0]:g}, {args[1]}"
+                + "".join(f", {k}={v:g}" for k, v in kwargs.items()) + ")")
+        described.append((changed, x, plan, call))
+    bases = [(x, plan, call) for changed, x, plan, call in described if not changed]
+    base = None
+    for changed, x, plan, call in described:               # each pattern's figures as one input changes
+        if not changed:
+            base = (x, plan, call)
+            continue
+        bx, bplan, bcall = base
+        for name in PLAN_NAMES:
+            for key in (*PLAN_KEYS_SIZES, "comm_GB_per_step"):
+                before, after = relative_size(name, key, bx), relative_size(name, key, x)
+                got_before, got_after = bplan[name][key], plan[name][key]
+                if before == 0:
+                    if after == 0 and not math.isclose(got_after, 0, abs_tol=1e-9):
+                        return [f"with {changed} ({call}), {name}'s {key} should be 0; it is {got_after:.4g}."]
+                    continue
+                want = after / before
+                got = got_after / got_before if got_before else math.nan
+                if not math.isclose(got, want, rel_tol=0.01, abs_tol=1e-12):
+                    said = f"changes {got:.3g}×" + (f", expected {want:.3g}×" if reveal else "")
+                    return [f"with {changed} ({call} against {bcall}), {name}'s {key} {said}. "
+                            f"{PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
+    for x, plan, call in bases:                            # between the patterns of one call
+        for key in (*PLAN_KEYS_SIZES, "comm_GB_per_step"):
+            want_ref = relative_size("DDP", key, x)
+            for name in PLAN_NAMES[1:]:
+                if want_ref == 0:
+                    continue
+                want = relative_size(name, key, x) / want_ref
+                got = plan[name][key] / plan["DDP"][key] if plan["DDP"][key] else math.nan
+                if not math.isclose(got, want, rel_tol=0.01):
+                    said = f"{got:.3g}× DDP's" + (f", expected {want:.3g}×" if reveal else "")
+                    return [f"{call}: {name}'s {key} is {said}. {PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
+    problems = []
+    for name in PLAN_NAMES:
+        row = plans[0][name]
+        total = row["params_GB"] + row["grads_GB"] + row["optimizer_GB"] + row["activations_GB"]
+        if abs(total - row["memory_GB"]) > 1e-6 * max(1.0, total):
+            problems.append(f"{name}'s memory_GB should be the sum of its params, grads, optimizer and activations.")
+    return problems
+
+
+PLAN_KEYS_SIZES = ("params_GB", "grads_GB", "optimizer_GB", "activations_GB")
 
 
 def measured_problems(info: dict) -> list[str]:
@@ -1015,14 +1100,17 @@ def measured_problems(info: dict) -> list[str]:
 
 
 @register("05.calculator", points=3, exercise="6", title="the parallelism calculator, and its predictions for the model parts 2–5 measure",
-          cases=CalculatorCase(PLAN_CASES, measured=True))
+          cases=CalculatorCase((), measured=True))
 def _calculator(ctx: Context, case: CalculatorCase) -> str:
     plans = ctx.probe(probe_plans, [(c.args, c.kwargs) for c in case.plans])
     for c, plan in zip(case.plans, plans):
         fail_if(plan_problems(plan, c.want, c.about, ctx.reveal), most=2)
     if case.measured:
+        calls = relation_calls()
+        fail_if(relation_problems(calls, ctx.probe(probe_plans, [(a, k) for _, a, k in calls]), ctx.reveal), most=2)
         fail_if(measured_problems(ctx.probe(probe_small_plan)), most=2)
-        return "memory and traffic per device right for two models, and within a few % of what parts 2–5 measure"
+        return ("memory and traffic per device shard and scale as the table says, and the small model's plan is "
+                "within a few % of what parts 2–5 measure")
     return f"memory and traffic per device right for {len(case.plans)} models"
 
 # ---------------------------------------------------------------- 7: the survey
