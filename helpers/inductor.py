@@ -60,6 +60,7 @@ class Launch:
     extern: bool
     line: str
     comment: str = field(default="", repr=False)  # the comment lines since the previous launch
+    graph: str = ""   # whose call() runs it when the code holds several: "forward", "backward", "graph 3", ...
 
 
 @dataclass
@@ -88,18 +89,26 @@ class GeneratedCode:
         return [k for k in self.kernels if len(k.aten_ops) >= 2]
 
     def summary(self) -> str:
-        """A small table of what call() runs, in order: kind and fused ops of each launch."""
+        """A small table of what call() runs, in order: kind and fused ops of each launch (a heading per graph
+        when the code holds several, e.g. a training step's forward and backward)."""
         by_name = {k.name: k for k in self.kernels}
         rows = [("#", "launch", "kind", "ops")]
+        headings = {}
         for i, launch in enumerate(self.launches):
             k = by_name.get(launch.name)
             if k is not None:
                 kind, ops = k.kind, k.aten_ops
             else:
                 kind, ops = ("extern" if launch.extern else "unknown"), _original_aten(launch.comment)
+            if launch.graph and (i == 0 or self.launches[i - 1].graph != launch.graph):
+                headings[len(rows)] = f"{launch.graph} graph:"
             rows.append((str(i), launch.name, kind, ", ".join(ops)))
         widths = [max(len(r[c]) for r in rows) for c in range(3)]
-        lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}".rstrip() for r in rows]
+        lines = []
+        for j, r in enumerate(rows):
+            if j in headings:
+                lines.append(headings[j])
+            lines.append(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}".rstrip())
         return "\n".join(lines)
 
 
@@ -343,10 +352,36 @@ def _parse_kernel(d: _Def, launches: list[Launch], provenance: Any, node_ops: di
         ops, origin = _provenance_ops(d.name, comments, provenance, node_ops), "provenance"
     if not ops:
         ops, origin = kernel_name_ops(d.name), "kernel_name"
+    if origin != "provenance" and _only_reduces(source, is_cpp):
+        # The name (and the comment) list every op whose result fed the kernel's loop, computed here or not: a
+        # kernel whose code only loads and sums computes none of them but the reduction (a bias gradient's sum).
+        ops, origin = [op for op in ops if op in _REDUCTION_OPS or op in _VIEW_OPS] or ops, origin + "+code"
+    elif origin != "provenance" and {"gelu", "gelu_backward"} & set(ops) and not re.search(r"erf|exp|tanh", source):
+        # GELU and its derivative need erf (or tanh, or exp): code without any computes neither.
+        ops, origin = [op for op in ops if op not in ("gelu", "gelu_backward")], origin + "+code"
     loads, stores = _cpp_accesses(source) if is_cpp else _triton_accesses(source)
     return Kernel(name=d.name, kind=_kind(d, source), device=_device(d, is_cpp), aten_ops=ops,
                   aten_ops_source=origin, loads=loads, stores=stores,
                   reductions=_reductions(source), source=source)
+
+
+_REDUCTION_OPS = {"sum", "amax", "amin", "max", "min", "mean", "prod", "argmax", "argmin"}
+_VIEW_OPS = {"view", "_unsafe_view", "reshape", "t", "transpose", "permute", "expand", "squeeze", "unsqueeze", "clone",
+             "slice", "select", "alias"}
+
+
+def _only_reduces(source: str, is_cpp: bool) -> bool:
+    """True when the kernel's code does no arithmetic but its reductions: every temporary is a load (or a mask or
+    broadcast of one) and something is reduced."""
+    if is_cpp:
+        values = re.findall(r"auto\s+tmp\d+\s*=\s*(.+?);\s*$", source, re.M)
+        reduces = re.search(r"\btmp_acc\d+(?:_vec)?\s*=", source)
+        plain = lambda e: "load" in e or re.fullmatch(r"\w+\[[^\]]*\]", e.strip()) is not None
+    else:
+        values = re.findall(r"^\s*tmp\d+\s*=\s*(.+?)\s*$", source, re.M)
+        reduces = re.search(r"\btl\.sum\(", source)
+        plain = lambda e: re.match(r"(tl\.load|tl\.broadcast_to|tl\.where\(\w*mask\w*, tmp\d+, 0\)|tl\.sum\()", e) is not None
+    return bool(values) and reduces is not None and all(plain(e) for e in values)
 
 
 def _triton_function(body: str) -> str:
@@ -654,10 +689,24 @@ def parse_launch_order(src: str) -> list[Launch]:
     if not isinstance(src, str):
         return []
     names = {d.name for d in _kernel_defs(src)}
-    body = _function_body(src, "call")
-    partitions = {int(m.group(2)): _function_body(src, m.group(1))
-                  for m in re.finditer(r"def (partition_(\d+))\(", src)}
-    return _launches(body, names, partitions)
+    modules = re.split(r"(?=^from ctypes import c_void_p)|(?=^# AOT ID: )", src, flags=re.M)
+    modules = [m for m in modules if re.search(r"^[ \t]*def call\(", m, re.M)] or [src]
+    out: list[Launch] = []
+    for i, module in enumerate(modules):
+        partitions = {int(m.group(2)): _function_body(module, m.group(1))
+                      for m in re.finditer(r"def (partition_(\d+))\(", module)}
+        launches = _launches(_function_body(module, "call"), names, partitions)
+        if len(modules) > 1:
+            for launch in launches:
+                launch.graph = _graph_role(module, i)
+        out += launches
+    return out
+
+
+def _graph_role(module: str, i: int) -> str:
+    """'backward' when call() unpacks tangents (AOTAutograd's backward), 'forward' when it unpacks primals."""
+    unpack = next((line for line in _function_body(module, "call") if "= args" in line), "")
+    return "backward" if "tangents" in unpack else "forward" if "primals" in unpack else f"graph {i + 1}"
 
 
 def _launches(lines: list[str], names: set[str], partitions: dict[int, list[str]]) -> list[Launch]:

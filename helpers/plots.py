@@ -217,7 +217,8 @@ def plot_payoff(rows: list[dict], title: str = "Cumulative time of a training ru
     A row may carry its verdict against eager (bench's "faster", "slower" or "no difference"), `ci` (the interval of
     eager's time ÷ its time: drawn as a band of step times, the noise state) and `steps` (pay-off at the median and at
     the interval's ends); a mode whose name says "warm" is dashed. A box says what each verdict means for the pay-off:
-    a dot where a faster line crosses eager's, "never pays off" for a slower one, "not resolved" for no difference.
+    a dot where a faster line crosses eager's (at the crossing of the two drawn lines), "never pays off" for a slower
+    one or lines that never cross, "not resolved" for no difference.
     """
     fig, ax = _new_figure()
     eager = next((r for r in rows if r["mode"] == "eager"), rows[0])
@@ -237,16 +238,22 @@ def plot_payoff(rows: list[dict], title: str = "Cumulative time of a training ru
                             [r["first_steps_s"] + (n - 3) * slow / 1000 for n in steps], color=line.get_color(),
                             alpha=0.15, lw=0)
         verdict, n = r.get("verdict"), r.get("pay_off_steps")
-        if verdict == "slower" or (verdict is None and not finite(n)):
+        # where the two drawn lines meet (None: they never do, the compiled step being no quicker at the median)
+        cross = (max(3.0, 3 + (r["first_steps_s"] - eager["first_steps_s"]) * 1000 / (eager["median_ms"] - r["median_ms"]))
+                 if eager["median_ms"] > r["median_ms"] else None)
+        if verdict == "slower":
             notes.append(f"{r['mode']}: never pays off (slower)")
+        elif verdict != "no difference" and cross is None:
+            notes.append(f"{r['mode']}: never pays off (the lines do not cross)")
         elif verdict == "no difference":
             notes.append(f"{r['mode']}: pay-off not resolved (no difference)")
-        elif finite(n):
+        else:
             rng = r.get("steps")
             notes.append(f"{r['mode']}: pays off after {n:,} steps" + (
-                f" ({rng[1]:,}–{rng[2]:,})" if rng and all(finite(x) for x in rng[1:]) else ""))
-            if n <= top:
-                ax.plot([n], [r["first_steps_s"] + (n - 3) * r["median_ms"] / 1000], "o", color=line.get_color())
+                f" ({rng[1]:,}–{rng[2]:,})" if rng and all(finite(x) for x in rng[1:]) else "") if finite(n) else
+                f"{r['mode']}: pays off after about {cross:,.0f} steps")
+            if cross <= top:
+                ax.plot([cross], [r["first_steps_s"] + (cross - 3) * r["median_ms"] / 1000], "o", color=line.get_color())
     if notes:
         ax.text(0.02, 0.98, "\n".join(notes), transform=ax.transAxes, va="top", fontsize=8,
                 bbox=dict(boxstyle="round", facecolor="white", alpha=0.8))

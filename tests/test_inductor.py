@@ -322,3 +322,18 @@ def test_training_dump_holds_forward_and_backward_kernels(folder):
     assert {"gelu_backward", "_softmax_backward_data", "embedding_dense_backward"} <= ops, code.summary()
     assert len(derivative) < len(code.kernels)
     assert any(l.extern and "mm" in l.name for l in code.launches)
+
+
+@pytest.mark.parametrize("folder", TRAIN_DUMPS, ids=lambda p: p.parent.name)
+def test_training_summary_and_ops_follow_the_code(folder):
+    """A training step's summary heads its forward and backward launches; a kernel whose code only sums (a bias
+    gradient) or has no erf is not said to compute GELU's derivative, whatever its name says (issue 33, item 4)."""
+    code = load_dump(folder)
+    table = code.summary()
+    assert table.index("forward graph:") < table.index("backward graph:"), table
+    assert {l.graph for l in code.launches} == {"forward", "backward"}
+    for k in code.kernels:
+        if "gelu_backward" in k.aten_ops:
+            assert re.search(r"erf|exp|tanh", k.source), k.name
+    refined = [k for k in code.kernels if k.aten_ops_source.endswith("+code")]
+    assert refined and all("gelu_backward" not in k.aten_ops for k in refined)

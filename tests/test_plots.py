@@ -83,3 +83,15 @@ def test_payoff_plot_says_what_each_verdict_means_and_draws_the_band():
     modes = [l for l in ax.get_lines() if l.get_marker() != "o"]
     assert [l.get_linestyle() for l in modes].count("--") == 2 and len(modes) == 5     # the warm compiles dashed
     assert ax.get_xlim()[1] >= 1.2 * 6000 * 0.99                  # the interval's far end is on the chart
+
+
+def test_payoff_dot_sits_where_the_lines_cross_and_lines_that_never_cross_never_pay_off():
+    rows = [{"mode": "eager", "first_steps_s": 0.5, "median_ms": 20.0},
+            {"mode": "default", "first_steps_s": 2.5, "median_ms": 10.0, "pay_off_steps": 200},
+            {"mode": "slow", "first_steps_s": 3.0, "median_ms": 25.0, "pay_off_steps": float("inf")}]
+    from helpers.plots import plot_payoff
+    ax = plot_payoff(rows, device_label="test").axes[0]
+    (dot,) = [l for l in ax.get_lines() if l.get_marker() == "o"]
+    n, y = dot.get_xdata()[0], dot.get_ydata()[0]
+    assert abs(n - 203) < 1e-6 and abs(y - (0.5 + 200 * 0.020)) < 1e-9        # on both lines
+    assert "slow: never pays off (the lines do not cross)" in ax.texts[-1].get_text()

@@ -423,6 +423,20 @@ def _recompute(ctx: Context, cases: list[RecomputeCase]) -> str:
     return "the recomputed ops are right"
 
 
+class PointwiseMLP(nn.Module):
+    """Embedding, a Linear, a chain of pointwise ops on its output, a Linear to the vocabulary: a model whose min-cut
+    partition visibly recomputes (Lab 06, part B)."""
+
+    def __init__(self, vocab: int = 97, d_model: int = 32, hidden: int = 128):
+        super().__init__()
+        self.tok, self.up, self.down = nn.Embedding(vocab, d_model), nn.Linear(d_model, hidden), nn.Linear(hidden, vocab)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        h = self.up(self.tok(idx))
+        g = F.gelu(h) * h
+        return self.down(torch.sin(g) * g)
+
+
 # ---------------------------------------------------------------- C: backward kernels
 TRAIN_CAPTURE = None   # None: the notebook's own capture of a training step (`train_code`)
 
@@ -559,7 +573,7 @@ class Dropper(nn.Module):
 
 
 def branch_on_int(x: torch.Tensor, n: int) -> torch.Tensor:
-    """Seed 004's example: Python branches on a plain int."""
+    """Python branches on a plain int."""
     if n > 2:
         return x * n
     return x + n
@@ -985,3 +999,102 @@ def payoff_problems(got: list, cases: list[PayoffCase], reveal: bool) -> list[st
 def _payoff(ctx: Context, cases: list[PayoffCase]) -> str:
     fail_if(payoff_problems(ctx.probe(probe_payoff, cases), cases, ctx.reveal))
     return "pay-off steps right, including a compile that never pays"
+
+
+# ---------------------------------------------------------------- I: variable lengths without recompiling
+@dataclass(frozen=True)
+class VarlenCase:
+    """A MiniGPT trained with SGD on batches of the given (batch, length) shapes, the last batch often a partial one;
+    the eager losses worked out here (None until then)."""
+
+    about: str
+    gpt: GPTCase
+    shapes: tuple
+    lr: float = 0.1
+    max_len: int = 32
+    reference: tuple | None = None
+
+    def build(self, device) -> tuple[nn.Module, list]:
+        from helpers.models import MiniGPT
+
+        g = self.gpt
+        torch.manual_seed(g.seed)
+        model = MiniGPT(vocab=g.vocab, d_model=g.d_model, n_heads=g.n_heads, n_layers=g.n_layers,
+                        max_len=self.max_len).to(device)
+        gen = torch.Generator().manual_seed(g.seed + 2)
+        batches = []
+        for batch, length in self.shapes:
+            tokens = torch.randint(0, g.vocab, (batch, length + 1), generator=gen).to(device)
+            batches.append((tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()))
+        return model, batches
+
+
+def varlen_reference(case: VarlenCase, device) -> VarlenCase:
+    """The case with the checker's own eager SGD losses on this device."""
+    model, batches = case.build(device)
+    opt = torch.optim.SGD(model.parameters(), lr=case.lr)
+    losses = []
+    for idx, targets in batches:
+        opt.zero_grad()
+        loss = lm_loss(model, idx, targets)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return VarlenCase(case.about, case.gpt, case.shapes, case.lr, case.max_len, tuple(losses))
+
+
+def probe_varlen(learner: Learner, case: VarlenCase) -> dict:
+    """varlen_losses on the case's batches: the losses, and how many graphs Dynamo compiled meanwhile."""
+    from torch._dynamo.utils import counters
+
+    model, batches = case.build(run_device(learner))
+    torch._dynamo.reset()
+    before = counters["stats"]["unique_graphs"]
+    got = learner.call("varlen_losses", model, batches, case.lr)
+    compiles = counters["stats"]["unique_graphs"] - before
+    torch._dynamo.reset()
+    try:
+        losses = [float(v) for v in got]
+    except (TypeError, ValueError):
+        return {"losses": None, "type": type(got).__name__, "compiles": compiles}
+    return {"losses": losses, "compiles": compiles}
+
+
+def varlen_problems(got: dict, case: VarlenCase, reveal: bool) -> list[str]:
+    steps, shapes = len(case.shapes), len(set(case.shapes))
+    if got.get("losses") is None:
+        return [f"varlen_losses should return the {steps} losses as floats (loss.item()); it returned a {got.get('type')}."]
+    losses = got["losses"]
+    if len(losses) != steps:
+        return [f"on {case.about}, varlen_losses returned {len(losses)} losses for {steps} batches: one per batch."]
+    n = got["compiles"]
+    if n == 0:
+        return [f"on {case.about}, varlen_losses compiled nothing: wrap loss_fn in torch.compile and train with it."]
+    if n > 1:
+        if n >= shapes:
+            why = ("one graph per shape: every new length (or batch size) failed a guard and compiled again. "
+                   "Do not force static shapes (dynamic=False) or reset Dynamo between batches; ")
+        else:
+            why = ("the first call compiled with its sizes as constants, and a later shape compiled again with them "
+                   "dynamic (automatic dynamic shapes), once per input and dim that changed; the last, partial batch "
+                   "changes the batch size too. ")
+        return [f"on {case.about}, Dynamo compiled {n} graphs over {shapes} shapes: {why}mark the sizes that vary "
+                "dynamic before the first call (torch._dynamo.mark_dynamic on the batch and sequence dims of both "
+                "idx and targets), or compile with dynamic=True, so that one graph serves every batch."]
+    gap = relative_gap(losses, list(case.reference))
+    if gap > 1e-4:
+        said = f" (largest relative gap {gap:.1e})" if reveal else ""
+        return [f"on {case.about}, the losses are not those of eager SGD on the same batches{said}: one optimizer "
+                "step per batch, zero_grad before each backward, the learning rate given; if you pad to a bucket, "
+                "pad the targets with -100 (cross_entropy's ignore_index) so the padding adds nothing to the loss."]
+    return []
+
+
+@register("06.dynamic", points=2, exercise="I", title="one compiled training step for every sequence length and batch size",
+          cases=lambda: [varlen_reference(VarlenCase("five batches of lengths 12, 7, 15, 9 and a partial batch of 5",
+                                                     GPTCase("the lab's MiniGPT", seed=6),
+                                                     ((4, 12), (4, 7), (4, 15), (4, 9), (3, 5)), lr=0.2), "cpu")])
+def _dynamic(ctx: Context, cases: list[VarlenCase]) -> str:
+    for case in cases:
+        fail_if(varlen_problems(ctx.probe(probe_varlen, case), case, ctx.reveal))
+    return "one graph for every batch, losses as in eager"

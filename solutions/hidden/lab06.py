@@ -1,7 +1,8 @@
 """Lab 06 hidden cases: the grader's cases and reference answers for the checks in helpers/checks/lab06.py.
 
 Never released. Cases only: MiniGPTs of other sizes and depths, functions with two breaks, guard scenarios the
-notebook never ran, another training run, other pay-off figures. Everything Dynamo and AOTAutograd decide on this
+notebook never ran, another training run, other pay-off figures, other
+lengths and batch sizes. Everything Dynamo and AOTAutograd decide on this
 machine (graphs, saved bytes, compile counts, losses) is computed once per batch by the grader (REFERENCES), in a
 process of its own, never in the learner's kernel.
 """
@@ -25,6 +26,9 @@ HIDDEN_GUARDS = [("eval then train, twice", inputs.BranchOnTraining, inputs.eval
                  ("a float64 input", inputs.make_square, inputs.new_dtype),
                  ("four growing shapes", inputs.make_square, inputs.growing_shapes),
                  ("no_grad in between", inputs.make_plain_linear, inputs.grad_mode_flips)]
+VARLEN = public.VarlenCase("the grader's batches (other lengths and batch sizes, a partial batch last)",
+                           public.GPTCase("the grader's MiniGPT", seed=64, n_layers=1, d_model=24, n_heads=2, vocab=83),
+                           ((3, 10), (3, 6), (3, 13), (3, 4), (2, 8)), lr=0.05, max_len=24)
 PRECISION = public.PrecisionCase(public.GPTCase("the grader's training run", seed=62, n_layers=1, d_model=32, n_heads=4,
                                                 vocab=89, batch=3, seq=9), steps=3, lr=0.05)
 
@@ -84,6 +88,7 @@ REFERENCES = {
     "breaks": breaks,
     "guards": guards,
     "precision": lambda: public.precision_case(PRECISION, device()),
+    "varlen": lambda: public.varlen_reference(VARLEN, device()),
 }
 
 
@@ -115,6 +120,7 @@ CASES = {
     "06.checkpoint": [public.GPTCase("the grader's MiniGPT (3 blocks)", seed=63, n_layers=3, d_model=24, n_heads=2, vocab=71,
                                      batch=2, seq=7)],
     "06.mixed_precision": lambda refs: [refs["precision"]],
+    "06.dynamic": lambda refs: [refs["varlen"]],
     "06.payoff": [public.PayoffCase(45.0, 20.0, 5.0), public.PayoffCase(1.0, 0.5, 0.6), public.PayoffCase(2.0, 10.0, 7.0),
                   public.PayoffCase(5.0, 9.0, 2.0),
                   public.PayoffCase(0.001, 2.0, 1.0), public.PayoffCase(7.0, 4.0, 4.0)],

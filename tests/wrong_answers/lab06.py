@@ -5,7 +5,7 @@ from tests.wrong_answers import ROOT, right, wrong
 SOLUTION = ROOT / "solutions" / "06_compiling_training.ipynb"
 # run-c (Inductor's capture of a training step, the slowest cell) first: no exercise cell feeds it, and a mistake
 # re-runs only the cells from its own onwards.
-CELLS = ["parameters", "setup", "run-c", "ex-a", "ex-b", "ex-b2", "ex-c", "ex-d", "ex-d2", "ex-f", "ex-g", "ex-h"]
+CELLS = ["parameters", "setup", "run-c", "ex-a", "ex-b", "ex-b2", "ex-c", "ex-d", "ex-d2", "ex-f", "ex-g", "ex-h", "ex-i"]
 # Words the hidden messages must never show: the grader's guard scenarios' functions and its models' sizes.
 HIDDEN_NAMES = ("BranchOnTraining", "two_breaks", "frozen_head", "no_break_two_matmuls", "make_square", "d_model=48")
 
@@ -14,6 +14,15 @@ KEEP_GRAPHS = '''KEPT = {"forward": [], "backward": []}
 
 def record_train_graphs(model, idx, targets, partition_fn=None):'''
 SCALER = '    scaler = torch.amp.GradScaler(device_type, enabled=dtype != torch.float32)\n    losses = []\n'
+MARKS = '''        for t in (xb, yb):                    # both sizes of both inputs vary: symbols from the first call on
+            torch._dynamo.mark_dynamic(t, 0)
+            torch._dynamo.mark_dynamic(t, 1)
+'''
+PAD = '''    longest = max(x.shape[1] for x, _ in batches)      # one bucket: every batch padded to the longest length
+    for xb, yb in batches:
+        xb = F.pad(xb, (0, longest - xb.shape[1]))
+        yb = F.pad(yb, (0, longest - yb.shape[1]), value={})
+'''
 FRESH_MODEL = '''    return MiniGPT(vocab=model.tok.num_embeddings, d_model=model.tok.embedding_dim, n_heads=2,
                    n_layers=len(model.blocks), max_len=model.max_len)'''
 
@@ -229,6 +238,31 @@ WRONG = [
     wrong('06.payoff', 'a float count from floor division', 'ex-h',
           ('math.ceil(compile_s * 1000 / saved_ms)', '-(-compile_s * 1000 // saved_ms)'),
           says='an int'),
+    # I: every length, one graph
+    wrong('06.dynamic', 'nothing marked: automatic dynamic shapes compile again at the first new length and at the partial batch', 'ex-i',
+          (MARKS, ''),
+          says='automatic dynamic', hidden_says='automatic dynamic'),
+    wrong('06.dynamic', 'static shapes forced (dynamic=False): one graph per shape', 'ex-i',
+          (MARKS, ''), ('torch.compile(loss_fn)', 'torch.compile(loss_fn, dynamic=False)'),
+          says='one graph per shape', hidden_says='one graph per shape'),
+    wrong('06.dynamic', 'only the sequence dim marked: the last, partial batch compiles again', 'ex-i',
+          ('            torch._dynamo.mark_dynamic(t, 0)\n', ''),
+          says='partial batch', hidden_says='partial batch'),
+    wrong('06.dynamic', 'only idx marked: the targets keep static sizes', 'ex-i',
+          ('for t in (xb, yb):', 'for t in (xb,):'),
+          says='idx and targets', hidden_says='idx and targets'),
+    wrong('06.dynamic', 'Dynamo reset before every batch, to be safe', 'ex-i',
+          ('        opt.zero_grad()\n', '        torch._dynamo.reset()\n        opt.zero_grad()\n'),
+          says='reset Dynamo', hidden_says='reset Dynamo'),
+    wrong('06.dynamic', 'zero_grad forgotten: gradients accumulate over the batches', 'ex-i',
+          ('        opt.zero_grad()\n', ''),
+          says='zero_grad', hidden_says='zero_grad'),
+    wrong('06.dynamic', 'the learning rate hard-coded', 'ex-i',
+          ('SGD(model.parameters(), lr=lr)', 'SGD(model.parameters(), lr=0.1)'),
+          says='learning rate', hidden_says='learning rate'),
+    wrong('06.dynamic', 'one bucket, the targets padded with token 0: the padding counts in the loss', 'ex-i',
+          ('    for xb, yb in batches:\n', PAD.format(0)),
+          says='-100', hidden_says='-100'),
     wrong('06.payoff', 'the saving taken the wrong way round', 'ex-h',
           ('saved_ms = eager_ms - compiled_ms', 'saved_ms = compiled_ms - eager_ms'),
           says='steps_to_pay_off'),
@@ -264,6 +298,10 @@ RIGHT = [
            '    backend = aot_autograd(fw_compiler=lambda gm, ex: (seen["forward"].append(gm), make_boxed_func(gm.forward))[1],\n'
            '                           bw_compiler=lambda gm, ex: (seen["backward"].append(gm), make_boxed_func(gm.forward))[1])'),
           ('return counts["forward"], counts["backward"]', 'return len(seen["forward"]), len(seen["backward"])')),
+    right('06.dynamic', 'every size symbolic: torch.compile(dynamic=True)', 'ex-i',
+          (MARKS, ''), ('torch.compile(loss_fn)', 'torch.compile(loss_fn, dynamic=True)')),
+    right('06.dynamic', 'one bucket: every batch padded to the longest length, the targets with -100', 'ex-i',
+          ('    for xb, yb in batches:\n', PAD.format(-100))),
     right('06.payoff', 'one conditional expression, inf written as a float', 'ex-h',
           ('    if saved_ms <= 0:\n        return math.inf\n    return math.ceil(compile_s * 1000 / saved_ms)',
            '    return float("inf") if saved_ms <= 0 else math.ceil(1000 * compile_s / saved_ms)')),
