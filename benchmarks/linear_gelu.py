@@ -25,7 +25,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from helpers import bench, figures  # noqa: E402
+from helpers import bench, figures, notebooks  # noqa: E402
 from helpers.env import device_label, versions  # noqa: E402
 
 CELLS = ("parameters", "setup", "ex-8a", "ex-8b", "run-8c", "run-8b")   # what linear_gelu_tuned needs
@@ -37,7 +37,8 @@ def lab_kernel() -> dict:
     by_id = {c.get("id"): "".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells}
     ns: dict = {"__name__": "__main__"}
     for cell_id in CELLS:   # read as JSON: a GPU machine without Jupyter has no nbformat
-        exec(compile(by_id[cell_id], f"<cell {cell_id}>", "exec"), ns)
+        filename = notebooks.remember_source(by_id[cell_id], f"<cell {cell_id}>")   # Triton reads a kernel's source
+        exec(compile(by_id[cell_id], filename, "exec"), ns)
     return ns
 
 
