@@ -15,6 +15,7 @@ import html
 import io
 import json
 import re
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -644,7 +645,7 @@ def _timeline_figure(per_token: dict[str, list[float]], title: str, selected: st
     ax.set_yscale("log")
     ax.set_xlabel("token (0 = first token: prefill + first sampling)")
     ax.set_ylabel("ms since the previous token")
-    ax.set_title(title, fontsize=10)
+    ax.set_title("\n".join(textwrap.fill(line, 95) for line in title.split("\n")), fontsize=10)   # whole, not cut
     ax.legend(fontsize=7)
     return fig
 
@@ -664,7 +665,7 @@ def token_timeline(runs: dict[str, Any], title: str = "Per-token latency", devic
     (e2e / tokens) next to the real one.
     """
     per_token = _token_rows(runs)
-    full_title = f"{title} · {device_label}" if device_label else title
+    full_title = f"{title}\n{device_label}" if device_label else title
     header = ["run", "tokens", "TTFT ms", "median gap ms", "largest gap ms", "naive TTFT ms (e2e / tokens)"]
     rows = [_timeline_stats(label, ms) for label, ms in per_token.items()]
     fig = _timeline_figure(per_token, full_title, None)

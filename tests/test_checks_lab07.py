@@ -17,7 +17,8 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "07_llm_bench.ipynb"
 LAB = ROOT / "labs" / "07_llm_bench.ipynb"
-CELLS = ["parameters", "setup", "ex-a", "ex-b", "ex-b2", "ex-c", "ex-c2", "ex-d", "ex-e", "given-e", "ex-e2", "ex-f", "ex-g"]
+CELLS = ["parameters", "setup", "ex-a", "ex-b", "ex-b2", "ex-c", "ex-c2", "ex-d", "ex-e", "given-e", "ex-e2", "ex-e2k",
+         "ex-f", "ex-g"]
 NAMES = [s.name for s in checks.load_lab("07")]
 
 
@@ -37,7 +38,7 @@ def untouched(out) -> dict:
 
 
 def test_points():
-    assert sum(s.points for s in checks.load_lab("07")) == 20
+    assert sum(s.points for s in checks.load_lab("07")) == 23
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -94,10 +95,25 @@ def quantize_model(model):
     quantize_int8(model)
     return model
 """, "quantize_int8"),
+    ("07.int8_kernel", """
+from helpers.llm_bench.int8_triton import int8_linear as package_kernel
+def int8_linear_triton(x, q, scales):
+    return package_kernel(x, q, scales)
+""", "helpers.llm_bench.int8_triton.int8_linear"),
+    ("07.int8_kernel", """
+from helpers.llm_bench import int8_triton
+def int8_linear_triton(x, q, scales):
+    (B, K), N = x.shape, q.shape[0]
+    out = torch.empty((B, N), device=x.device, dtype=x.dtype)
+    int8_triton.int8_linear_kernel[(triton.cdiv(N, 32), 1)](
+        x, q, scales, out, B, N, K, x.stride(0), x.stride(1), q.stride(0), q.stride(1), out.stride(0), out.stride(1),
+        BLOCK_B=16, BLOCK_N=32, BLOCK_K=64, DOT_IN_FP32=x.dtype != torch.float32)
+    return out
+""", "helpers.llm_bench.int8_triton.int8_linear_kernel"),
 ]
 
 
-@pytest.mark.parametrize("name,source,words", DELEGATIONS, ids=[d[0] for d in DELEGATIONS])
+@pytest.mark.parametrize("name,source,words", DELEGATIONS, ids=[f"{d[0]}-{d[2].rsplit('.', 1)[-1]}" for d in DELEGATIONS])
 def test_calling_the_packages_own_version_fails_and_says_so(name, source, words, solved, out):
     """The package's versions of an exercise refuse while the check runs; afterwards they work again."""
     from helpers import llama
@@ -109,3 +125,8 @@ def test_calling_the_packages_own_version_fails_and_says_so(name, source, words,
         assert not result.passed and words in result.message and "your own code" in result.message, result.line()
     assert llama.kv_cache_bytes(llama.LlamaConfig.named("tiny"), 1) > 0            # restored
     assert quantize.Int8Linear.from_linear(torch.nn.Linear(4, 2, bias=False)).weight_int8.dtype == torch.int8
+    if name == "07.int8_kernel":                                                         # the kernel launches again
+        from helpers.llm_bench.int8_triton import int8_linear
+
+        y = int8_linear(torch.ones(1, 3), torch.ones(2, 3, dtype=torch.int8), torch.full((2,), 0.5))
+        assert y.tolist() == [[1.5, 1.5]]

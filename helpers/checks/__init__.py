@@ -49,8 +49,9 @@ class NotImplementedYet(CheckFailed):
 
 
 # What an exercise's stub raises: "C: find softmax kernel: write your solution here" (helpers.notebooks writes these),
-# "exercise 8a: linear_gelu" or "5: pipeline parallel: …" (a stub of the solution's own): the part, then what it is.
-STUB_MESSAGE = re.compile(r"^(?:exercise\s+)?(\d+[a-z]?|[A-Z])\s*:\s*(.*)$", re.S)
+# "E2: int8 kernel: …" (a part inserted after E), "exercise 8a: linear_gelu" or "5: pipeline parallel: …" (a stub of
+# the solution's own): the part, then what it is.
+STUB_MESSAGE = re.compile(r"^(?:exercise\s+)?(\d+[a-z]?|[A-Z]\d?)\s*:\s*(.*)$", re.S)
 STUB_WORDS = "write your solution here"
 
 

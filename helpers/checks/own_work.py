@@ -4,12 +4,15 @@ package's own version refuses to run, so the check grades the learner's work and
 Lab 07's learner writes the KV-cache formula, FLOPs per token and an int8 quantizer, and `helpers.llama` and
 `helpers.llm_bench` hold versions of their own (the runner needs them). A submission that only calls those
 passes nothing: inside `refusing(...)` each named function's code is swapped for one that raises
-`OwnWorkNeeded` with a sentence that says so, whatever name the learner imported it under.
+`OwnWorkNeeded` with a sentence that says so, whatever name the learner imported it under. A Triton kernel (a
+`triton.jit` function, its interpreter's stand-in or an autotuner) is launched through its `run` method: that is what
+is swapped there, on the kernel object alone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import types
 from typing import Callable, Iterator
 
 from helpers.checks import CheckFailed
@@ -39,9 +42,13 @@ def _function(obj) -> Callable:
 @contextlib.contextmanager
 def refusing(check: str, functions: dict[str, object]) -> Iterator[None]:
     """Within the block, each function of {label: function} raises OwnWorkNeeded naming `check` and `label`."""
-    swapped = []
+    swapped, kernels = [], []
     try:
         for label, obj in functions.items():
+            if not hasattr(_function(obj), "__code__") and callable(getattr(obj, "run", None)):   # a Triton kernel
+                kernels.append((obj, vars(obj).get("run")))
+                obj.run = types.FunctionType(_refusal(label, check), {})
+                continue
             fn = _function(obj)
             if fn.__code__.co_freevars:   # a closure's code cannot be swapped for one without cells
                 continue
@@ -51,3 +58,8 @@ def refusing(check: str, functions: dict[str, object]) -> Iterator[None]:
     finally:
         for fn, code in swapped:
             fn.__code__ = code
+        for kernel, own in kernels:
+            if own is None:
+                del kernel.run          # the class's run again
+            else:
+                kernel.run = own

@@ -1,6 +1,7 @@
 """The backends by name: BACKENDS maps each name the CLI and run_benchmark accept to how it is made.
 
 eager, compiled, int8, int8-compiled   helpers.llm_bench.llama_backends (helpers.llama's model, static KV cache)
+int8-triton                            helpers.llm_bench.int8_triton (int8 with a hand-written Triton kernel)
 hf                                     helpers.llm_bench.hf (any transformers causal LM; transformers is optional)
 
 A new backend: its own module, importing from helpers.llm_bench.base (and llama_backends, to reuse the static-cache
@@ -29,8 +30,20 @@ BACKENDS: dict[str, Callable[..., LLMBackend]] = {
     "int8": lambda mode, model, device, dtype, seed, fused, **_: Int8Backend(model, device, dtype, seed, fused=fused),
     "int8-compiled": lambda mode, model, device, dtype, seed, fused, **_: Int8Backend(model, device, dtype, seed,
                                                                                       compile_mode=mode, fused=fused),
+    "int8-triton": lambda mode, model, device, dtype, seed, fused, **_: _int8_triton(mode, model, device, dtype, seed,
+                                                                                    fused),
     "hf": lambda mode, model, device, dtype, seed, hf_model=None, **_: HFBackend(hf_model or model, device, dtype, seed),
 }
+
+
+def _int8_triton(mode, model, device, dtype, seed, fused) -> LLMBackend:
+    """The Triton kernel's int8 backend: its decode step compiled on a GPU (CUDA graphs), eager in the CPU interpreter."""
+    from helpers.llm_bench.int8_triton import Int8TritonBackend   # imports Triton: only when this backend is made
+
+    return Int8TritonBackend(model, device, dtype, seed, compile_mode=mode if device.type == "cuda" else None,
+                             fused=fused)
+
+
 CUDA_GRAPH_MODES = ("reduce-overhead",)  # torch.compile modes whose point is CUDA graphs, which a CPU has none of
 
 

@@ -1,13 +1,13 @@
 """Lab 07 hidden cases: the grader's cases for the checks in helpers/checks/lab07.py.
 
-Never released. Cases only: the rules are the public checks' (helpers.llama's arithmetic, helpers.llm_bench's
-int8 quantization, numpy's percentiles), run on situations the notebook never showed: other timestamp streams,
-GQA with other head counts, MQA, fp16/bf16 and fp32 bytes, batches, weights with outlier and all-zero rows in
-bf16, another model to quantize (hidden_inputs.lab07.TwoTower: nested Linear layers beside an embedding and a
-norm), another model and prompt to decode. The answers the learner is asked to work out (latency figures, the
-roofline, how many caches fit, percentiles, bandwidth utilisation) come from the grader's own rules below, never
-released; the model's arithmetic and int8 quantization are checked against the package, as in the notebook. Nothing
-needs computing on the grader's machine, so there are no REFERENCES.
+Never released. Cases only: the rules are the public checks' (helpers.llama's arithmetic, helpers.llm_bench's int8
+quantization, numpy's percentiles), run on situations the notebook never showed: other timestamp streams, GQA with
+other head counts, MQA, fp16/bf16 and fp32 bytes, batches, weights with outlier and all-zero rows in bf16, another
+model to quantize (hidden_inputs.lab07.TwoTower: nested Linear layers beside an embedding and a norm), another model
+and prompt to decode, other shapes, layouts and long sums for the int8 kernel. The answers the learner is asked to
+work out (latency figures, the roofline, how many caches fit, percentiles, bandwidth utilisation) come from the
+grader's own rules below, never released; the model's arithmetic and int8 quantization are checked against the
+package, as in the notebook. Nothing needs computing on the grader's machine, so there are no REFERENCES.
 """
 
 from __future__ import annotations
@@ -86,6 +86,8 @@ CASES = {
         public.ShapeCase("the 1b model with int8 weights and a bf16 cache", ONE_B, context=4000, weight_bytes=1, kv_bytes=2),
         public.ShapeCase("Llama-2-7B at the first token", SEVEN_B, context=0),
         public.ShapeCase("an MQA model, batch 16", MQA, context=300, batch=16, weight_bytes=2, kv_bytes=2),
+        public.ShapeCase("an odd-sized GQA model, batch 64, 10 positions cached", ODD, context=10, batch=64,
+                         weight_bytes=4, kv_bytes=4),
     ],
     "07.roofline": answered([
         public.RooflineCase(1e12, 1e9, 1e12, 2e12), public.RooflineCase(4e9, 2e9, 1e12, 2e11),
@@ -121,6 +123,18 @@ CASES = {
         public.WeightCase("a 48×80 weight with two outlier rows", 48, 80, seed=21, outlier_rows=(0, 31)),
         public.WeightCase("a bf16 weight with an all-zero row", 40, 24, seed=22, dtype="bfloat16", zero_rows=(7,)),
         public.WeightCase("a tall 200×16 weight", 200, 16, seed=23, outlier_rows=(199,)),
+    ],
+    "07.int8_kernel": [
+        public.KernelCase("batch 8, bf16, N=129, K=300, two all-zero weight rows", 8, 129, 300, seed=41,
+                          zero_rows=(3, 128)),
+        public.KernelCase("batch 1, fp16, a transposed weight, N=45, K=97", 1, 45, 97, seed=42, dtype="float16",
+                          layout="q transposed"),
+        public.KernelCase("batch 4, bf16, x a strided view (stride 2 along K), N=50, K=130", 4, 50, 130, seed=43,
+                          layout="x sliced"),
+        public.KernelCase("batch 7, fp32, N=17, K=1", 7, 17, 1, seed=44, dtype="float32"),
+        public.KernelCase("batch 1, fp16, K=4096 with every term positive", 1, 33, 4096, seed=45, dtype="float16",
+                          positive=True),
+        public.KernelCase("batch 8, bf16, K=4096 with every term positive", 8, 24, 4096, seed=46, positive=True),
     ],
     "07.int8_model": [
         public.QuantModelCase("the grader's model (nested Linear layers, an outlier row)", inputs.TwoTower,

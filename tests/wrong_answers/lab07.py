@@ -3,7 +3,8 @@
 from tests.wrong_answers import ROOT, right, wrong
 
 SOLUTION = ROOT / "solutions" / "07_llm_bench.ipynb"
-CELLS = ["parameters", "setup", "ex-a", "ex-b", "ex-b2", "ex-c", "ex-c2", "ex-d", "ex-e", "given-e", "ex-e2", "ex-f", "ex-g"]
+CELLS = ["parameters", "setup", "ex-a", "ex-b", "ex-b2", "ex-c", "ex-c2", "ex-d", "ex-e", "given-e", "ex-e2", "ex-e2k",
+         "ex-f", "ex-g"]
 # Words the hidden messages must never show: the grader's model and its module names.
 HIDDEN_NAMES = ("TwoTower", "towers", "'odd'", "seed=70", "seed=71")
 
@@ -22,6 +23,12 @@ REPLACE_ON_PARENT = '''        *path, attr = qualified.split(".")
         owner = model.get_submodule(".".join(path))
         setattr(owner, attr, '''
 PCT = 'float(np.percentile(xs, q))'
+# E2: the int8 kernel
+X_MASK = 'mask=(rb[:, None] < B) & (kk[None, :] < K), other=0.0)'
+Q_MASK = 'mask=(rn[None, :] < N) & (kk[:, None] < K), other=0)'
+STORE_MASK = 'mask=(rb[:, None] < B) & (rn[None, :] < N))'
+FP32_ACC = 'acc = tl.zeros((BLOCK_B, BLOCK_N), dtype=tl.float32)'
+LAUNCH_BODY = '    (B, K), N = x.shape, q.shape[0]\n'
 
 WRONG = [
     # A: latency from a stream
@@ -77,9 +84,6 @@ WRONG = [
     wrong('07.flops_bytes', 'the cache read for context positions, the new one not written', 'ex-b',
           (KV_PER_POSITION, KV_PER_POSITION.replace('(context + 1)', 'context')),
           says=r'context \+ 1 positions, not context', hidden_says=r'context \+ 1 positions, not context'),
-    wrong('07.flops_bytes', 'the norm weights left out', 'ex-b',
-          ('streamed = matmul_weights(config) + norms + lookups', 'streamed = matmul_weights(config) + lookups'),
-          says='RMSNorm', hidden_says='RMSNorm'),
     wrong('07.flops_bytes', "one sequence's cache for the whole batch", 'ex-b',
           (KV_PER_POSITION, KV_PER_POSITION.replace(' * batch * kv_bytes', ' * kv_bytes')),
           says='cache of each sequence'),
@@ -118,16 +122,16 @@ WRONG = [
           says='per KV head'),
     wrong('07.kv_cache', 'keys only: the factor 2 for values forgotten', 'ex-c',
           ('per_position = 2 * config.n_kv_heads', 'per_position = config.n_kv_heads'),
-          says='keys and values'),
+          says='the factor 2', hidden_says='the factor 2'),
     wrong('07.kv_cache', 'one layer only: n_layers forgotten', 'ex-c',
           ('return config.n_layers * per_position * tokens * batch', 'return per_position * tokens * batch'),
-          says='layers'),
+          says='its own cache: × n_layers', hidden_says='× n_layers'),
     wrong('07.kv_cache', 'the batch ignored', 'ex-c',
           ('* tokens * batch', '* tokens'),
           says='batch'),
     wrong('07.kv_cache', 'two bytes per element whatever the dtype', 'ex-c',
           ('* dtype_bytes   #', '* 2   #'),
-          says='bytes per element'),
+          says='follow the dtype', hidden_says='follow the dtype'),
     wrong('07.kv_cache', 'the size in GiB, not in bytes', 'ex-c',
           ('return config.n_layers * per_position * tokens * batch', 'return config.n_layers * per_position * tokens * batch / 2**30'),
           says='GiB'),
@@ -223,6 +227,48 @@ WRONG = [
     wrong('07.int8_model', 'the model never returned', 'ex-e2',
           ('    return model\n', ''),
           says='returned None'),
+    # E2: the int8 decode kernel in Triton
+    wrong('07.int8_kernel', 'no mask on N: the last column block stores past the end of the output', 'ex-e2k',
+          (Q_MASK, 'mask=kk[:, None] < K, other=0)'), (STORE_MASK, 'mask=rb[:, None] < B)'),
+          says='mask the store', hidden_says='mask the store'),
+    wrong('07.int8_kernel', 'no mask on K: a K that is not a multiple of BLOCK_K reads past each row', 'ex-e2k',
+          (X_MASK, 'mask=rb[:, None] < B, other=0.0)'), (Q_MASK, 'mask=rn[None, :] < N, other=0)'),
+          says='masks on N and K', hidden_says='masks on N and K'),
+    wrong('07.int8_kernel', "K masks without other=0: the lanes past K are undefined on a GPU", 'ex-e2k',
+          (X_MASK, 'mask=(rb[:, None] < B) & (kk[None, :] < K))'), (Q_MASK, 'mask=(rn[None, :] < N) & (kk[:, None] < K))'),
+          says='other=0', hidden_says='other=0'),
+    wrong('07.int8_kernel', 'one scale for the whole tensor instead of one per output channel', 'ex-e2k',
+          ('(acc * scales[None, :])', '(acc * tl.load(s_ptr).to(tl.float32))'),
+          says='per output channel', hidden_says='per output channel'),
+    wrong('07.int8_kernel', 'the scales never applied: x @ qᵀ returned', 'ex-e2k',
+          ('(acc * scales[None, :])', 'acc'),
+          says='never applied', hidden_says='never applied'),
+    wrong('07.int8_kernel', 'the scale applied to x along K, inside the loop, instead of to the output columns', 'ex-e2k',
+          ('        if DOT_IN_FP32:', '        xt = (xt.to(tl.float32) * tl.load(s_ptr + kk, mask=kk < K, other=0.0).to(tl.float32)[None, :]).to(xt.dtype)\n        if DOT_IN_FP32:'),
+          ('(acc * scales[None, :])', 'acc'),
+          says="column's scale multiplies it", hidden_says="column's scale multiplies it"),
+    wrong('07.int8_kernel', "an accumulator in x's dtype (bf16, fp16): rounded at every step of the K loop", 'ex-e2k',
+          (FP32_ACC, 'acc = tl.zeros((BLOCK_B, BLOCK_N), dtype=out_ptr.dtype.element_ty)'),
+          ('acc += tl.dot(xt.to(tl.float32), qt.to(tl.float32))', 'acc += tl.dot(xt.to(tl.float32), qt.to(tl.float32)).to(acc.dtype)'),
+          ('acc += tl.dot(xt, qt.to(xt.dtype))', 'acc += tl.dot(xt, qt.to(xt.dtype)).to(acc.dtype)'),
+          ('(acc * scales[None, :])', '(acc.to(tl.float32) * scales[None, :])'),
+          says='accumulate in fp32', hidden_says='accumulate in fp32'),
+    wrong('07.int8_kernel', 'strides assumed contiguous: K and 1 for x and q', 'ex-e2k',
+          ('x.stride(0), x.stride(1), q.stride(0), q.stride(1)', 'K, 1, K, 1'),
+          says='strides', hidden_says='strides'),
+    wrong('07.int8_kernel', 'the result stored in fp32 whatever x is', 'ex-e2k',
+          ('out = torch.empty((B, N), device=x.device, dtype=x.dtype)', 'out = torch.empty((B, N), device=x.device, dtype=torch.float32)'),
+          says="x's dtype", hidden_says="x's dtype"),
+    wrong('07.int8_kernel', 'the weight cast to x\'s dtype in PyTorch before the kernel (a full-size copy)', 'ex-e2k',
+          (LAUNCH_BODY, LAUNCH_BODY + '    q = q.to(x.dtype)\n'),
+          says='PyTorch computed', hidden_says='PyTorch computed'),
+    wrong('07.int8_kernel', 'the launcher computes with PyTorch instead of launching the kernel', 'ex-e2k',
+          (LAUNCH_BODY, '    return (x @ q.to(x.dtype).T) * scales\n' + LAUNCH_BODY),
+          says='PyTorch computed', hidden_says='PyTorch computed'),
+    wrong('07.int8_kernel', "the package's int8_linear kernel instead of the learner's own", 'ex-e2k',
+          (LAUNCH_BODY, '    return __import__("helpers.llm_bench.int8_triton", fromlist=["_"]).int8_linear(x, q, scales)\n'
+                        + LAUNCH_BODY),
+          says="package's version", hidden_says="package's version"),
     # F: percentiles over runs
     wrong('07.percentiles', 'ITL as one mean per run', 'ex-f',
           ('itl = [(b - a) * 1e3 for start, times in runs for a, b in zip(times, times[1:])]', 'itl = tpot'),
@@ -269,6 +315,9 @@ WRONG = [
     wrong('07.bandwidth', 'end-to-end time instead of TPOT', 'ex-g',
           ('.get("tpot_s", {})', '.get("e2e_s", {})'),
           says='median TPOT'),
+    wrong('07.bandwidth', 'the mean TPOT instead of the median', 'ex-g',
+          ('.get("p50")', '.get("mean")'),
+          says="mean TPOT's", hidden_says="mean TPOT's"),
     wrong('07.bandwidth', 'the p95 TPOT instead of the median', 'ex-g',
           ('.get("p50")', '.get("p95")'),
           says='median TPOT'),
@@ -293,8 +342,12 @@ RIGHT = [
           (BUDGET, 'return max(0, int(free / kv_cache_bytes(config, tokens, 1, dtype_bytes)))')),
     right('07.static_decode', 'a new position tensor every step', 'ex-d',
           ('            input_pos += 1\n', '            input_pos = input_pos + 1\n')),
+    right('07.flops_bytes', 'the norm weights left out of the bytes: about 0.1 %, within the stated 0.5 %', 'ex-b',
+          ('streamed = matmul_weights(config) + norms + lookups', 'streamed = matmul_weights(config) + lookups')),
     right('07.int8_weights', 'the weight dequantized first, then one matmul', 'ex-e',
           ('return (x @ q.to(x.dtype).T) * scales.to(x.dtype)', 'return x @ (q.to(x.dtype) * scales.to(x.dtype)[:, None]).T')),
+    right('07.int8_kernel', 'one 16-row tile for every batch of the checks: a one-axis grid', 'ex-e2k',
+          ('(triton.cdiv(N, 32), triton.cdiv(B, 16))', '(triton.cdiv(N, 32),)')),
     right('07.int8_model', "each Linear's parent found by rpartition", 'ex-e2',
           (REPLACE_ON_PARENT, '        parent, _, attr = qualified.rpartition(".")\n'
                               '        setattr(model.get_submodule(parent), attr, ')),
