@@ -4,7 +4,7 @@
     python benchmarks/linear_gelu.py --m 1 16 64 4096 --no-max-autotune
 
 The kernel is the one Lab 03's solution teaches: this script runs the solution notebook's setup and part 8
-cells (`ex-8a`, `ex-8b`, `run-8c`, `run-8b`) and times their `linear_gelu_tuned`. Every shape's variants run
+cells (`ex-8a`, `ex-8b`, `ex-8c`, `run-8c`, `run-8b`) and times their `linear_gelu_tuned`. Every shape's variants run
 in the same rounds (helpers.bench.compare_many), twice: per call, as a program makes it, and kernels only, each
 call recorded once into a CUDA graph and replayed (bench.cuda_graphed), so a launcher's host cost is told apart
 from the GPU's work. For each row: the median and quartiles, GB/s (x, w, b and the output once), the share of
@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from helpers import bench, figures, notebooks  # noqa: E402
 from helpers.env import device_label, versions  # noqa: E402
 
-CELLS = ("parameters", "setup", "ex-8a", "ex-8b", "run-8c", "run-8b")   # what linear_gelu_tuned needs
+CELLS = ("parameters", "setup", "ex-8a", "ex-8b", "ex-8c", "run-8c", "run-8b")   # what linear_gelu_tuned needs
 
 
 def lab_kernel() -> dict:
