@@ -198,6 +198,39 @@ def interpreted() -> bool:
     return os.environ.get("TRITON_INTERPRET") == "1"
 
 
+UNMASKED_POISON = {"int": 99, "bf16": 0x7FC0}    # what a masked-off lane without `other` reads under the check
+
+
+@contextlib.contextmanager
+def poisoned_masked_loads():
+    """Under Triton's interpreter, the masked-off lanes of a `tl.load` without `other` read as NaN (floats) or 99
+    (integers) while the block runs, not the interpreter's zeros: on a GPU they hold whatever was in the registers, so
+    a kernel that relies on them being 0 is wrong there. Does nothing where the interpreter's internals differ."""
+    try:
+        import numpy as np
+        from triton.runtime import interpreter as ti
+
+        builder, original = ti.InterpreterBuilder, ti.InterpreterBuilder.create_masked_load
+    except (ImportError, AttributeError):
+        yield
+        return
+
+    def create_masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
+        if other is None and not bool(np.all(mask.data)):
+            dtype_tt = ptrs.get_element_ty()
+            dtype_np = ti._get_np_dtype(dtype_tt)
+            fill = (UNMASKED_POISON["bf16"] if str(dtype_tt) == "bf16" else
+                    float("nan") if np.issubdtype(dtype_np, np.floating) else UNMASKED_POISON["int"])
+            other = ti.TensorHandle(np.full_like(ptrs.data, fill, dtype=dtype_np), dtype_tt)
+        return original(self, ptrs, mask, other, cache_policy, is_volatile)
+
+    builder.create_masked_load = create_masked_load
+    try:
+        yield
+    finally:
+        builder.create_masked_load = original
+
+
 OVERRUN = ("wrote past the end of its output (into guard space put there to catch it): the last block runs past "
            "the end whenever the size is not a multiple of BLOCK, so mask every load and store with "
            "offsets < n_elements")
@@ -1331,10 +1364,16 @@ def probe_linear_gelu(learner: Learner, inputs: list[tuple], wrong_shapes: list[
     outs = []
     for x, w, b in inputs:
         x, w, b = (to_device_keeping_strides(t, device) for t in (x, w, b))
+        guard = GuardSpace()      # under the interpreter: guard space after every tensor, so a store past the end
+        with guard:               # is caught instead of corrupting (or killing) the process
+            x, w, b = (guard.guard(t) for t in (x, w, b))
         rec = InputCopies(x, w)
         try:
-            with rec:
+            with poisoned_masked_loads(), rec, guard:
                 y = learner.call("linear_gelu", x, w, b)
+            if guard.overrun():
+                outs.append({"error": "a store " + OVERRUN.replace("offsets < n_elements", "rows < M and columns < N")})
+                continue
             outs.append({"out": y.detach().cpu() if isinstance(y, torch.Tensor) else y,
                          "computed": sorted({op for op in rec.ops if op in LINEAR_OPS}),
                          "copied": sorted(rec.copied)})

@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from helpers.checks import CheckFailed, Context, Learner, fail_if, register
-from helpers.checks.lab03 import GuardSpace, InputCopies, interpreted
+from helpers.checks.lab03 import GuardSpace, InputCopies, interpreted, poisoned_masked_loads
 from helpers.checks.own_work import refusing
 from helpers.llama import LlamaConfig, StaticKVCache, build_model, decode_bytes_per_token, flops_per_token, kv_cache_bytes
 
@@ -784,39 +784,6 @@ def reference_int8_linear(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor
 INT8_KERNEL_OPS = {"mm", "addmm", "matmul", "linear", "bmm", "baddbmm", "mv", "dot", "einsum", "sum", "mul", "mul_",
                    "div", "div_", "_int_mm", "_weight_int8pack_mm", "addmv", "addcmul", "prod"}
 INT8_KERNEL = ("helpers.llm_bench.int8_triton.",)
-UNMASKED_POISON = {"int": 99, "bf16": 0x7FC0}    # what a masked-off lane without `other` reads under the check
-
-
-@contextlib.contextmanager
-def poisoned_masked_loads():
-    """Under Triton's interpreter, the masked-off lanes of a `tl.load` without `other` read as NaN (floats) or 99
-    (integers) while the block runs, not the interpreter's zeros: on a GPU they hold whatever was in the registers, so
-    a kernel that relies on them being 0 is wrong there. Does nothing where the interpreter's internals differ."""
-    try:
-        import numpy as np
-        from triton.runtime import interpreter as ti
-
-        builder, original = ti.InterpreterBuilder, ti.InterpreterBuilder.create_masked_load
-    except (ImportError, AttributeError):
-        yield
-        return
-
-    def create_masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
-        if other is None and not bool(np.all(mask.data)):
-            dtype_tt = ptrs.get_element_ty()
-            dtype_np = ti._get_np_dtype(dtype_tt)
-            fill = (UNMASKED_POISON["bf16"] if str(dtype_tt) == "bf16" else
-                    float("nan") if np.issubdtype(dtype_np, np.floating) else UNMASKED_POISON["int"])
-            other = ti.TensorHandle(np.full_like(ptrs.data, fill, dtype=dtype_np), dtype_tt)
-        return original(self, ptrs, mask, other, cache_policy, is_volatile)
-
-    builder.create_masked_load = create_masked_load
-    try:
-        yield
-    finally:
-        builder.create_masked_load = original
-
-
 class WeightUse(InputCopies):
     """Lab 03's InputCopies (copies of the weight, on a GPU) that also notes a cast of the weight to another dtype,
     interpreter or not (the interpreter's own copies keep the dtype)."""
