@@ -23,6 +23,10 @@ from helpers.checks import Result
 from helpers.grading import batch, desk, gradebook, manual
 from helpers.grading.gradebook import SubmissionResult
 
+# Lab 07's points: every automatic check, and its written answers (4 points)
+AUTO = sum(spec.points for spec in checks.load_lab("07"))
+TOP = AUTO + 4
+
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ("Prefill is <b>bold</b>: <script>window.HACKED = 1; alert('x')</script><img src=x onerror='window.HACKED=2'>\n"
            "```python\nprint('code')\n```")
@@ -113,24 +117,24 @@ def test_an_entry_lands_in_manual_csv_totals_grades_and_feedback(served):
     code, body = entry(server, "ann-0000", "a-answer", "1.50", "  misses the short prompt ")
     assert code == 200, body
     assert (body["points"], body["comment"]) == ("1.5", "misses the short prompt")
-    assert body["totals"] == {"ann-0000": [21.5, 24], "ben-0000": [20, 24], "cy-0000": [20, 24]}
+    assert body["totals"] == {"ann-0000": [AUTO + 1.5, TOP], "ben-0000": [AUTO, TOP], "cy-0000": [AUTO, TOP]}
     rows = {(r["key"], r["item"]): r for r in csv.DictReader((out / "manual.csv").open())}
     assert (rows["ann-0000", "a-answer"]["points"], rows["ann-0000", "a-answer"]["comment"]) == ("1.5", "misses the short prompt")
     assert len(rows) == 6
     grades = json.loads((out / "grades.json").read_text())
-    assert grades["ann-0000"]["total"] == 21.5 and grades["ann-0000"]["checks"]["07.manual.a-answer"]["score"] == 1.5
+    assert grades["ann-0000"]["total"] == AUTO + 1.5 and grades["ann-0000"]["checks"]["07.manual.a-answer"]["score"] == 1.5
     assert grades["ben-0000"]["checks"]["07.manual.a-answer"]["status"] == "not graded"
     table = list(csv.DictReader((out / "grades.csv").open()))
     assert next(r for r in table if r["key"] == "ann-0000")["07.manual.a-answer"] == "1.5"
     feedback = (out / "feedback" / "ann-0000.md").read_text()
-    assert "misses the short prompt" in feedback and "21.5 / 24" in feedback
+    assert "misses the short prompt" in feedback and f"{AUTO + 1.5:g} / {TOP}" in feedback
     assert "misses the short prompt" in (out / "feedback" / "ann-0000.html").read_text()
     assert (out / "summary.html").read_bytes() != report_before                  # the class report follows
     page = call(server.url)[1]
-    assert "(1/3 scored)" in page and "data-points='1.5'" in page and "21.5/24" in page
+    assert "(1/3 scored)" in page and "data-points='1.5'" in page and f"{AUTO + 1.5:g}/{TOP}" in page
     # clearing the points takes the answer back to "not graded"
     code, body = entry(server, "ann-0000", "a-answer", "", "", seen=("1.5", "misses the short prompt"))
-    assert code == 200 and body["totals"]["ann-0000"] == [20, 20]   # no written answer scored: automatic only
+    assert code == 200 and body["totals"]["ann-0000"] == [AUTO, AUTO]   # no written answer scored: automatic only
 
 
 @pytest.mark.parametrize("key,item,points,words", [
@@ -306,7 +310,7 @@ def test_score_two_answers_in_chromium_reload_and_find_them(served):
             page.keyboard.type("names prefill, not the short prompt")
             page.keyboard.press("Enter")
             sync_api.expect(forms.nth(0).locator(".status")).to_have_text("saved", timeout=30_000)
-            sync_api.expect(forms.nth(0).locator(".total")).to_have_text("21.5/24")
+            sync_api.expect(forms.nth(0).locator(".total")).to_have_text(f"{AUTO + 1.5:g}/{TOP}")
             assert page.evaluate("document.activeElement.closest('form').dataset.key") == "ben-0000"
             page.keyboard.type("2")
             page.keyboard.press("Enter")
@@ -315,7 +319,7 @@ def test_score_two_answers_in_chromium_reload_and_find_them(served):
             page.keyboard.type("5")
             page.keyboard.press("Enter")
             sync_api.expect(forms.nth(2).locator(".status")).to_contain_text("outside 0..2", timeout=30_000)
-            sync_api.expect(forms.nth(2).locator(".total")).to_have_text("20/24")     # everyone's maximum moved
+            sync_api.expect(forms.nth(2).locator(".total")).to_have_text(f"{AUTO}/{TOP}")     # everyone's maximum moved
             assert "(2/3 scored)" in page.locator("nav").inner_text()
             page.evaluate("window.scrollTo(0, 0)")
             page.screenshot(path=str(SHOTS / "desk-saved.png"), full_page=True)
@@ -324,7 +328,7 @@ def test_score_two_answers_in_chromium_reload_and_find_them(served):
             forms = page.locator("form.entry")
             assert [forms.nth(i).locator("input[name=points]").input_value() for i in range(3)] == ["1.5", "2", ""]
             assert forms.nth(0).locator("input[name=comment]").input_value() == "names prefill, not the short prompt"
-            assert forms.nth(0).locator(".total").inner_text() == "21.5/24"
+            assert forms.nth(0).locator(".total").inner_text() == f"{AUTO + 1.5:g}/{TOP}"
             assert "(2/3 scored)" in page.locator("nav").inner_text()
             page.evaluate("window.scrollTo(0, 0)")
             page.screenshot(path=str(SHOTS / "desk-reloaded.png"), full_page=True)
@@ -333,7 +337,7 @@ def test_score_two_answers_in_chromium_reload_and_find_them(served):
                 forms.nth(0).get_by_role("link", name="feedback").click()
             feedback = popup.value
             feedback.wait_for_load_state()
-            assert "names prefill" in feedback.content() and "21.5 / 24" in feedback.content()
+            assert "names prefill" in feedback.content() and f"{AUTO + 1.5:g} / {TOP}" in feedback.content()
             feedback.screenshot(path=str(SHOTS / "desk-feedback.png"), full_page=True)
             with page.expect_popup() as popup:
                 forms.nth(0).get_by_role("link", name="notebook").click()
@@ -351,5 +355,5 @@ def test_score_two_answers_in_chromium_reload_and_find_them(served):
         "1.5", "names prefill, not the short prompt")
     assert rows["ben-0000", "a-answer"]["points"] == "2" and rows["cy-0000", "a-answer"]["points"] == ""
     grades = json.loads((out / "grades.json").read_text())
-    assert (grades["ann-0000"]["total"], grades["ben-0000"]["total"], grades["cy-0000"]["total"]) == (21.5, 22, 20)
+    assert (grades["ann-0000"]["total"], grades["ben-0000"]["total"], grades["cy-0000"]["total"]) == (AUTO + 1.5, AUTO + 2, AUTO)
     assert "names prefill, not the short prompt" in (out / "feedback" / "ann-0000.md").read_text()

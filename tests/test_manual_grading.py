@@ -12,6 +12,10 @@ from helpers.checks import Result
 from helpers.grading import batch, gradebook, manual
 from helpers.grading.gradebook import SubmissionResult
 
+# Lab 07's points: every automatic check, and its written answers (4 points)
+AUTO = sum(spec.points for spec in checks.load_lab("07"))
+TOP = AUTO + 4
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -47,7 +51,7 @@ def gradebook_07(tmp_path):
 def test_a_batch_writes_the_answers_page_and_an_empty_manual_csv(gradebook_07):
     out, specs = gradebook_07
     results = batch.finish(out, "07", specs)
-    assert all(r.total == 20 and r.max_total == 20 for r in results)          # nothing scored yet: automatic only
+    assert all(r.total == AUTO and r.max_total == AUTO for r in results)          # nothing scored yet: automatic only
     page = (out / "answers.html").read_text()
     assert "&lt;script&gt;x&lt;/script&gt;" in page and "<script>x" not in page
     assert "this cell is missing from the submission" in page and "Rubric." in page
@@ -65,15 +69,15 @@ def test_filled_points_reach_totals_csv_json_and_feedback_and_survive_a_rebuild(
     filled.write_text(text)
     assert cli.main(["merge", str(out), "--lab", "07", "--out", str(out), "--manual", str(filled)]) == 0
     grades = json.loads((out / "grades.json").read_text())
-    assert grades["ann-0000"]["total"] == 21.5 and grades["ann-0000"]["max_total"] == 24
+    assert grades["ann-0000"]["total"] == AUTO + 1.5 and grades["ann-0000"]["max_total"] == TOP
     assert grades["ben-0000"]["checks"]["07.manual.a-answer"]["status"] == "not graded"
     assert "07.manual.a-answer" in (out / "grades.csv").read_text().splitlines()[0]
     feedback = (out / "feedback" / "ann-0000.md").read_text()
-    assert "📝" in feedback and "misses the short prompt" in feedback and "21.5 / 24" in feedback
+    assert "📝" in feedback and "misses the short prompt" in feedback and f"{AUTO + 1.5:g} / {TOP}" in feedback
     assert "Almost nobody passes" not in (out / "summary.html").read_text()     # scored answers are not failed checks
     batch.finish(out, "07", specs)                                              # a later batch keeps the points
     assert "1.5,misses the short prompt" in (out / "manual.csv").read_text()
-    assert json.loads((out / "grades.json").read_text())["ann-0000"]["total"] == 21.5
+    assert json.loads((out / "grades.json").read_text())["ann-0000"]["total"] == AUTO + 1.5
 
 
 @pytest.mark.parametrize("row,words", [("ann-0000,ann,a-answer,2,3,", "outside 0..2"),

@@ -149,3 +149,15 @@ def test_bundle_sets_itself_up_and_runs_a_check_cell(bundle, tmp_path):
                          text=True, timeout=600)
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
     assert "not written yet" in ran.stdout and f"helpers from {copy}" in ran.stdout, ran.stdout[-2000:]
+
+
+def test_bundle_leaves_the_int8_kernel_out_and_says_so(bundle):
+    """helpers/llm_bench/int8_triton.py is Lab 07 part E2's answer: the bundle has no copy, and asking for its backend
+    says why and what to use instead."""
+    import subprocess
+    import sys
+
+    assert not (bundle / "helpers" / "llm_bench" / "int8_triton.py").exists()
+    script = "from helpers.llm_bench import make_backend\nmake_backend('int8-triton', 'tiny', device='cpu')"
+    proc = subprocess.run([sys.executable, "-c", script], cwd=bundle, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "leaves out" in proc.stderr and "int8-compiled" in proc.stderr, proc.stderr[-800:]

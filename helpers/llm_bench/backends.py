@@ -38,7 +38,13 @@ BACKENDS: dict[str, Callable[..., LLMBackend]] = {
 
 def _int8_triton(mode, model, device, dtype, seed, fused) -> LLMBackend:
     """The Triton kernel's int8 backend: its decode step compiled on a GPU (CUDA graphs), eager in the CPU interpreter."""
-    from helpers.llm_bench.int8_triton import Int8TritonBackend   # imports Triton: only when this backend is made
+    try:
+        from helpers.llm_bench.int8_triton import Int8TritonBackend   # imports Triton: only when this backend is made
+    except ModuleNotFoundError as err:
+        if err.name != "helpers.llm_bench.int8_triton":
+            raise
+        raise ValueError("int8-triton runs the course's answer to Lab 07 part E2, which the learner bundle leaves out: "
+                         "use int8-compiled, or time your own kernel in Lab 07's part E2 cells") from None
 
     return Int8TritonBackend(model, device, dtype, seed, compile_mode=mode if device.type == "cuda" else None,
                              fused=fused)
