@@ -33,21 +33,7 @@ CELLS = ("parameters", "setup", "ex-8a", "ex-8b", "ex-8c", "run-8c", "run-8b")  
 
 def lab_kernel() -> dict:
     """The namespace of Lab 03's solution cells that build linear_gelu_tuned (full sizes, on the GPU)."""
-    cells = json.loads((ROOT / "solutions" / "03_operator_fusion.ipynb").read_text(encoding="utf-8"))["cells"]
-    by_id = {c.get("id"): "".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells}
-    ns: dict = {"__name__": "__main__"}
-    for cell_id in CELLS:   # read as JSON: a GPU machine without Jupyter has no nbformat
-        filename = notebooks.remember_source(by_id[cell_id], f"<cell {cell_id}>")   # Triton reads a kernel's source
-        exec(compile(by_id[cell_id], filename, "exec"), ns)
-    return ns
-
-
-def copy_bandwidth(device: torch.device) -> float:
-    """Bytes per second of a 512 MiB device-to-device copy (read + write), the fastest block."""
-    src = torch.empty(1 << 28, device=device, dtype=torch.float16)
-    dst = torch.empty_like(src)
-    t = bench.measure(lambda: dst.copy_(src), device=device, min_run_time=1.0)
-    return 2 * src.numel() * src.element_size() / (t.min_ms * 1e-3)
+    return notebooks.cell_namespace(ROOT / "solutions" / "03_operator_fusion.ipynb", CELLS)
 
 
 def eager_linear_gelu(x, w, b):
@@ -97,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("WORKBOOK_DEVICE", "cuda")
     ns = lab_kernel()
     device = torch.device("cuda")
-    copy_bw = copy_bandwidth(device)
+    copy_bw = bench.copy_bandwidth(device)
     print(f"{device_label(device)} · {versions(device)} · copy bandwidth {copy_bw / 1e9:,.0f} GB/s · fp16")
     rows = []
     for m in args.m:

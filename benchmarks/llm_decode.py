@@ -31,15 +31,6 @@ from helpers.llm_bench import GenerationConfig, make_backend  # noqa: E402
 from helpers.llm_bench.base import resolve_dtype  # noqa: E402
 
 
-def copy_bandwidth(device: torch.device, dtype: torch.dtype) -> float:
-    """Bytes per second of a large device-to-device copy (read + write), the fastest sample."""
-    n = (1 << 28) if device.type == "cuda" else (1 << 24)
-    src = torch.randn(n, device=device).to(dtype)
-    dst = torch.empty_like(src)
-    t = bench.measure(lambda: dst.copy_(src), label="copy", device=device, min_run_time=1.0)
-    return 2 * src.numel() * src.element_size() / (t.min_ms / 1e3)
-
-
 def decode_row(name: str, args, device: torch.device, copy_bw: float) -> dict:
     mode = None if name in ("eager", "int8") else args.compile_mode
     backend = make_backend(name, args.model, device=device, dtype=args.dtype, compile_mode=args.compile_mode,
@@ -91,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         import torch._inductor.config as inductor_config
 
         inductor_config.coordinate_descent_tuning = True
-    copy_bw = copy_bandwidth(device, args.dtype)
+    copy_bw = bench.copy_bandwidth(device, args.dtype)
     v = versions(device)
     print(f"{device_label(device)} · {args.model} in {args.dtype} · "
           f"batch 1, prompt {args.prompt}, {args.tokens} tokens × {args.repeats} runs · copy bandwidth "

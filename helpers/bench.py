@@ -584,14 +584,29 @@ def compare(a_fn: Callable, b_fn: Callable, *args: Any, labels: tuple[str, str] 
     return r.compare(labels[0], labels[1], null=again if null else None)
 
 
-def cuda_graphed(fn: Callable, *args: Any, warmup: int = DEFAULT_WARMUP) -> Callable:
+def copy_bandwidth(device: str | torch.device, dtype: torch.dtype = torch.float16, numel: int | None = None,
+                   min_run_time: float = 1.0) -> float:
+    """Bytes per second of a large device-to-device copy (its read and its write), from the fastest block: the
+    bandwidth roof a streaming kernel is held to. numel defaults to 2**28 elements on a GPU (past any cache),
+    2**24 on a CPU."""
+    device = torch.device(device)
+    n = numel or (1 << 28 if device.type == "cuda" else 1 << 24)
+    src = torch.empty(n, device=device, dtype=dtype)
+    dst = torch.empty_like(src)
+    t = measure(lambda: dst.copy_(src), label="copy", device=device, min_run_time=min_run_time)
+    return 2 * src.numel() * src.element_size() / (t.min_ms * 1e-3)
+
+
+def cuda_graphed(fn: Callable, *args: Any, device: str | torch.device | None = None,
+                 warmup: int = DEFAULT_WARMUP) -> Callable:
     """fn(*args) recorded once into a CUDA graph; the result replays it, whatever arguments it is given.
 
     Timing the replay measures the kernels alone: one graph launch replaces every Python call, framework dispatch
     and kernel launch of fn, so a host-bound fn (a small kernel behind a costly launcher) times as its GPU work.
     Time both: fn as a caller makes it, and its graph. fn must be capturable (no host sync, the same addresses on
-    every call); the warm-up runs first so compilation and autotuning happen outside the capture."""
-    dev = infer_device(args)
+    every call); the warm-up runs first so compilation and autotuning happen outside the capture. Pass device=
+    when fn is a closure over GPU tensors."""
+    dev = infer_device(args, device)
     if dev.type != "cuda":
         raise ValueError(f"cuda_graphed needs CUDA tensors; got {dev}")
     stream = torch.cuda.Stream(dev)

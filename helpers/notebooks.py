@@ -330,26 +330,47 @@ def remember_source(source: str, filename: str) -> str:
     return filename
 
 
+def code_cells(path: Path) -> list[tuple[str, list[str], str]]:
+    """(id, tags, source) of a notebook's code cells, read as plain JSON (a GPU machine without Jupyter has no
+    nbformat)."""
+    import json
+
+    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    return [(cell.get("id"), cell.get("metadata", {}).get("tags", []),
+             "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
+            for cell in cells if cell["cell_type"] == "code"]
+
+
+def _exec_cell(cell_id: str, source: str, ns: dict) -> None:
+    exec(compile(source, remember_source(source, f"<cell {cell_id}>"), "exec"), ns)   # Triton reads a kernel's source
+
+
+def cell_namespace(path: Path, ids: tuple[str, ...]) -> dict:
+    """Run the code cells with these ids, in this order, in a fresh namespace, and return it (a benchmark that
+    times what a solution's cells define)."""
+    by_id = {cell_id: source for cell_id, _, source in code_cells(path)}
+    ns: dict = {"__name__": "__main__"}
+    for cell_id in ids:
+        _exec_cell(cell_id, by_id[cell_id], ns)
+    return ns
+
+
 def run_without_kernel(path: Path, skip_tags: tuple[str, ...] = ()) -> int:
     """Run a notebook's code cells in this process (for machines without Jupyter); stop at the first error.
 
     The run's settings come from the WORKBOOK_* environment, as they do in a kernel. Cells tagged with any of
     skip_tags are left out (benchmarks/verdicts.py skips the check cells)."""
-    import json
     import traceback
 
-    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
     ns: dict = {"__name__": "__main__"}
-    for cell in cells:
-        if cell["cell_type"] != "code" or set(cell.get("metadata", {}).get("tags", [])) & set(skip_tags):
+    for cell_id, tags, source in code_cells(path):
+        if set(tags) & set(skip_tags):
             continue
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        print(f"--- cell {cell.get('id')} ---", flush=True)
-        filename = remember_source(source, f"<cell {cell.get('id')}>")
+        print(f"--- cell {cell_id} ---", flush=True)
         try:
-            exec(compile(source, filename, "exec"), ns)
+            _exec_cell(cell_id, source, ns)
         except Exception:
             traceback.print_exc()
-            print(f"cell {cell.get('id')} failed", flush=True)
+            print(f"cell {cell_id} failed", flush=True)
             return 1
     return 0

@@ -263,3 +263,13 @@ def test_unpaired_verdicts_from_two_separate_sets_of_runs():
     assert same.verdict == SAME and "no difference this machine can resolve" in same.sentence()
     with pytest.raises(ValueError, match="both sides"):
         unpaired(a, [], labels=("A", "B"))
+
+
+def test_copy_bandwidth_is_bytes_per_second_of_a_copy():
+    """Read plus write of the copied bytes over the fastest block: a positive, finite figure on any device."""
+    import math
+
+    from helpers import bench
+
+    gbps = bench.copy_bandwidth("cpu", torch.float32, numel=1 << 16, min_run_time=0.05) / 1e9
+    assert math.isfinite(gbps) and gbps > 0.01

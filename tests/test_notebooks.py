@@ -124,3 +124,19 @@ def test_a_code_cell_without_a_role_is_a_build_problem():
                 nbformat.v4.new_code_cell("z = 3", metadata={"tags": ["exercise"]})]
     found = [p.message for p in notebooks._check_roles(nb, Path("lab.ipynb"))]
     assert len(found) == 2 and "no role tag" in found[0] and "workbook.exercise" in found[1]
+
+
+def test_cell_namespace_runs_the_named_cells_in_order(tmp_path):
+    """notebooks.cell_namespace: only the cells asked for, in the order asked, their source readable by inspect."""
+    import inspect
+
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("a = 1", id="one"), nbformat.v4.new_code_cell("raise SystemExit", id="bad"),
+                nbformat.v4.new_code_cell("def f():\n    return a + 1", id="two")]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, str(path))
+    ns = notebooks.cell_namespace(path, ("one", "two"))
+    assert ns["f"]() == 2 and "return a + 1" in inspect.getsource(ns["f"])
+    assert [cell_id for cell_id, _, _ in notebooks.code_cells(path)] == ["one", "bad", "two"]
