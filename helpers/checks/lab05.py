@@ -1046,7 +1046,10 @@ def relation_problems(calls: list, plans: list, reveal: bool = True) -> list[str
                         return [f"with {changed} ({call}), {name}'s {key} should be 0; it is {got_after:.4g}."]
                     continue
                 want = after / before
-                got = got_after / got_before if got_before else math.nan
+                if not got_before:
+                    return [f"{bcall}: {name}'s {key} is 0, and it should not be. "
+                            f"{PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
+                got = got_after / got_before
                 if not math.isclose(got, want, rel_tol=0.01, abs_tol=1e-12):
                     said = f"changes {got:.3g}×" + (f", expected {want:.3g}×" if reveal else "")
                     return [f"with {changed} ({call} against {bcall}), {name}'s {key} {said}. "
