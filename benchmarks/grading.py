@@ -1,13 +1,16 @@
-"""Benchmark: how grading scales with --jobs. Submissions per minute for --jobs 1, 2, 4, 8 (where the cores exist).
+"""Benchmark: how grading scales with --jobs, per lab, on a CPU or on GPUs. Notebooks per minute for each --jobs.
 
     .venv/bin/python benchmarks/grading.py --lab 02 --copies 8 [--jobs 1 2 4 8] [--device cpu] [--burners 0]
+    python benchmarks/grading.py --device cuda --lab 01 06 --copies 8 --jobs 1 4 8 [--gpus 0,1]
 
-Each --jobs value gets a fresh gradebook: the warm-up (references, then the reference solution graded once to
-fill the shared compile cache) is timed on its own, then a batch of `copies` copies of the reference solution is
-graded and timed. The table gives the median seconds one job took (a job slower with more jobs beside it shows
-what is shared: cores, memory bandwidth, the disk), the batch's submissions per minute, the speedup over --jobs 1 and the
-efficiency (speedup / jobs). With --burners N, N processes spin on the CPU throughout (a busy grading machine):
-the scores must not change. A figure to watch, not a test.
+Per lab the warm-up (the references, then the reference solution graded once to fill the shared compile cache; a
+batch does it once per GPU model) is timed on its own, once; then for each --jobs value a fresh gradebook starts
+from that warm cache and grades `copies` copies of the reference solution and one untouched lab. The table gives
+the median seconds one job took (a job slower with more jobs beside it shows what is shared: cores, GPU, memory
+bandwidth), notebooks per minute, the amortized seconds per notebook, the speedup over the first --jobs and the
+scores: every copy of the solution must score full marks and the untouched lab 0 at every --jobs (the script exits 1
+otherwise). With --burners N, N processes spin on the CPU throughout (a busy grading machine): the scores must not
+change. A figure to watch, not a test.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -34,33 +38,51 @@ def spin() -> None:
         pass
 
 
-def run(lab: str, jobs: int, copies: int, device: str, work: Path, threads: int | None) -> dict:
-    """Warm up, then grade `copies` copies of the reference solution; times and scores."""
-    folder, out = work / f"subs-{jobs}", work / f"grades-{jobs}"
+def settings_for(lab: str, out: Path, jobs: int, args) -> batch.Settings:
+    return batch.Settings(lab=lab, out=out, jobs=jobs, device=args.device, threads=args.threads, gpus=args.gpus)
+
+
+def warm(lab: str, work: Path, args) -> tuple[Path, float]:
+    """The lab's warm-up, once: references and the reference solution graded into WORK/warm-LAB/.warm."""
+    out = work / f"warm-{lab}"
+    out.mkdir(parents=True)
+    settings = settings_for(lab, out, 1, args)
+    t0 = time.monotonic()
+    batch.warm_up(settings, progress=False, plan=settings.gpu_plan())
+    return out / ".warm", time.monotonic() - t0
+
+
+def run(lab: str, jobs: int, warm_dir: Path, work: Path, args) -> dict:
+    """Grade `copies` copies of the reference solution and one untouched lab from the warm cache; times and scores."""
+    folder, out = work / f"subs-{lab}-{jobs}", work / f"grades-{lab}-{jobs}"
     folder.mkdir(parents=True)
-    for k in range(copies):
+    for k in range(args.copies):
         shutil.copy(lab_path(lab, "solutions"), folder / f"copy_{k:02d}.ipynb")
-    settings = batch.Settings(lab=lab, out=out, jobs=jobs, device=device, threads=threads)
+    shutil.copy(lab_path(lab, "labs"), folder / "untouched.ipynb")
+    shutil.copytree(warm_dir, out / ".warm", symlinks=True)
     t0 = time.monotonic()
-    batch.grade([], settings, progress=False)                    # references and the reference solution, once
-    warm = time.monotonic() - t0
-    t0 = time.monotonic()
-    results = batch.grade([folder], settings, progress=False)
+    results = batch.grade([folder], settings_for(lab, out, jobs, args), progress=False)
     wall = time.monotonic() - t0
-    job_s = sorted(r.seconds for r in results)
-    return {"jobs": jobs, "warm_s": warm, "batch_s": wall, "per_min": 60 * copies / wall,
-            "job_s": job_s[len(job_s) // 2] if job_s else float("nan"),
-            "scores": sorted({f"{r.total:g}/{r.max_total:g}" for r in results}),
-            "statuses": sorted({r.status for r in results}),
+    copies = [r for r in results if r.submission != "untouched"]
+    untouched = [r for r in results if r.submission == "untouched"]
+    n = len(results)
+    wrong = ([f"{r.submission}: {r.status} {r.total:g}/{r.max_total:g}" for r in copies if r.total != r.max_total or r.status != "ok"]
+             + [f"untouched: {r.status} {r.total:g}/{r.max_total:g}" for r in untouched if r.total != 0])
+    return {"jobs": jobs, "batch_s": wall, "per_min": 60 * n / wall, "per_nb_s": wall / n,
+            "job_s": statistics.median(r.seconds for r in results),
+            "scores": sorted({f"{r.total:g}/{r.max_total:g}" for r in copies}),
+            "untouched": sorted({f"{r.total:g}" for r in untouched}), "wrong": wrong,
+            "alone": sum(1 for r in results if any("Graded alone" in note for note in r.notes)),
             "problems": [f"{r.submission}: {r.status}: {r.message}" for r in results if r.status != "ok"]}
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--lab", default="02")
-    ap.add_argument("--copies", type=int, default=8)
+    ap.add_argument("--lab", nargs="+", default=["02"])
+    ap.add_argument("--copies", type=int, default=8, help="copies of the reference solution per batch (plus one untouched lab)")
     ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2, 4, 8])
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--gpus", help="with --device cuda: the GPUs to spread the jobs over (default: every visible one)")
     ap.add_argument("--threads", type=int, default=None, help="CPU threads per job (default: cores / jobs)")
     ap.add_argument("--burners", type=int, default=0, help="processes that keep cores busy during the runs")
     ap.add_argument("--keep", action="store_true", help="keep the gradebooks (printed path)")
@@ -71,31 +93,43 @@ def main() -> None:
     burners = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.burners)]
     for b in burners:
         b.start()
-    rows = []
+    tables, failed = [], False
     try:
-        for j in jobs:
-            rows.append(run(args.lab, j, args.copies, args.device, work, args.threads))
-            r = rows[-1]
-            print(f"--jobs {j}: warm-up {r['warm_s']:.0f} s, {args.copies} submissions in {r['batch_s']:.0f} s "
-                  f"({r['per_min']:.2f}/min), scores {r['scores']}, statuses {r['statuses']}", flush=True)
-            for problem in r["problems"]:
-                print(f"    {problem}", flush=True)
+        for lab in args.lab:
+            warm_dir, warm_s = warm(lab, work, args)
+            print(f"lab {lab}: warm-up {warm_s:.0f} s", flush=True)
+            rows = []
+            for j in jobs:
+                r = run(lab, j, warm_dir, work, args)
+                rows.append(r)
+                print(f"lab {lab} --jobs {j}: {args.copies + 1} notebooks in {r['batch_s']:.0f} s ({r['per_nb_s']:.0f} s each, "
+                      f"{r['per_min']:.2f}/min), solution {r['scores']}, untouched {r['untouched']}", flush=True)
+                for line in r["problems"] + r["wrong"]:
+                    print(f"    {line}", flush=True)
+                failed |= bool(r["wrong"])
+            tables.append((lab, warm_s, rows))
     finally:
         for b in burners:
             b.kill()
-    base = rows[0]["per_min"]
-    print(f"\nLab {args.lab}, {args.copies} copies of the reference solution, --device {args.device}, {cores} cores, "
-          f"{args.burners} busy-loop processes beside, on {device_label('cpu')}")
-    print(f"{'jobs':>4} {'warm-up s':>10} {'batch s':>8} {'job s':>6} {'per min':>8} {'speedup':>8} {'efficiency':>10}  scores")
-    for r in rows:
-        speed = r["per_min"] / base
-        print(f"{r['jobs']:>4} {r['warm_s']:>10.0f} {r['batch_s']:>8.0f} {r['job_s']:>6.0f} {r['per_min']:>8.2f} {speed:>7.2f}× "
-              f"{speed / r['jobs']:>10.2f}  {', '.join(r['scores'])}")
+    print(f"\n{args.copies} copies of the reference solution + 1 untouched lab per batch, --device {args.device}"
+          f"{' --gpus ' + args.gpus if args.gpus else ''}, {cores} cores, {args.burners} busy-loop processes beside; "
+          f"{device_label(args.device)}")
+    print(f"{'lab':>3} {'jobs':>4} {'warm-up s':>9} {'batch s':>8} {'job s':>6} {'s/notebook':>10} {'per min':>8} {'speedup':>8}  "
+          f"{'solution':<10} untouched  graded alone")
+    for lab, warm_s, rows in tables:
+        base = rows[0]["per_min"]
+        for r in rows:
+            print(f"{lab:>3} {r['jobs']:>4} {warm_s:>9.0f} {r['batch_s']:>8.0f} {r['job_s']:>6.0f} {r['per_nb_s']:>10.1f} "
+                  f"{r['per_min']:>8.2f} {r['per_min'] / base:>7.2f}×  {', '.join(r['scores']):<10} "
+                  f"{', '.join(r['untouched']):<9}  {r['alone']}")
     if args.keep:
         print(f"gradebooks kept in {work}")
     else:
         shutil.rmtree(work, ignore_errors=True)
+    if failed:
+        print("a score changed with --jobs (above): honest scores must not depend on it", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

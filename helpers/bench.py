@@ -71,7 +71,11 @@ def thread_policy(device: str | torch.device = "cpu") -> str:
     """
     device = torch.device(device)
     if device.type != "cpu":
-        return f"threads: torch's default ({torch.get_num_threads()}); the timings run on {device}"
+        from helpers.env import apply_gpu_share
+
+        share = apply_gpu_share(device)
+        shared = f"; this job may fill {share:.0%} of the GPU's memory (the grader shares the GPU)" if share else ""
+        return f"threads: torch's default ({torch.get_num_threads()}); the timings run on {device}{shared}"
     wanted = os.environ.get(THREADS_ENV, "").strip()
     try:
         n = max(1, int(wanted)) if wanted else 1

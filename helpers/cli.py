@@ -90,7 +90,16 @@ def cmd_grade(args) -> int:
     settings = batch.Settings(lab=args.lab, out=Path(args.out), jobs=args.jobs, cell_timeout=args.cell_timeout,
                               notebook_timeout=args.timeout, call_timeout=args.call_timeout, memory_mb=args.memory_mb,
                               device=args.device, quick=not args.full, seed=args.seed, threads=args.threads,
-                              bwrap=not args.no_bwrap, warm=not args.no_warm, force=args.force, only=tuple(args.only or ()))
+                              bwrap=not args.no_bwrap, warm=not args.no_warm, force=args.force, only=tuple(args.only or ()),
+                              gpus=args.gpus)
+    if args.device != "cpu":
+        from helpers.grading import gpus
+
+        try:
+            gpus.visible_gpus(args.gpus)
+        except ValueError as err:
+            print(err, file=sys.stderr)
+            return 2
     paths = [Path(p) for p in args.submissions]
     if not paths:
         print("name at least one submission file or folder", file=sys.stderr)
@@ -200,6 +209,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--call-timeout", type=float, default=60, help="seconds a hidden check may run the learner's function (default 60)")
     g.add_argument("--memory-mb", type=int, default=6144, help="memory one submission may use (default 6144)")
     g.add_argument("--device", default="cpu", help="the device every job runs on: cpu or cuda (default cpu)")
+    g.add_argument("--gpus", metavar="IDS", help="with --device cuda: the GPUs the jobs are dealt over, e.g. 0,1 "
+                   "(default: every visible GPU); k jobs on one GPU may each fill 95%%/k of its memory")
     g.add_argument("--full", action="store_true", help="run the notebooks at full size (default: QUICK, as CI runs them)")
     g.add_argument("--seed", type=int, default=0, help="the seed every job gets (WORKBOOK_SEED, default 0)")
     g.add_argument("--threads", type=int, help="CPU threads per job (default: the cores shared out between --jobs)")

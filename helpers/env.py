@@ -42,8 +42,42 @@ def _cuda_works() -> bool:
         return False
 
 
+GPU_SHARE_ENV = "WORKBOOK_GPU_SHARE"   # set by the grader when jobs share a GPU: the share of its memory each may use
+
+
+def gpu_share() -> float | None:
+    """The share of the GPU's memory this process may use, when the grader shares the GPU between jobs; else None."""
+    raw = os.environ.get(GPU_SHARE_ENV, "").strip()
+    if not raw:
+        return None
+    try:
+        share = float(raw)
+    except ValueError:
+        raise ValueError(f"{GPU_SHARE_ENV}={raw!r}: give the share of GPU memory as a number in (0, 1]") from None
+    if not 0 < share <= 1:
+        raise ValueError(f"{GPU_SHARE_ENV}={raw!r}: give the share of GPU memory as a number in (0, 1]")
+    return share
+
+
+def apply_gpu_share(device: torch.device) -> float | None:
+    """Cap this process's CUDA caching allocator at its share of the GPU (`gpu_share()`), when one is set.
+
+    The grader runs several submissions on one GPU this way: an allocation past the share raises
+    torch.OutOfMemoryError in that job only, and the grader grades that submission again alone."""
+    share = gpu_share()
+    if share is not None and device.type == "cuda" and torch.cuda.is_available():
+        torch.cuda.set_per_process_memory_fraction(share, device)
+    return share
+
+
 def pick_device(pref: str | torch.device = "auto") -> torch.device:
     """Turn the DEVICE parameter ("auto", "cpu", "cuda", "cuda:1") into a torch.device that works here."""
+    device = _pick_device(pref)
+    apply_gpu_share(device)
+    return device
+
+
+def _pick_device(pref: str | torch.device) -> torch.device:
     pref = str(pref).strip().lower()
     if pref == "auto":
         return torch.device("cuda") if _cuda_works() else torch.device("cpu")

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import re
 import sys
 import traceback
@@ -310,9 +311,16 @@ def probe_settings(learner: Learner) -> dict:
     """The settings and versions the learner's kernel runs with (the grader records them with each grade)."""
     import torch
 
+    from helpers.env import apply_gpu_share, pick_device
+
     s = learner.settings
-    return {"device": s.device, "quick": s.quick, "out_dir": s.out_dir, "seed": s.seed, "torch": torch.__version__,
-            "cuda": torch.cuda.is_available()}
+    seen = {"device": s.device, "quick": s.quick, "out_dir": s.out_dir, "seed": s.seed, "torch": torch.__version__,
+            "cuda": torch.cuda.is_available(), "threads": torch.get_num_threads()}
+    if s.device != "cpu" and torch.cuda.is_available():
+        device = pick_device(s.device)
+        seen.update(gpu=torch.cuda.get_device_name(device), gpu_share=apply_gpu_share(device),   # the checks run under it too
+                    cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES", ""))
+    return seen
 
 
 def probe_files(learner: Learner, names: list[str], max_bytes: int = 4 << 20) -> dict:

@@ -32,7 +32,7 @@ from helpers import checks, notebooks
 from helpers.notebooks import lab_path
 from helpers.checks import Result
 from helpers.env import LabSettings, cpu_count
-from helpers.grading import class_report, gradebook, hidden, manual, references, restore, sandbox
+from helpers.grading import class_report, gpus, gradebook, hidden, manual, references, restore, sandbox
 from helpers.grading.job import NotebookJob
 from helpers.grading.gradebook import SubmissionResult
 
@@ -60,6 +60,11 @@ class Settings:
     warm: bool = True
     force: bool = False          # regrade every submission, even those already graded unchanged
     only: tuple = ()             # regrade just these submissions (file name, stem or gradebook key)
+    gpus: str | None = None      # --device cuda: the GPUs to spread the jobs over ("0,1"; default every visible one)
+
+    def gpu_plan(self) -> gpus.GpuPlan | None:
+        """Which GPU each job slot runs on and its share of GPU memory; None on a CPU."""
+        return gpus.GpuPlan(tuple(gpus.visible_gpus(self.gpus)), self.jobs) if self.device != "cpu" else None
 
     def lab_settings(self, out_dir: Path) -> LabSettings:
         """The settings a job's notebook and probes run with, through the WORKBOOK_* environment."""
@@ -140,10 +145,12 @@ class LabKit:
 
 
 def grade_one(path: Path, settings: Settings, kit: LabKit, slot: int, warm: Path | None,
-              keep_cache: Path | None = None) -> SubmissionResult:
+              keep_cache: Path | None = None, gpu_env: dict | None = None) -> SubmissionResult:
     """Grade one submission from file to result; never raises for anything the submission does.
 
-    With keep_cache, the submission's compile caches are kept there afterwards (to warm later submissions)."""
+    With keep_cache, the submission's compile caches are kept there afterwards (to warm later submissions); gpu_env
+    names the job's GPU and its share of that GPU's memory (`gpus.GpuPlan.env`). The result's `gpu_oom` says
+    whether the job ran out of GPU memory."""
     start = time.monotonic()
     lab_nb, specs = kit.lab_nb, kit.specs
     key, digest = submission_key(path), file_hash(path)
@@ -161,15 +168,15 @@ def grade_one(path: Path, settings: Settings, kit: LabKit, slot: int, warm: Path
     uid = sandbox.leased_uid(slot)
     scratch = sandbox.scratch_root(settings.out) / key
     out_dir = scratch / "experiments" / notebooks_out_dir(lab_nb)
-    jail = sandbox.Jail(scratch, uid, settings.lab_settings(out_dir).to_env(), settings.out, settings.threads_per_job(),
-                        gpu=settings.device != "cpu", use_bwrap=settings.bwrap)
+    jail = sandbox.Jail(scratch, uid, {**settings.lab_settings(out_dir).to_env(), **(gpu_env or {})}, settings.out,
+                        settings.threads_per_job(), gpu=settings.device != "cpu", use_bwrap=settings.bwrap)
     jail.prepare(warm)
     src, executed = scratch / "submission.ipynb", scratch / "executed.ipynb"
     notebooks.write(repaired.nb, src)
     limits = sandbox.Limits(wall_s=3 * settings.notebook_timeout + 30 * settings.call_timeout + 600,
                             memory_mb=settings.memory_mb, nproc=settings.nproc, use_cuda=settings.device != "cpu")
     job = NotebookJob(jail, src, executed, limits, settings.cell_timeout, settings.notebook_timeout)
-    results, seen = [], {}
+    results, seen, executed_bytes = [], {}, None
     try:
         ran = job.run()
         status, message = notebook_status(ran, job.outcome)
@@ -192,13 +199,16 @@ def grade_one(path: Path, settings: Settings, kit: LabKit, slot: int, warm: Path
                 results.append(checks.run(spec, ctx, kit.hidden.cases_for(spec.name, kit.references)))
     finally:
         job.stop()
-        keep_executed(settings.out, key, jail.read(executed.name, MAX_EXECUTED_BYTES))
+        executed_bytes = jail.read(executed.name, MAX_EXECUTED_BYTES)
+        keep_executed(settings.out, key, executed_bytes)
         jail.close(keep_cache)
     if job.replays:
         repaired.notes.append(f"Your notebook's kernel was gone after it ran (it died or hung), so the grader re-ran the "
                               f"cells that had finished {job.replays} time(s) to finish grading.")
-    return SubmissionResult(status=status, message=message, checks=results, notes=repaired.notes, settings=seen,
-                            isolation=jail.isolation, seconds=round(time.monotonic() - start, 1), **base)
+    result = SubmissionResult(status=status, message=message, checks=results, notes=repaired.notes, settings=seen,
+                              isolation=jail.isolation, seconds=round(time.monotonic() - start, 1), **base)
+    result.gpu_oom = settings.device != "cpu" and gpus.ran_out_of_memory(executed_bytes, [message, *(r.message for r in results)])
+    return result
 
 
 def notebooks_out_dir(lab_nb) -> str:
@@ -260,14 +270,24 @@ def loads(path: Path) -> bool:
         return False
 
 
-def warm_up(settings: Settings, lab_nb=None, specs=None, hidden_lab=None, progress: bool = False) -> LabKit:
+def warm_up(settings: Settings, lab_nb=None, specs=None, hidden_lab=None, progress: bool = False,
+            plan: gpus.GpuPlan | None = None) -> LabKit:
     """The batch's references (computed once into OUT/.warm) and, with settings.warm, the shared compile cache
-    (the reference solution graded once, its caches kept in OUT/.warm); both are reused by later runs on OUT."""
+    (the reference solution graded once, its caches kept in OUT/.warm); both are reused by later runs on OUT.
+
+    On a GPU the warm-up is done once per GPU model: a gradebook warmed on another model is warmed again."""
     lab_nb = lab_nb if lab_nb is not None else notebooks.read(lab_path(settings.lab))
     specs = specs if specs is not None else checks.load_lab(settings.lab)
     hidden_lab = hidden_lab if hidden_lab is not None else hidden.load_hidden(settings.lab)
     out = settings.out
     warm = out / ".warm"
+    if settings.device != "cpu":
+        model, stamp = gpus.gpu_model(), warm / "gpu-model.txt"
+        if stamp.exists() and stamp.read_text() != model:
+            for stale in (warm / ".done", warm / f"references-{settings.device}.pkl"):
+                stale.unlink(missing_ok=True)
+        warm.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(model)
     for sub in ("home", "tmp", "cache"):
         (warm / sub).mkdir(parents=True, exist_ok=True)
     env = sandbox.job_environment(warm, settings.lab_settings(warm / "experiments").to_env(), out, settings.threads_per_job())
@@ -277,7 +297,8 @@ def warm_up(settings: Settings, lab_nb=None, specs=None, hidden_lab=None, progre
     if settings.warm and not (warm / ".done").exists():
         if progress:
             print("warming the shared compile cache by grading the reference solution once ...", file=sys.stderr)
-        ref = grade_one(lab_path(settings.lab, "solutions"), settings, kit, 0, warm, keep_cache=warm)
+        ref = grade_one(lab_path(settings.lab, "solutions"), settings, kit, 0, warm, keep_cache=warm,
+                        gpu_env=plan.env(0, alone=True) if plan else None)
         if ref.total < ref.max_total and progress:
             print(f"warning: the reference solution scored {ref.total:g}/{ref.max_total:g} on this machine: "
                   + "; ".join(f"{c.name}: {c.message}" for c in ref.checks if not c.passed), file=sys.stderr)
@@ -308,8 +329,13 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     if why_not and progress and runnable:
         print(f"note: jobs run as '{how}', without bubblewrap ({why_not}): each job keeps its limits and clean-up but "
               "sees the machine as its user does. The gradebook records each submission's isolation.", file=sys.stderr)
+    plan = settings.gpu_plan() if runnable else None
+    if plan and progress:
+        print(f"jobs on the GPU: {plan.describe()}; a submission that runs out of GPU memory is graded again alone",
+              file=sys.stderr)
     # invalid files need no references and no warm cache: a batch of only those computes nothing
-    kit = warm_up(settings, lab_nb, specs, hidden_lab, progress) if runnable else LabKit(lab_nb, specs, hidden_lab, {})
+    kit = (warm_up(settings, lab_nb, specs, hidden_lab, progress, plan) if runnable
+           else LabKit(lab_nb, specs, hidden_lab, {}))
     warm = out / ".warm"
     names = [s.name for s in specs]
     titles = {s.name: s.title for s in specs}
@@ -317,13 +343,24 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
     slots = list(range(1, settings.jobs + 1))
     sandbox.lease_uids(settings.jobs + 1)
     guard = gradebook.Guard(out / "results")
+    again_alone: list[Path] = []   # out of GPU memory beside other jobs: graded again, alone, after the batch
 
-    def run(path: Path) -> SubmissionResult:
+    def run(path: Path, alone: bool = False) -> SubmissionResult | None:
         with lock:
             slot = slots.pop()
         try:
             try:
-                result = grade_one(path, settings, kit, slot, warm if settings.warm else None)
+                gpu_env = plan.env(slot, alone) if plan else None
+                result = grade_one(path, settings, kit, slot, warm if settings.warm else None, gpu_env=gpu_env)
+                if getattr(result, "gpu_oom", False) and not alone and plan and plan.share(slot) is not None:
+                    log(out, f"{result.key}: out of GPU memory beside {plan.sharing(slot) - 1} other job(s): "
+                             "graded again alone after the batch")
+                    with lock:
+                        again_alone.append(path)
+                    return None
+                if alone:
+                    result.notes.append("Graded alone on the GPU: beside the batch's other jobs it ran out of GPU "
+                                        "memory, so the grader ran it again with the whole GPU.")
             except Exception as err:  # a grader bug must cost one submission, never the batch
                 log(out, f"grader error on {path}: {traceback.format_exc()}")
                 result = SubmissionResult(submission=path.stem, key=submission_key(path), sha256=file_hash(path), lab=settings.lab,
@@ -347,7 +384,12 @@ def grade(paths: list[Path], settings: Settings, shard: str | None = None, progr
         bar = tqdm(total=len(futures), desc=f"grading lab {settings.lab}", unit="nb", disable=not progress, file=sys.stderr)
         for fut in as_completed(futures):
             r = fut.result()
-            bar.set_postfix_str(f"{r.submission}: {r.total:g}/{r.max_total:g}")
+            if r is not None:
+                bar.set_postfix_str(f"{r.submission}: {r.total:g}/{r.max_total:g}")
+                bar.update()
+        for path in again_alone:   # one at a time, each with a whole GPU
+            r = run(path, alone=True)
+            bar.set_postfix_str(f"{r.submission}: {r.total:g}/{r.max_total:g} (alone)")
             bar.update()
         bar.close()
     for note in guard.repair():

@@ -715,7 +715,7 @@ def job_environment(scratch: Path, settings_env: dict[str, str], gradebook: Path
         GRADEBOOK_VAR: str(gradebook.resolve()), **settings_env,
     }
     for key in ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CC", "CXX", "VIRTUAL_ENV", "TRITON_INTERPRET", "JUPYTER_PATH"):
-        if key in os.environ:
+        if key in os.environ and key not in settings_env:   # the grader's own GPU for this job comes first
             env[key] = os.environ[key]
     return env
 
