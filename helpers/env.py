@@ -66,7 +66,8 @@ def apply_gpu_share(device: torch.device) -> float | None:
     torch.OutOfMemoryError in that job only, and the grader grades that submission again alone."""
     share = gpu_share()
     if share is not None and device.type == "cuda" and torch.cuda.is_available():
-        torch.cuda.set_per_process_memory_fraction(share, device)
+        index = device.index if device.index is not None else torch.cuda.current_device()   # "cuda" names no index
+        torch.cuda.set_per_process_memory_fraction(share, index)
     return share
 
 

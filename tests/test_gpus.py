@@ -61,6 +61,13 @@ def test_the_share_is_read_and_refused_clearly(monkeypatch):
     monkeypatch.setenv(env.GPU_SHARE_ENV, "0.475")
     assert env.gpu_share() == 0.475
     assert env.apply_gpu_share(torch.device("cpu")) == 0.475   # on a CPU nothing is capped
+    capped = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "set_per_process_memory_fraction", lambda share, index: capped.append((share, index)))
+    env.apply_gpu_share(torch.device("cuda"))      # torch wants an index: "cuda" alone is refused there
+    env.apply_gpu_share(torch.device("cuda:1"))
+    assert capped == [(0.475, 0), (0.475, 1)]
     for bad in ("half", "0", "1.5"):
         monkeypatch.setenv(env.GPU_SHARE_ENV, bad)
         with pytest.raises(ValueError, match=r"number in \(0, 1\]"):

@@ -168,8 +168,11 @@ def grade_one(path: Path, settings: Settings, kit: LabKit, slot: int, warm: Path
     uid = sandbox.leased_uid(slot)
     scratch = sandbox.scratch_root(settings.out) / key
     out_dir = scratch / "experiments" / notebooks_out_dir(lab_nb)
+    # the warm-up on a GPU runs alone: all the cores compile its kernels (a CPU job's thread count is part of what
+    # Inductor compiles, so there the warm-up keeps the jobs' count)
+    threads = cpu_count() if slot == 0 and settings.device != "cpu" else settings.threads_per_job()
     jail = sandbox.Jail(scratch, uid, {**settings.lab_settings(out_dir).to_env(), **(gpu_env or {})}, settings.out,
-                        settings.threads_per_job(), gpu=settings.device != "cpu", use_bwrap=settings.bwrap)
+                        threads, gpu=settings.device != "cpu", use_bwrap=settings.bwrap)
     jail.prepare(warm)
     src, executed = scratch / "submission.ipynb", scratch / "executed.ipynb"
     notebooks.write(repaired.nb, src)

@@ -699,7 +699,13 @@ def isolation(uid: int | None, use_bwrap: bool = True) -> tuple[str, str]:
 COMPILE_CACHES = {"TORCHINDUCTOR_CACHE_DIR": "inductor", "TRITON_CACHE_DIR": "triton"}
 
 
-def job_environment(scratch: Path, settings_env: dict[str, str], gradebook: Path, threads: int) -> dict[str, str]:
+# Inductor's parallel compile workers for a GPU job (Triton kernels compile one per worker; each worker is a Python
+# process of a few hundred MB, counted in the job's memory limit). CPU jobs compile in the job's own process.
+MAX_COMPILE_WORKERS = 4
+
+
+def job_environment(scratch: Path, settings_env: dict[str, str], gradebook: Path, threads: int,
+                    gpu: bool = False) -> dict[str, str]:
     """A job's whole environment: its home, name, caches and temp folder in `scratch`, and the run's settings."""
     home = scratch / "home"
     env = {
@@ -708,7 +714,7 @@ def job_environment(scratch: Path, settings_env: dict[str, str], gradebook: Path
         "PYTHONPATH": os.pathsep.join(p for p in [str(ROOT), str(hidden_inputs_dir().parent), os.environ.get("PYTHONPATH", "")] if p),
         "MPLBACKEND": "Agg", "TMPDIR": str(scratch / "tmp"),
         **{var: str(scratch / "cache" / name) for var, name in COMPILE_CACHES.items()},
-        "TORCHINDUCTOR_COMPILE_THREADS": "1", "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
+        "TORCHINDUCTOR_COMPILE_THREADS": str(min(threads, MAX_COMPILE_WORKERS) if gpu else 1), "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
         "WORKBOOK_THREADS": str(threads),   # bench.thread_policy (every lab's set-up) gives torch this count
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_DATA_DIR": str(home / "data"), "IPYTHONDIR": str(home / "ipython"),
         "XDG_CACHE_HOME": str(home / "cache"), "PYTHONDONTWRITEBYTECODE": "1", "WORKBOOK_GRADING": "1",
@@ -736,7 +742,7 @@ class Jail:
     def __init__(self, scratch: Path, uid: int | None, settings_env: dict[str, str], gradebook: Path,
                  threads: int, gpu: bool, use_bwrap: bool = True):
         self.scratch, self.uid, self.gpu = Path(scratch), uid, gpu
-        self.env = job_environment(self.scratch, settings_env, gradebook, threads)
+        self.env = job_environment(self.scratch, settings_env, gradebook, threads, gpu)
         self.isolation, self.why_not = isolation(uid, use_bwrap)
         self.bwrap = bwrap_path() if self.isolation.startswith("bwrap") else None
 
