@@ -108,3 +108,24 @@ def test_out_of_memory_beside_other_jobs_is_graded_again_alone(tmp_path, monkeyp
     assert sum(1 for c in calls if c[0] != "big") == 3
     assert any("graded alone" in n.lower() for n in results["big"].notes)
     assert "graded again alone" in (settings.out / "grader.log").read_text()
+
+
+def test_the_warm_up_is_redone_on_another_gpu_model_and_kept_on_the_same(tmp_path, monkeypatch):
+    """A gradebook warmed on one GPU model is warmed again on another (its compiled kernels are that model's), and
+    reused as it is on the same model."""
+    graded = []
+
+    def fake_grade_one(path, settings, kit, slot, warm, keep_cache=None, gpu_env=None):
+        graded.append((slot, dict(gpu_env or {})))
+        return SubmissionResult(submission="solution", key="solution", sha256="", lab=settings.lab, status="ok",
+                                message="", checks=[Result(s.name, "passed", s.points, s.points, "ok") for s in kit.specs])
+
+    monkeypatch.setattr(batch, "grade_one", fake_grade_one)
+    monkeypatch.setattr(batch.references, "references", lambda *a, **k: {})
+    settings = batch.Settings(lab="02", out=tmp_path, device="cuda", jobs=2)
+    plan = gpus.GpuPlan(("0",), 2)
+    for model in ("NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H200"):
+        monkeypatch.setattr(gpus, "gpu_model", lambda model=model: model)
+        batch.warm_up(settings, plan=plan)
+    assert graded == [(0, {"CUDA_VISIBLE_DEVICES": "0"})] * 2   # the first H100 and the H200: the whole GPU, no cap
+    assert (tmp_path / ".warm" / "gpu-model.txt").read_text() == "NVIDIA H200"
