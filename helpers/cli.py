@@ -209,8 +209,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--call-timeout", type=float, default=60, help="seconds a hidden check may run the learner's function (default 60)")
     g.add_argument("--memory-mb", type=int, default=6144, help="memory one submission may use (default 6144)")
     g.add_argument("--device", default="cpu", help="the device every job runs on: cpu or cuda (default cpu)")
-    g.add_argument("--gpus", metavar="IDS", help="with --device cuda: the GPUs the jobs are dealt over, e.g. 0,1 "
-                   "(default: every visible GPU); k jobs on one GPU may each fill 95%%/k of its memory")
+    g.add_argument("--gpus", metavar="IDS", help="with --device cuda: the GPUs the jobs are dealt over, as nvidia-smi "
+                   "numbers them, e.g. 0,1 (default: every visible GPU); k jobs on one GPU may each fill 95%%/k of its memory")
     g.add_argument("--full", action="store_true", help="run the notebooks at full size (default: QUICK, as CI runs them)")
     g.add_argument("--seed", type=int, default=0, help="the seed every job gets (WORKBOOK_SEED, default 0)")
     g.add_argument("--threads", type=int, help="CPU threads per job (default: the cores shared out between --jobs)")

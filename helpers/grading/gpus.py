@@ -21,7 +21,8 @@ OOM = re.compile(r"OutOfMemoryError|CUDA out of memory|CUDA error: out of memory
 
 
 def visible_gpus(requested: str | None = None) -> list[str]:
-    """The GPUs to spread jobs over: `requested` ("0,1"), else CUDA_VISIBLE_DEVICES, else every GPU torch sees.
+    """The GPUs to spread jobs over: `requested` ("0,1", the host's numbering, as nvidia-smi shows it), else the
+    grader's own CUDA_VISIBLE_DEVICES, else every GPU torch sees.
 
     Raises ValueError with what to do when there is none."""
     if requested:
@@ -82,10 +83,13 @@ class GpuPlan:
         return env
 
     def describe(self) -> str:
-        per = {g: sum(1 for s in range(1, self.jobs + 1) if self.gpu_of(s) == g) for g in self.gpus}
-        used = {g: k for g, k in per.items() if k}
-        return ", ".join(f"GPU {g}: {k} job{'s' if k > 1 else ''}" + (f" ({HEADROOM / k:.0%} of its memory each)" if k > 1 else "")
-                         for g, k in used.items())
+        """e.g. "GPU 0: 3 jobs (32% of its memory each), GPU 1: 2 jobs (48% of its memory each)"."""
+        first = {}
+        for slot in range(1, self.jobs + 1):
+            first.setdefault(self.gpu_of(slot), slot)
+        return ", ".join(f"GPU {g}: {self.sharing(s)} job{'s' if self.sharing(s) > 1 else ''}"
+                         + (f" ({self.share(s):.0%} of its memory each)" if self.share(s) else "")
+                         for g, s in first.items())
 
 
 def ran_out_of_memory(executed: bytes | None, messages: list[str]) -> bool:

@@ -714,7 +714,8 @@ def job_environment(scratch: Path, settings_env: dict[str, str], gradebook: Path
         "PYTHONPATH": os.pathsep.join(p for p in [str(ROOT), str(hidden_inputs_dir().parent), os.environ.get("PYTHONPATH", "")] if p),
         "MPLBACKEND": "Agg", "TMPDIR": str(scratch / "tmp"),
         **{var: str(scratch / "cache" / name) for var, name in COMPILE_CACHES.items()},
-        "TORCHINDUCTOR_COMPILE_THREADS": str(min(threads, MAX_COMPILE_WORKERS) if gpu else 1), "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
+        "TORCHINDUCTOR_COMPILE_THREADS": str(min(threads, MAX_COMPILE_WORKERS) if gpu else 1),
+        "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
         "WORKBOOK_THREADS": str(threads),   # bench.thread_policy (every lab's set-up) gives torch this count
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_DATA_DIR": str(home / "data"), "IPYTHONDIR": str(home / "ipython"),
         "XDG_CACHE_HOME": str(home / "cache"), "PYTHONDONTWRITEBYTECODE": "1", "WORKBOOK_GRADING": "1",
