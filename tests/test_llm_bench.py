@@ -207,6 +207,24 @@ def test_reduce_overhead_on_cuda_compiles_once_and_matches_eager():
     assert result.sequences() == expected
 
 
+@pytest.mark.slow
+@pytest.mark.gpu
+@TORCH_JIT_DEPRECATION
+def test_cuda_decode_queues_the_next_step_yet_stops_and_stamps_like_eager():
+    """On a GPU stream_tokens queues step t+1 before reading token t: same tokens, the same stop, stamps in order."""
+    with EagerBackend(UNTIED, device="cuda", dtype="float32") as eager:
+        full = eager.collect(PROMPT, GenerationConfig(max_new_tokens=12)).sequences()[0]
+    stop = full[5]
+    config = GenerationConfig(max_new_tokens=12, stop_token_ids=(stop,))
+    with CompiledBackend(UNTIED, device="cuda", dtype="float32", mode="reduce-overhead") as backend:
+        for _ in range(3):
+            result = backend.collect(PROMPT, config)
+        again = backend.collect(PROMPT, GenerationConfig(max_new_tokens=12)).sequences()[0]
+    assert result.sequences()[0] == full[:full.index(stop) + 1]
+    assert again == full                       # the step queued after the stop left nothing behind
+    assert result.token_times_s == sorted(result.token_times_s) and result.token_times_s[0] > result.start_s
+
+
 def test_hf_backend_without_transformers_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "transformers", None)  # `import transformers` now raises ImportError
     with pytest.raises(ImportError, match="pip install transformers"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -1043,44 +1044,114 @@ def varlen_reference(case: VarlenCase, device) -> VarlenCase:
     return VarlenCase(case.about, case.gpt, case.shapes, case.lr, case.max_len, tuple(losses))
 
 
+class ResetAgain(Exception):
+    """Raised by _CompileWatch at a second `torch._dynamo.reset()`: a reset per batch compiles every batch afresh."""
+
+
+class _CompileWatch:
+    """While a probe runs: what `torch.compile` was asked for (its `dynamic=`) and how often Dynamo was reset (a
+    second reset stops the run with ResetAgain)."""
+
+    def __init__(self):
+        self.dynamic: list = []
+        self.resets = 0
+
+    def __enter__(self):
+        self.saved = torch.compile, torch._dynamo.reset
+        compile_, reset = self.saved
+
+        @functools.wraps(compile_)
+        def watched_compile(*args, **kwargs):
+            self.dynamic.append(kwargs.get("dynamic"))
+            return compile_(*args, **kwargs)
+
+        @functools.wraps(reset)
+        def watched_reset(*args, **kwargs):
+            self.resets += 1
+            if self.resets > 1:
+                raise ResetAgain("torch._dynamo.reset() called again")
+            return reset(*args, **kwargs)
+
+        torch.compile, torch._dynamo.reset = watched_compile, watched_reset
+        return self
+
+    def __exit__(self, *exc):
+        torch.compile, torch._dynamo.reset = self.saved
+
+
 def probe_varlen(learner: Learner, case: VarlenCase) -> dict:
-    """varlen_losses on the case's batches: the losses, and how many graphs Dynamo compiled meanwhile."""
+    """varlen_losses on the case's batches: the losses, and how many graphs Dynamo compiled meanwhile.
+
+    Dynamo raises at the first recompilation (`error_on_recompile`): one is enough to fail the check, and a
+    static-shape answer would otherwise compile a forward and a backward per shape (a minute on a 2-core CPU). The
+    guard that failed, the `dynamic=` torch.compile was given and the resets tell the mistakes apart."""
+    from torch._dynamo.exc import RecompileError
     from torch._dynamo.utils import counters
 
     model, batches = case.build(run_device(learner))
     torch._dynamo.reset()
     before = counters["stats"]["unique_graphs"]
-    got = learner.call("varlen_losses", model, batches, case.lr)
+    recompiled = None
+    with _CompileWatch() as watch, torch._dynamo.config.patch(error_on_recompile=True):
+        try:
+            got = learner.call("varlen_losses", model, batches, case.lr)
+        except RecompileError as err:
+            got, recompiled = None, str(err)
+        except ResetAgain:
+            got = None
     compiles = counters["stats"]["unique_graphs"] - before
     torch._dynamo.reset()
+    seen = {"compiles": compiles, "resets": watch.resets, "static": False in watch.dynamic}
+    if recompiled is not None or watch.resets > 1:
+        return {"losses": None, **seen, "recompiled": recompiled}
     try:
         losses = [float(v) for v in got]
     except (TypeError, ValueError):
-        return {"losses": None, "type": type(got).__name__, "compiles": compiles}
-    return {"losses": losses, "compiles": compiles}
+        return {"losses": None, "type": type(got).__name__, **seen}
+    return {"losses": losses, **seen}
+
+
+def guard_that_failed(reason: str) -> str:
+    """The first guard failure of Dynamo's recompilation message, e.g. "tensor 'idx' size mismatch at index 1.
+    expected 12, actual 7" (the wording varies between releases: kept loose)."""
+    lines = [ln.strip().lstrip("- ").strip() for ln in reason.splitlines()]
+    failed = [ln for ln in lines if ln and not ln.startswith(("Recompiling", "triggered by"))]
+    return failed[0][:200] if failed else reason.strip()[:200]
 
 
 def varlen_problems(got: dict, case: VarlenCase, reveal: bool) -> list[str]:
     steps, shapes = len(case.shapes), len(set(case.shapes))
+    fix = ("mark the sizes that vary dynamic before the first call (torch._dynamo.mark_dynamic on the batch and "
+           "sequence dims of both idx and targets), or compile with dynamic=True, so that one graph serves every batch.")
+    static = ("one graph per shape: every new length (or batch size) fails a guard and compiles again. Do not force "
+              "static shapes (dynamic=False) or reset Dynamo between batches; ")
+    stopped = got.get("recompiled") is not None or got.get("resets", 0) > 1     # probe_varlen stopped the run
+    if stopped or got.get("compiles", 0) > 1:
+        if got.get("static") or got.get("resets", 0) > 1:
+            why = static
+        elif got.get("recompiled") is not None:
+            guard = guard_that_failed(got["recompiled"])
+            dim0 = re.search(r"(index|dim(ension)?)\s*0\b", guard) is not None
+            why = (f"a batch failed a guard of the graph compiled before it ({guard}), so Dynamo compiled again. "
+                   + ("The last, partial batch changes the batch size: a dim left static there compiles again; "
+                      if dim0 else
+                      "The first call compiled with its sizes as constants; automatic dynamic shapes then compile "
+                      "again with the size that changed dynamic, once per input and dim (the last, partial batch "
+                      "changes the batch size too); "))
+        else:
+            why = ("the first call compiled with its sizes as constants, and a later shape compiled again with them "
+                   "dynamic (automatic dynamic shapes), once per input and dim that changed; the last, partial batch "
+                   "changes the batch size too. ")
+        n = got.get("compiles", 0)
+        counted = "Dynamo had to compile more than one graph" if stopped else f"Dynamo compiled {n} graphs over {shapes} shapes"
+        return [f"on {case.about}, {counted}: {why}{fix}"]
     if got.get("losses") is None:
         return [f"varlen_losses should return the {steps} losses as floats (loss.item()); it returned a {got.get('type')}."]
     losses = got["losses"]
     if len(losses) != steps:
         return [f"on {case.about}, varlen_losses returned {len(losses)} losses for {steps} batches: one per batch."]
-    n = got["compiles"]
-    if n == 0:
+    if got["compiles"] == 0:
         return [f"on {case.about}, varlen_losses compiled nothing: wrap loss_fn in torch.compile and train with it."]
-    if n > 1:
-        if n >= shapes:
-            why = ("one graph per shape: every new length (or batch size) failed a guard and compiled again. "
-                   "Do not force static shapes (dynamic=False) or reset Dynamo between batches; ")
-        else:
-            why = ("the first call compiled with its sizes as constants, and a later shape compiled again with them "
-                   "dynamic (automatic dynamic shapes), once per input and dim that changed; the last, partial batch "
-                   "changes the batch size too. ")
-        return [f"on {case.about}, Dynamo compiled {n} graphs over {shapes} shapes: {why}mark the sizes that vary "
-                "dynamic before the first call (torch._dynamo.mark_dynamic on the batch and sequence dims of both "
-                "idx and targets), or compile with dynamic=True, so that one graph serves every batch."]
     gap = relative_gap(losses, list(case.reference))
     if gap > 1e-4:
         said = f" (largest relative gap {gap:.1e})" if reveal else ""

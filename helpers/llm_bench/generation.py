@@ -46,18 +46,34 @@ def sample_next(logits: torch.Tensor, config: GenerationConfig, generator: torch
 def stream_tokens(logits: torch.Tensor, advance, config: GenerationConfig, generator: torch.Generator | None):
     """The token loop every backend shares: sample from last-position logits (batch, vocab), yield the ids once they
     are on the host, stop at max_new_tokens or when every sequence hit a stop id, else `advance(next_ids)` (one
-    decode step, returning the next last-position logits)."""
+    decode step, returning the next last-position logits).
+
+    On a GPU the next step is queued before waiting for this step's ids: they travel to the host behind an event of
+    their own, so the host's work between tokens (sampling, the compiled step's guards and launch, the caller's
+    bookkeeping) overlaps the GPU's next step instead of leaving the GPU idle. A token is still yielded, and stamped,
+    only once its ids are on the host. The step queued after a stop id is never read."""
     stopped = [False] * logits.shape[0]
+    overlap = logits.is_cuda
     for step in range(config.max_new_tokens):
+        last = step + 1 == config.max_new_tokens
         with torch.no_grad():
             next_ids = sample_next(logits, config, generator)
-        ids = next_ids.tolist()  # waits for the device: from here the token is on the host
+            if overlap and not last:
+                on_host = next_ids.to("cpu", non_blocking=True)
+                copied = torch.cuda.Event()
+                copied.record()
+                logits = advance(next_ids)          # queued behind the copy; runs while we wait for it
+                copied.synchronize()
+                ids = on_host.tolist()
+            else:
+                ids = next_ids.tolist()  # waits for the device: from here the token is on the host
         yield ids
         stopped = [s or i in config.stop_token_ids for s, i in zip(stopped, ids)]
-        if all(stopped) or step + 1 == config.max_new_tokens:
+        if all(stopped) or last:
             return
-        with torch.no_grad():
-            logits = advance(next_ids)
+        if not overlap:
+            with torch.no_grad():
+                logits = advance(next_ids)
 
 
 def percentiles(xs: list[float], qs: tuple[float, ...] = (50, 95, 99)) -> dict[str, float]:

@@ -30,10 +30,16 @@ try:
 except ImportError:       # macOS, native Windows: no Triton wheel
     triton = tl = None
 
+GEMV_ROWS = 1  # up to this many rows of x: int8_gemv_kernel; more: int8_linear_kernel's tl.dot tiles
 BLOCK_B = 16   # tl.dot's smallest tile: x's B rows, padded with masked-off zeros
 # Measured good on an H100 for this shape family (1 to 8 rows, Llama MLP and attention widths): BLOCK_N 32–64,
 # BLOCK_K 128–256, 4 warps, 3–4 stages; the autotuner picks per (B, N, K).
 CONFIGS = [dict(BLOCK_N=n, BLOCK_K=k, num_warps=4, num_stages=s) for n in (32, 64) for k in (128, 256) for s in (3, 4)]
+# One row (batch-1 decode): int8_gemv_kernel, few outputs per program over long K blocks (the fastest on an H100 at
+# Llama-3.2-1B's and Llama-2-7B's shapes: benchmarks/int8_kernel.py --sweep).
+GEMV_CONFIGS = [dict(BLOCK_N=n, BLOCK_K=k, num_warps=w, num_stages=1)
+                for n, k, w in ((2, 1024, 2), (2, 1024, 4), (2, 1024, 8), (2, 512, 4), (4, 1024, 8), (4, 512, 8),
+                                (8, 128, 8), (8, 256, 8), (16, 128, 8))]
 
 
 def interpreted() -> bool:
@@ -79,10 +85,36 @@ if triton is not None:
         tl.store(out_ptr + rb[:, None] * stride_ob + rn[None, :] * stride_on,
                  (acc * scales[None, :]).to(out_ptr.dtype.element_ty), mask=(rb[:, None] < B) & (rn[None, :] < N))
 
+    @triton.jit
+    def int8_gemv_kernel(x_ptr, q_ptr, s_ptr, out_ptr, B, N, K,
+                         stride_xb, stride_xk, stride_qn, stride_qk, stride_ob, stride_on,
+                         BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+        """BLOCK_N outputs of one row of x (program axis 0: the row, so the rows of one weight block run side by
+        side and share it through L2): a BLOCK_N×BLOCK_K fp32 accumulator of products, summed once after the K loop.
+        No tl.dot, so no tile padded to 16 rows: the weight-streaming shape of batch-1 decode."""
+        b = tl.program_id(0)
+        rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+        rk = tl.arange(0, BLOCK_K)
+        acc = tl.zeros((BLOCK_N, BLOCK_K), dtype=tl.float32)
+        for k0 in range(0, K, BLOCK_K):
+            kk = k0 + rk
+            x = tl.load(x_ptr + b * stride_xb + kk * stride_xk, mask=kk < K, other=0.0).to(tl.float32)
+            q = tl.load(q_ptr + rn[:, None] * stride_qn + kk[None, :] * stride_qk,
+                        mask=(rn[:, None] < N) & (kk[None, :] < K), other=0)
+            acc += q.to(tl.float32) * x[None, :]
+        scales = tl.load(s_ptr + rn, mask=rn < N, other=0.0).to(tl.float32)
+        y = tl.sum(acc, axis=1) * scales
+        tl.store(out_ptr + b * stride_ob + rn * stride_on, y.to(out_ptr.dtype.element_ty), mask=rn < N)
+
     int8_linear_tuned = triton.autotune(
         configs=[triton.Config({"BLOCK_N": c["BLOCK_N"], "BLOCK_K": c["BLOCK_K"]}, num_warps=c["num_warps"],
                                num_stages=c["num_stages"]) for c in CONFIGS],
         key=["B", "N", "K"])(int8_linear_kernel)
+
+    int8_gemv_tuned = triton.autotune(
+        configs=[triton.Config({"BLOCK_N": c["BLOCK_N"], "BLOCK_K": c["BLOCK_K"]}, num_warps=c["num_warps"],
+                               num_stages=c["num_stages"]) for c in GEMV_CONFIGS],
+        key=["B", "N", "K"])(int8_gemv_kernel)
 
 
 def int8_linear(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
@@ -101,7 +133,12 @@ def int8_linear(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor) -> torch
         return out
     args = (x, q, scales, out, B, N, K, x.stride(0), x.stride(1), q.stride(0), q.stride(1), out.stride(0),
             out.stride(1))
-    if x.device.type == "cuda":
+    if B <= GEMV_ROWS:
+        if x.device.type == "cuda":
+            int8_gemv_tuned[lambda meta: (B, triton.cdiv(N, meta["BLOCK_N"]))](*args)
+        else:
+            int8_gemv_kernel[(B, triton.cdiv(N, 8))](*args, BLOCK_N=8, BLOCK_K=64)
+    elif x.device.type == "cuda":
         grid = lambda meta: (triton.cdiv(N, meta["BLOCK_N"]), triton.cdiv(B, BLOCK_B))
         int8_linear_tuned[grid](*args, BLOCK_B=BLOCK_B, DOT_IN_FP32=False)
     else:
