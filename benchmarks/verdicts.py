@@ -104,8 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", type=Path, help="write every verdict seen to this file (rewritten after each lab run)")
     p.add_argument("--add", type=Path, nargs="+", default=[], metavar="JSON",
                    help="fold in the verdicts of earlier runs (their --json files): one table across several sittings")
-    p.add_argument("--deadline", type=float, help="seconds for the whole benchmark: no lab run starts after it, and "
-                                                  "the table covers the runs that finished")
+    p.add_argument("--deadline", type=float, help="seconds for the whole benchmark: no lab run starts after it, a run "
+                                                  "still going then is stopped (its verdicts so far count; not a failure), "
+                                                  "and the table covers what ran")
     args = p.parse_args(argv)
     repeats = 2 if args.quick else args.repeats
     if repeats < 1:
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
 
     device = str(pick_device(args.device))
     start = time.perf_counter()
-    skipped = 0
+    skipped = cut_short = 0
     results: dict[tuple, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     failed = []
     for earlier in args.add:
@@ -136,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                     log = scratch / f"{cond}-{rep}-{lab}.jsonl"
                     spin = spinners(cpu_count()) if cond == "busy" else []
                     t0 = time.perf_counter()
+                    by_deadline = left is not None and left < args.timeout     # this run's limit is the deadline's
                     try:
                         rc, tail = run_lab(lab, device, log, scratch, args.timeout if left is None else min(args.timeout, left))
                     finally:
@@ -145,9 +147,13 @@ def main(argv: list[str] | None = None) -> int:
                     got = read_log(lab, log)
                     for key, entry in got:
                         results[key][cond].append(entry)
+                    cut = rc == 124 and by_deadline      # stopped by --deadline: its verdicts so far count, no failure
                     print(f"{cond} run {rep + 1}/{repeats} lab {lab}: {len(got)} verdicts in "
-                          f"{time.perf_counter() - t0:.0f} s" + ("" if rc == 0 else f"  FAILED (exit {rc})"), flush=True)
-                    if rc != 0:
+                          f"{time.perf_counter() - t0:.0f} s" + ("" if rc == 0 else "  cut short by --deadline" if cut
+                                                                 else f"  FAILED (exit {rc})"), flush=True)
+                    if cut:
+                        cut_short += 1
+                    elif rc != 0:
                         failed.append((cond, rep, lab))
                         print("  " + tail.replace("\n", "\n  "), flush=True)
                     if args.json:
@@ -157,8 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     table, flips = report(results, conditions)
     print()
     print(table)
-    if skipped:
-        print(f"{skipped} lab run(s) not started: the --deadline of {args.deadline:.0f} s had passed", file=sys.stderr)
+    if skipped or cut_short:
+        print(f"{skipped} lab run(s) not started and {cut_short} cut short: the --deadline of {args.deadline:.0f} s "
+              "had passed", file=sys.stderr)
     if failed:
         print(f"runs that failed: {failed}", file=sys.stderr)
     print(f"verdicts: {len(results)} comparisons, {flips} flips")
