@@ -1137,7 +1137,8 @@ def varlen_problems(got: dict, case: VarlenCase, reveal: bool) -> list[str]:
                       if dim0 else
                       "The first call compiled with its sizes as constants; automatic dynamic shapes then compile "
                       "again with the size that changed dynamic, once per input and dim (the last, partial batch "
-                      "changes the batch size too); "))
+                      "changes the batch size too), and a function compiled with dynamic=False compiles once per "
+                      "shape; "))
         else:
             why = ("the first call compiled with its sizes as constants, and a later shape compiled again with them "
                    "dynamic (automatic dynamic shapes), once per input and dim that changed; the last, partial batch "
