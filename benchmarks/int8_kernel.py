@@ -22,12 +22,14 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from helpers import bench  # noqa: E402
 from helpers.env import device_label, versions  # noqa: E402
 from helpers.llama import LlamaConfig  # noqa: E402
+from helpers.llm_bench.quantize import Int8Linear  # noqa: E402
 
 
 def shapes(config: LlamaConfig) -> dict[str, tuple[int, int]]:
@@ -37,70 +39,66 @@ def shapes(config: LlamaConfig) -> dict[str, tuple[int, int]]:
             "gate+up fused": (2 * f, d), "head": (config.vocab_size, d)}
 
 
-def int8_compiled(x, q, s):
-    """Int8Linear.forward as torch.compile sees it during decode."""
-    if x.shape[0] == 1:
-        return (x.unsqueeze(-2) * q.to(x.dtype)).sum(-1) * s
-    return F.linear(x, q.to(x.dtype)) * s
-
-
-def over_layers(fn, x, weights):
-    """fn over every layer's weight, back to back (what one decode step does per matmul kind)."""
+def over_layers(fn, x, layers):
+    """fn(x, layer) over every layer, back to back (what one decode step does per matmul kind)."""
     def run(*_):
-        for w in weights:
-            fn(x, *w)
+        for layer in layers:
+            fn(x, layer)
     return run
 
 
 def sweep_fns(B, N, K):
+    """{label: fn(x, layer)}: every config of int8_linear_kernel (tl.dot) and int8_gemv_kernel, launched as they are."""
     from helpers.llm_bench import int8_triton as it
     import triton
+
+    def launcher(kernel, grid, meta):
+        def launch(x, layer):
+            q, s = layer.weight_int8, layer.scales
+            out = torch.empty((B, N), device=x.device, dtype=x.dtype)
+            kernel[grid](x, q, s, out, B, N, K, x.stride(0), x.stride(1), q.stride(0), q.stride(1), out.stride(0),
+                         out.stride(1), **meta)
+            return out
+        return launch
 
     fns = {}
     for bn in (16, 32, 64):
         for bk in (128, 256, 512):
             for st in (3, 4, 5):
-                def dot(x, q, s, bn=bn, bk=bk, st=st):
-                    out = torch.empty((B, N), device=x.device, dtype=x.dtype)
-                    it.int8_linear_kernel[(triton.cdiv(N, bn), triton.cdiv(B, it.BLOCK_B))](
-                        x, q, s, out, B, N, K, x.stride(0), x.stride(1), q.stride(0), q.stride(1), out.stride(0),
-                        out.stride(1), BLOCK_B=it.BLOCK_B, BLOCK_N=bn, BLOCK_K=bk, DOT_IN_FP32=False, num_warps=4,
-                        num_stages=st)
-                    return out
-                fns[f"dot n{bn} k{bk} s{st}"] = dot
+                fns[f"dot n{bn} k{bk} s{st}"] = launcher(
+                    it.int8_linear_kernel, (triton.cdiv(N, bn), triton.cdiv(B, it.BLOCK_B)),
+                    dict(BLOCK_B=it.BLOCK_B, BLOCK_N=bn, BLOCK_K=bk, DOT_IN_FP32=False, num_warps=4, num_stages=st))
     for bn in (2, 4, 8, 16):
         for bk in (128, 256, 512, 1024):
             for w in (2, 4, 8):
-                if bn * bk > 8192 or bn * bk < 512:
-                    continue
-                def gemv(x, q, s, bn=bn, bk=bk, w=w):
-                    out = torch.empty((B, N), device=x.device, dtype=x.dtype)
-                    it.int8_gemv_kernel[(B, triton.cdiv(N, bn))](
-                        x, q, s, out, B, N, K, x.stride(0), x.stride(1), q.stride(0), q.stride(1), out.stride(0),
-                        out.stride(1), BLOCK_N=bn, BLOCK_K=bk, num_warps=w, num_stages=1)
-                    return out
-                fns[f"gemv n{bn} k{bk} w{w}"] = gemv
+                if 512 <= bn * bk <= 8192:
+                    fns[f"gemv n{bn} k{bk} w{w}"] = launcher(it.int8_gemv_kernel, (B, triton.cdiv(N, bn)),
+                                                              dict(BLOCK_N=bn, BLOCK_K=bk, num_warps=w, num_stages=1))
     return fns
 
 
-def shape_rows(name, B, N, K, layers, copy_bw, seconds, sweep):
+def make_variants(B, N, K, layers, dev, sweep):
+    """x, {label: (fn(x, layer), its layers)} and each variant's largest error against its exact matmul."""
     from helpers.llm_bench.int8_triton import int8_linear
 
-    dev = torch.device("cuda")
-    g = torch.Generator(device=dev).manual_seed(N + K)
-    x = torch.randn(B, K, device=dev, dtype=torch.bfloat16, generator=g)
-    bf16 = [(torch.randn(N, K, device=dev, dtype=torch.bfloat16, generator=g) / K**0.5,) for _ in range(layers)]
-    int8 = []
-    for (w,) in bf16:
-        s = (w.float().abs().amax(1) / 127).clamp(min=1e-12)
-        int8.append((torch.round(w.float() / s[:, None]).clamp(-127, 127).to(torch.int8), s.to(torch.bfloat16)))
-    want = F.linear(x.float(), int8[0][0].float()) * int8[0][1].float()
-    variants = {"bf16 F.linear": (F.linear, bf16), "int8 compiled": (torch.compile(int8_compiled), int8),
-                "int8-triton": (int8_linear, int8)}
+    torch.manual_seed(N + K)
+    x = torch.randn(B, K, device=dev, dtype=torch.bfloat16)
+    bf16 = [nn.Linear(K, N, bias=False, device=dev, dtype=torch.bfloat16) for _ in range(layers)]
+    int8 = [Int8Linear.from_linear(lin) for lin in bf16]            # per-row scales, as the int8 backends quantize
+    variants = {"bf16 F.linear": (lambda x, lin: F.linear(x, lin.weight), bf16),
+                "int8 compiled": (torch.compile(lambda x, layer: layer(x)), int8),   # Int8Linear's own forward
+                "int8-triton": (lambda x, layer: int8_linear(x, layer.weight_int8, layer.scales), int8)}
     if sweep:
         variants.update({k: (fn, int8) for k, fn in sweep_fns(B, N, K).items()})
-    err = {k: (fn(x, *ws[0]).float() - (F.linear(x.float(), ws[0][0].float()) if k.startswith("bf16") else want))
-           .abs().max().item() for k, (fn, ws) in variants.items()}
+    exact = {"bf16": F.linear(x.float(), bf16[0].weight.float()), "int8": F.linear(x.float(), int8[0].dequantized().float())}
+    err = {k: (fn(x, ws[0]).float() - exact["bf16" if k.startswith("bf16") else "int8"]).abs().max().item()
+           for k, (fn, ws) in variants.items()}
+    return x, variants, err
+
+
+def shape_rows(name, B, N, K, layers, copy_bw, seconds, sweep):
+    dev = torch.device("cuda")
+    x, variants, err = make_variants(B, N, K, layers, dev, sweep)
     graphed = {k: bench.cuda_graphed(over_layers(fn, x, ws), device=dev) for k, (fn, ws) in variants.items()}
     if sweep:   # too many for one set of rounds: each alone, then the best few against the baselines
         alone = {k: bench.measure(fn, device=dev, min_run_time=0.1).median_ms for k, fn in graphed.items()}

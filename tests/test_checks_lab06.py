@@ -50,3 +50,13 @@ def test_untouched_lab_fails_as_not_written(name, untouched, out):
     result = run_public(name, untouched, out)
     assert not result.passed
     assert "not written yet" in result.message or "not filled in yet" in result.message, result.line()
+
+
+def test_the_failed_guard_is_quoted_without_the_hidden_sizes():
+    """06.dynamic quotes the guard that failed; the grader's hidden batches keep their sizes to themselves."""
+    from helpers.checks.lab06 import guard_that_failed
+
+    reason = ("Recompiling function loss_fn in <cell>:3\n    triggered by the following guard failure(s):\n"
+              "    - 0/0: tensor 'idx' size mismatch at index 1. expected 12, actual 7")
+    assert guard_that_failed(reason) == "tensor 'idx' size mismatch at index 1. expected 12, actual 7"
+    assert guard_that_failed(reason, reveal=False) == "tensor 'idx' size mismatch at index 1"

@@ -61,7 +61,7 @@ def stream_tokens(logits: torch.Tensor, advance, config: GenerationConfig, gener
             if overlap and not last:
                 on_host = next_ids.to("cpu", non_blocking=True)
                 copied = torch.cuda.Event()
-                copied.record()
+                copied.record(torch.cuda.current_stream(logits.device))
                 logits = advance(next_ids)          # queued behind the copy; runs while we wait for it
                 copied.synchronize()
                 ids = on_host.tolist()
