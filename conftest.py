@@ -16,6 +16,9 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 # the 2 cores, and Inductor's CPU kernels are built for the thread count they compile with, so the compile caches the
 # grading tests' warm-ups leave (conftest.warm_lab) also fit what the in-process tests and nbval's kernels compile.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# ... and Inductor compiles in that process too, as a CPU grading job does (sandbox.job_environment): a pool of compile
+# workers per test process and kernel, each importing torch, costs more than it saves when every core is busy.
+os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 CALLERS_INDUCTOR_CACHE = os.environ.get("TORCHINDUCTOR_CACHE_DIR")   # one set by the caller is used throughout
 
 

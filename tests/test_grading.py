@@ -65,7 +65,11 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     unsorted = S.with_solved(["ex-e"])
     S.cell(unsorted, "ex-e").source = S.cell(unsorted, "ex-e").source.replace(
         'sorted(rows, key=lambda r: r["batch"], reverse=True)', 'rows[::-1]')
-    case("crossover_unsorted", unsorted, total=0, statuses={"04.crossover": "failed"})   # passes in the notebook only
+    # passes in the notebook only; and a cell that kills the kernel (after part C) costs its own part only: the grader
+    # restarts the kernel, re-runs the cells that had finished, skips that cell and runs the rest (the submission
+    # still says the kernel died, and where); in this one-part submission, so the kill adds no full run of the lab
+    S.add_cell(unsorted, "import os\nos._exit(1)", after="check-c")
+    case("crossover_unsorted_and_os_exit", unsorted, total=0, status="crashed", statuses={"04.crossover": "failed"})
     # Disruptions that must cost a working solution nothing, in one submission (one job instead of five; a failure
     # names the checks they broke): a cell that loops forever (stopped at the cell limit; it sleeps, to leave the
     # cores to the other jobs: test_job stops one that spins), sys.exit (a SystemExit
@@ -86,19 +90,16 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
                           (daemon, "check-g")):
         S.add_cell(disrupted, source, after=after)
     case("loop_exit_print_memory_daemon", disrupted, total=FULL)
-    # a cell that kills the kernel costs its own part only: the grader restarts the kernel, re-runs the cells that
-    # had finished, skips that cell and runs the rest (the submission still says the kernel died, and where) ...
-    case("os_exit", S.add_cell(S.solution(), "import os\nos._exit(1)", after="check-c"), total=FULL, status="crashed")
-    # ... up to MAX_RESTARTS times: the third kill ends the run, and the checks after it were not run
+    # A kernel killed up to MAX_RESTARTS times costs nothing (the checks after each kill still pass on the cells
+    # re-run before them); the third kill ends the run, and the checks after it were not run
     thrice = S.solution()
     for after in ("check-a", "check-c", "check-e"):
         S.add_cell(thrice, "import os\nos._exit(1)", after=after)
     case("os_exit_thrice", thrice, total=FULL - POINTS["04.scheduler"] - POINTS["04.report"], status="crashed",
          statuses={"04.scheduler": "crashed", "04.report": "crashed", "04.crossover": "passed"})
     case("segfault", S.add_cell(S.lab(), "import ctypes\nctypes.string_at(0)", after="setup"), total=0, status="crashed")
-    case("fork_bomb", S.add_cell(S.solution(), "import os, time\nfor _ in range(10):\n    os.fork()\ntime.sleep(600)\n", after="outro"),
-         total=FULL, status=("crashed", "memory"))   # 1024 forked kernels: the process or the memory watchdog stops it first
-    # a correct solution written another way, its cells deleted, duplicated and retyped
+    # a correct solution written another way, its cells deleted, duplicated and retyped, that ends in a fork bomb
+    # (1024 forked kernels: the process or the memory watchdog stops it first, after every check has run)
     edited = S.alternative()
     edited.cells = [c for c in edited.cells if c.id not in ("check-a", "check-d", "run-c")]
     dup = next(c for c in edited.cells if c.id == "ex-b")
@@ -107,7 +108,8 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     retyped.cell_type = "markdown"
     retyped.pop("outputs", None)
     retyped.pop("execution_count", None)
-    case("alternative_deleted_duplicated_retyped", edited, total=FULL,
+    edited.cells.append(S.nbformat.v4.new_code_cell("import os, time\nfor _ in range(10):\n    os.fork()\ntime.sleep(600)\n"))
+    case("alternative_deleted_duplicated_retyped_fork_bomb", edited, total=FULL, status=("crashed", "memory"),
          notes=["deleted", "turned back into a code cell"])
     # Ways to claim points without the work, in one untouched lab (it must score 0): replace the checks in the
     # kernel, write over the gradebook from inside the job, print a pass line.
@@ -204,7 +206,7 @@ def test_every_failed_check_says_why(batch):
 
 
 def test_crash_names_the_cell(batch):
-    once = grades(batch["out"])["os_exit"]
+    once = grades(batch["out"])["crossover_unsorted_and_os_exit"]
     assert "killed the notebook's kernel" in once["message"] and "ran the rest" in once["message"]
     message = grades(batch["out"])["os_exit_thrice"]["checks"]["04.report"]["message"]
     assert "kernel died" in message and "in cell '" in message and "import os" in message

@@ -1,5 +1,7 @@
 """Every lab besides 04 (which has its own corpus in test_grading.py): under `workbook grade`, the solution
-scores full marks and the untouched lab scores 0, with status ok, and the checks are what the lab registers.
+scores full marks and the untouched lab scores 0, with status ok, and the checks are what the lab registers. The
+untouched lab as the grader ran it is also the stub matrix's first row (tools/stub_matrix.py --lab NN): every given
+cell runs, or stops on the stub of its own part saying so; none breaks on an earlier part.
 
 The solution is graded as every batch grades it before the submissions: the warm-up (`batch.warm_up`, shared
 through conftest.warm_lab) grades the reference solution from cold caches and keeps its result in `.warm/.done`;
@@ -10,16 +12,20 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import checks
+from helpers import checks, notebooks
 from helpers.grading import batch
 from helpers.grading.gradebook import SubmissionResult
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import stub_matrix  # noqa: E402
+
 LABS = sorted(p.name[:2] for p in (ROOT / "labs").glob("*.ipynb") if not p.name.startswith("04"))
 
 
@@ -42,6 +48,10 @@ class GradeLab:
         assert (sol.status, sol.total, sol.max_total) == ("ok", top, top), [c.line() for c in sol.checks if not c.passed]
         assert (lab_r.submission, lab_r.status, lab_r.total) == ("untouched", "ok", 0), [c.line() for c in lab_r.checks if c.passed]
         assert all(c.message for c in lab_r.checks)
+        (executed,) = (out / "executed").glob("untouched-*.ipynb")
+        broken = [f"{f['role']} cell {f['cell']}: {f['error']}" for f in stub_matrix.executed_failures(notebooks.read(executed))
+                  if not f["expected"]]
+        assert not broken, "a cell broke on an earlier part's stub (tools/stub_matrix.py --lab NN says more):\n" + "\n".join(broken)
 
 
 # One class per lab (pytest -k 03 selects a lab), so that pytest-xdist spreads the labs over its workers; the

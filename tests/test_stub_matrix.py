@@ -58,10 +58,32 @@ def test_the_matrix_reports_a_given_cell_that_breaks():
     assert (got["cell"], got["role"], got["expected"]) == ("g", "given", False) and "NameError" in got["error"]
 
 
-@pytest.mark.parametrize("lab", stub_matrix.LABS)
+def test_the_executed_untouched_lab_is_read_as_the_matrix_runs_it():
+    """stub_matrix.executed_failures (what test_grading_labs reads from the grader's run of the untouched lab): a given
+    cell that stops on its own part's stub is expected; one that stops on an earlier part's, or a NameError, is not."""
+    import nbformat
+
+    def cell(cid, tags, exercise=None, error=None):
+        c = nbformat.v4.new_code_cell("pass", id=cid, metadata={"tags": tags, **({"workbook": {"exercise": exercise}} if exercise else {})})
+        if error:
+            c.outputs = [nbformat.v4.new_output("error", ename=error[0], evalue=error[1], traceback=[error[2]])]
+        return c
+
+    stop = lambda part: ("NotImplementedError", f"{part}: write your solution here", f"\x1b[0;31m⏭ part {part} is not done yet\x1b[0m")
+    nb = nbformat.v4.new_notebook(cells=[
+        cell("ex-a", ["exercise"], "A: compile"), cell("run-a", ["given"], error=stop("A")),
+        cell("check-a", ["check"], error=("AssertionError", "", "x")),
+        cell("ex-b", ["exercise"], "B: dump"), cell("run-b", ["given"], error=stop("A")),
+        cell("run-b2", ["given"], error=("NameError", "name 'k' is not defined", "NameError"))])
+    rows = {r["cell"]: r["expected"] for r in stub_matrix.executed_failures(nb)}
+    assert rows == {"run-a": True, "check-a": True, "run-b": False, "run-b2": False}
+
+
+@pytest.mark.parametrize("lab", ["04"])
 def test_the_untouched_lab_runs_every_given_cell_past_the_stubs(lab, tmp_path):
     """Every exercise left as its stub: each given cell either runs or stops on its own part's stub, saying so; no
-    given cell breaks on an earlier part (tools/stub_matrix.py --lab NN, in a process of its own, as a kernel)."""
+    given cell breaks on an earlier part (tools/stub_matrix.py --lab NN, in a process of its own, as a kernel). The
+    other labs: test_grading_labs reads the same from the untouched lab the grader ran (stub_matrix.executed_failures)."""
     env = {**os.environ, "TMPDIR": str(tmp_path), "WORKBOOK_QUICK": "1", "WORKBOOK_DEVICE": "cpu", "MPLBACKEND": "Agg"}
     env.pop("TRITON_INTERPRET", None)
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "stub_matrix.py"), "--lab", lab], env=env,

@@ -143,6 +143,32 @@ def run(cells: list, only: str | None = None, failed: list | None = None, wrong:
     return failures
 
 
+STOPPED_ON = re.compile(r"⏭ part (\S+) ")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def executed_failures(nb) -> list[dict]:
+    """run()'s rows, read from a notebook already executed with every exercise a stub (the untouched lab as the
+    grader ran it): the cells whose error output is neither an exercise's own stub, nor a check, nor a given cell that
+    stopped on the stub of its own part (its traceback then starts with "⏭ part X")."""
+    failures, part = [], None
+    for cell in nb.cells:
+        if "exercise" in notebooks.tags(cell):
+            part = notebooks.exercise_name(cell).split(":")[0].strip()
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if out.get("output_type") != "error":
+                continue
+            tags = notebooks.tags(cell)
+            role = "exercise" if "exercise" in tags else "check" if "check" in tags else "given" if "given" in tags else "other"
+            shown = ANSI.sub("", "\n".join(out.get("traceback", [])))
+            stopped = STOPPED_ON.match(shown.lstrip())
+            expected = (role == "exercise" and out.get("ename") == "NotImplementedError") or role == "check" or \
+                (role == "given" and stopped is not None and stopped.group(1) == part)
+            failures.append({"cell": cell.get("id"), "role": role, "error": f"{out.get('ename')}: {out.get('evalue')}"[:300],
+                             "expected": expected, "where": shown[-200:]})
+    return failures
+
+
 def matrix_row(lab: str, exercise: str, mode: str) -> dict:
     """One row of the matrix: the solution with `exercise` put back to its stub (mode "stub") or given a wrong answer
     from the corpus (mode "wrong"), run whole; what failed, and whether that was exactly the exercise's checks."""
