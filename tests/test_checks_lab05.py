@@ -353,14 +353,9 @@ def test_fixed_cost_blocks_log_each_step():
 
 
 # ---------------------------------------------------------------- the distributed exercises (torchrun)
-@pytest.mark.slow
-@pytest.mark.parametrize("name", LAUNCHED)
-def test_solution_passes_public_and_hidden(name, tmp_path):
-    ns = namespace(tmp_path)
-    pub = public(name, ns, tmp_path)
-    assert pub.passed, pub.message
-    hid = secret(name, ns, tmp_path)
-    assert hid.passed, hid.message
+# The solution's launched exercises against their public and hidden cases: test_grading_labs.TestGradeLab05 (the
+# grader's run of the solution: its check cells print ✅, the hidden cases give full marks), which launches each
+# once already; the pipeline again below, on a busy machine and with time outside the blocks.
 
 
 @contextlib.contextmanager

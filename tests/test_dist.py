@@ -147,6 +147,17 @@ def test_a_hang_is_stopped_with_a_hint(cell):
     assert "not every rank calls" in str(info.value)
 
 
+def test_a_rank_that_leaves_a_collective_waiting_gets_the_same_hint(tmp_path):
+    """On a busy machine the rank that skipped the barrier may exit before the other's timeout: gloo then says
+    "Connection closed by peer" on the waiting rank, and only that rank reports; the hint still names the cause."""
+    (tmp_path / "error_rank0.txt").write_text("RuntimeError\n\nTraceback (most recent call last):\n  File \"x.py\", "
+                                              "line 1\nRuntimeError: [pair.cc:553] Connection closed by peer [127.0.0.1]:1\n")
+    err = hd._failure("hangs", tmp_path, 2, "", 1)
+    assert "rank 1 left without an error" in str(err) and "not every rank calls" in str(err)
+    (tmp_path / "error_rank1.txt").write_text("ValueError\n\nTraceback (most recent call last):\nValueError: bad\n")
+    assert "not every rank calls" not in str(hd._failure("hangs", tmp_path, 2, "", 1))   # a real error comes first
+
+
 def test_what_cannot_be_carried_is_refused_before_launch(cell, tmp_path):
     with pytest.raises(hd.ScriptError, match="BIG.*pass it to launch"):
         hd.write_script(cell["uses_a_tensor"], tmp_path / "t.py")

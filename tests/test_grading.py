@@ -89,7 +89,7 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
                           ("blocks = []\nwhile True:\n    blocks.append(bytearray(512 << 20))\n", "check-b"),
                           (daemon, "check-g")):
         S.add_cell(disrupted, source, after=after)
-    case("loop_exit_print_memory_daemon", disrupted, total=FULL)
+    case("solution_with_loop_exit_print_memory_daemon", disrupted, total=FULL)
     # A kernel killed up to MAX_RESTARTS times costs nothing (the checks after each kill still pass on the cells
     # re-run before them); the third kill ends the run, and the checks after it were not run
     thrice = S.solution()
@@ -109,7 +109,7 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     retyped.pop("outputs", None)
     retyped.pop("execution_count", None)
     edited.cells.append(S.nbformat.v4.new_code_cell("import os, time\nfor _ in range(10):\n    os.fork()\ntime.sleep(600)\n"))
-    case("alternative_deleted_duplicated_retyped_fork_bomb", edited, total=FULL, status=("crashed", "memory"),
+    case("written_another_way_deleted_duplicated_retyped_fork_bomb", edited, total=FULL, status=("crashed", "memory"),
          notes=["deleted", "turned back into a code cell"])
     # Ways to claim points without the work, in one untouched lab (it must score 0): replace the checks in the
     # kernel, write over the gradebook from inside the job, print a pass line.
@@ -138,6 +138,19 @@ def grade_cmd(folder: Path, out: Path) -> list[str]:
             "--cell-timeout", str(CELL_TIMEOUT), "--call-timeout", "60", "--timeout", "900", "--quiet"]
 
 
+def graded_by_a_job(out: Path) -> bool:
+    """A result written by a job (not an invalid file, graded without one). The batch is killed then: the jobs in
+    flight lose their work. Submissions are graded in name order, and the corpus's names put short jobs first (the
+    full runs of the solution, "solution_with_…" and "written_another_way_…", start last), so little is lost."""
+    for path in (out / "results").glob("*.json"):
+        try:
+            if json.loads(path.read_text()).get("status") != "invalid":
+                return True
+        except (OSError, ValueError):
+            continue      # being written
+    return False
+
+
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory, warm_lab04):
     """Grade the corpus; kill the batch after a few results; resume it; re-run it once more."""
@@ -149,8 +162,8 @@ def batch(tmp_path_factory, warm_lab04):
     proc = subprocess.Popen(grade_cmd(folder, out), cwd=ROOT, env=env, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 1800
-    while len(list((out / "results").glob("*.json"))) < 4 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(1)
+    while not graded_by_a_job(out) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.5)
     os.killpg(proc.pid, signal.SIGKILL)          # the instructor's machine goes down mid-batch
     proc.wait()
     before_kill = {p.name: p.read_bytes() for p in (out / "results").glob("*.json")}

@@ -1,5 +1,6 @@
 """Every lab besides 04 (which has its own corpus in test_grading.py): under `workbook grade`, the solution
-scores full marks and the untouched lab scores 0, with status ok, and the checks are what the lab registers. The
+scores full marks and the untouched lab scores 0, with status ok, and the checks are what the lab registers; every
+check cell of the solution, run by the grader's job, printed ✅ for its public cases. The
 untouched lab as the grader ran it is also the stub matrix's first row (tools/stub_matrix.py --lab NN): every given
 cell runs, or stops on the stub of its own part saying so; none breaks on an earlier part.
 
@@ -11,6 +12,7 @@ the untouched lab is then graded as a submission, with the caches that warm-up l
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -48,6 +50,12 @@ class GradeLab:
         assert (sol.status, sol.total, sol.max_total) == ("ok", top, top), [c.line() for c in sol.checks if not c.passed]
         assert (lab_r.submission, lab_r.status, lab_r.total) == ("untouched", "ok", 0), [c.line() for c in lab_r.checks if c.passed]
         assert all(c.message for c in lab_r.checks)
+        # the reference solution's own check cells (the public cases), as the warm-up's job ran them: every one ✅
+        (reference,) = (warm.parent / "executed").glob(f"{batch.lab_path(lab, 'solutions').stem}-*.ipynb")
+        printed = {name: mark for c in notebooks.read(reference).cells if "check" in notebooks.tags(c)
+                   for o in c.get("outputs", []) if o.get("output_type") == "stream"
+                   for mark, name in re.findall(r"^(✅|❌) (\d\d\.\w+)", o.get("text", ""), re.M)}
+        assert printed == {s.name: "✅" for s in checks.load_lab(lab)}, printed
         (executed,) = (out / "executed").glob("untouched-*.ipynb")
         broken = [f"{f['role']} cell {f['cell']}: {f['error']}" for f in stub_matrix.executed_failures(notebooks.read(executed))
                   if not f["expected"]]

@@ -32,12 +32,18 @@ def test_a_stubbed_cell_says_which_part_and_other_errors_keep_their_traceback():
         shell.run_cell("from helpers import checks; checks.show_unfinished_parts()")
         stub = shell.run_cell('raise NotImplementedError("2a: find chains: write your solution here")')
         other = shell.run_cell('raise NotImplementedError("not on this device")')
+        wrapped = shell.run_cell('try:\n    raise NotImplementedError("5: the backend: write your solution here")\n'
+                                 'except NotImplementedError as e:\n    raise RuntimeError("backend raised") from e')
+        bug = shell.run_cell('raise ValueError("a real bug")')
     finally:
         shell.set_custom_exc((), None)
         del shell._showtraceback
     assert isinstance(stub.error_in_exec, NotImplementedError) and isinstance(other.error_in_exec, NotImplementedError)
     assert shown[0].startswith("⏭ part 2a (find chains) is not done yet")
     assert "not on this device" in shown[1] and "not done yet" not in shown[1]
+    # an error raised from a stub (torch.compile wraps a backend's in BackendCompilerFailed) names the part too
+    assert isinstance(wrapped.error_in_exec, RuntimeError) and shown[2].startswith("⏭ part 5 (the backend) is not done yet")
+    assert isinstance(bug.error_in_exec, ValueError) and "a real bug" in shown[3] and "not done yet" not in shown[3]
 
 
 def test_part_c_of_lab_04_left_as_its_stub_breaks_no_other_cell(tmp_path, monkeypatch):
@@ -74,9 +80,10 @@ def test_the_executed_untouched_lab_is_read_as_the_matrix_runs_it():
         cell("ex-a", ["exercise"], "A: compile"), cell("run-a", ["given"], error=stop("A")),
         cell("check-a", ["check"], error=("AssertionError", "", "x")),
         cell("ex-b", ["exercise"], "B: dump"), cell("run-b", ["given"], error=stop("A")),
-        cell("run-b2", ["given"], error=("NameError", "name 'k' is not defined", "NameError"))])
+        cell("run-b2", ["given"], error=("NameError", "name 'k' is not defined", "NameError")),
+        cell("run-b3", ["given"], error=("BackendCompilerFailed", "backend raised", "NotImplementedError: B: write your solution here"))])
     rows = {r["cell"]: r["expected"] for r in stub_matrix.executed_failures(nb)}
-    assert rows == {"run-a": True, "check-a": True, "run-b": False, "run-b2": False}
+    assert rows == {"run-a": True, "check-a": True, "run-b": False, "run-b2": False, "run-b3": True}
 
 
 @pytest.mark.parametrize("lab", ["04"])

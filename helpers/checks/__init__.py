@@ -133,8 +133,9 @@ def part_not_done(part: str, needs: str) -> str:
 
 
 def show_unfinished_parts() -> None:
-    """In a Jupyter kernel, a cell stopped by an exercise's stub prints one line naming the part that is not done yet
-    instead of a traceback into the stub; any other NotImplementedError keeps its traceback. (The cell still ends in
+    """In a Jupyter kernel, a cell stopped by an exercise's stub (or by an error raised from one, as torch.compile
+    wraps a backend's) prints one line naming the part that is not done yet instead of a traceback into the stub;
+    every other error keeps its traceback. (The cell still ends in
     an error: Run All stops there, and the grader goes on to the next cell as always.)"""
     try:
         from IPython import get_ipython
@@ -145,14 +146,15 @@ def show_unfinished_parts() -> None:
         return
 
     def handler(shell, etype, value, tb, tb_offset=None):
-        if unfinished_part(value) is None:
+        stub = stub_behind(value)      # the stub itself, or an error raised from it (Dynamo's BackendCompilerFailed)
+        if stub is None:
             shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
             return None
-        stb = [not_done(value, goes_on=False)]
+        stb = [not_done(stub, goes_on=False)]
         shell._showtraceback(etype, value, stb)      # an error output, as a traceback would be, of one line
         return stb
 
-    shell.set_custom_exc((NotImplementedError,), handler)
+    shell.set_custom_exc((Exception,), handler)
 
 
 class LearnerError(CheckFailed):
