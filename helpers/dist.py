@@ -601,8 +601,8 @@ def _failure(name: str, run_dir: Path, world: int, output: str, code: int) -> Di
         quiet = sorted(set(range(world)) - {rank for _, _, rank, _, _ in found})
         text = (f"rank{'s' if len(quiet) > 1 else ''} {', '.join(map(str, quiet))} left without an error while the rest "
                 "waited on them in a collective: a collective that not every rank calls (or that ranks call in another "
-                "order) waits until a peer leaves (unless that rank was killed, out of memory say: what the ranks printed "
-                "tells).\n" + text)
+                "order) waits until a peer leaves: check that every rank reaches the same collectives (unless that rank was "
+                "killed, out of memory say: what the ranks printed tells).\n" + text)
     if not all(kind == "NotImplementedError" for *_, kind, _ in found):
         return DistributedError(text, failures, output)
     err = RankNotImplemented(text, failures, output)

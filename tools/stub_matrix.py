@@ -103,6 +103,17 @@ def check_failures(printed: str, only: str | None) -> list[str]:
     return [name for name in FAILED_CHECK.findall(printed) if checks.spec(name).exercise != only.split(":")[0].strip()]
 
 
+def role_of(tags: list[str]) -> str:
+    """A cell's part in the lab: exercise, check, given or other."""
+    return "exercise" if "exercise" in tags else "check" if "check" in tags else "given" if "given" in tags else "other"
+
+
+def expected_error(role: str, stub: bool, own_stub: bool) -> bool:
+    """An error the untouched lab may show: an exercise's own stub, a failed check, or a given cell that stopped on
+    the stub of the part it belongs to. Anything else is a cell broken by an unfinished part."""
+    return (role == "exercise" and stub) or role == "check" or (role == "given" and own_stub)
+
+
 def run(cells: list, only: str | None = None, failed: list | None = None, wrong: bool = False) -> list[dict]:
     """Run the code cells in one namespace, going on after errors; one row per cell that raised, and per check cell
     that failed a check of another exercise than `only`. The names of every failed check go into `failed`. wrong:
@@ -130,13 +141,11 @@ def run(cells: list, only: str | None = None, failed: list | None = None, wrong:
         except BaseException as e:          # noqa: BLE001 - a learner's cell may raise anything
             if isinstance(e, KeyboardInterrupt):
                 raise
-            role = "exercise" if "exercise" in tags else "check" if "check" in tags else "given" if "given" in tags else "other"
-            stub = isinstance(e, NotImplementedError)
+            role = role_of(tags)
             # A part's own run cell stops on its own stub: that part is the one not done.
             behind = checks.stub_behind(e)       # the stub's error itself, or one raised from it (BackendCompilerFailed)
             own_stub = behind is not None and part is not None and checks.unfinished_part(behind).split(" ")[1] == part
-            expected = (role == "exercise" and stub) or role == "check" or (role == "given" and own_stub) or \
-                (wrong and part == only)
+            expected = expected_error(role, isinstance(e, NotImplementedError), own_stub) or (wrong and part == only)
             failures.append({"cell": cell.get("id"), "role": role, "error": f"{type(e).__name__}: {e}"[:300],
                              "expected": expected,
                              "where": traceback.format_exception(e)[-2].strip().splitlines()[0][:200]})
@@ -158,14 +167,12 @@ def executed_failures(nb) -> list[dict]:
         for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
             if out.get("output_type") != "error":
                 continue
-            tags = notebooks.tags(cell)
-            role = "exercise" if "exercise" in tags else "check" if "check" in tags else "given" if "given" in tags else "other"
+            role = role_of(notebooks.tags(cell))
             shown = ANSI.sub("", "\n".join(out.get("traceback", [])))
             stopped = STOPPED_ON.match(shown.lstrip())
             own_stub = (stopped is not None and stopped.group(1) == part) or \
                 f"NotImplementedError: {part}: " in shown or f"NotImplementedError: exercise {part}: " in shown
-            expected = (role == "exercise" and out.get("ename") == "NotImplementedError") or role == "check" or \
-                (role == "given" and own_stub)
+            expected = expected_error(role, out.get("ename") == "NotImplementedError", own_stub)
             failures.append({"cell": cell.get("id"), "role": role, "error": f"{out.get('ename')}: {out.get('evalue')}"[:300],
                              "expected": expected, "where": shown[-200:]})
     return failures
