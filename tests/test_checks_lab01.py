@@ -29,7 +29,8 @@ def solved() -> dict:
 @pytest.mark.parametrize("name", ["01.dispatch", "01.export"])
 def test_solution_passes(solved, name):
     for run in (run_public, run_hidden):
-        assert run(name, solved, OUT.name).passed
+        result = run(name, solved, OUT.name)
+        assert result.passed, f"{run.__name__}: {result.line()}"
 
 
 def _stub(*args, **kwargs):

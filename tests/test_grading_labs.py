@@ -54,7 +54,7 @@ class GradeLab:
         (reference,) = (warm.parent / "executed").glob(f"{batch.lab_path(lab, 'solutions').stem}-*.ipynb")
         printed = {name: mark for c in notebooks.read(reference).cells if "check" in notebooks.tags(c)
                    for o in c.get("outputs", []) if o.get("output_type") == "stream"
-                   for mark, name in re.findall(r"^(✅|❌) (\d\d\.\w+)", o.get("text", ""), re.M)}
+                   for mark, name in re.findall(r"(?:^|\r)(✅|❌) (\d\d\.\w+)", o.get("text", ""), re.M)}
         assert printed == {s.name: "✅" for s in checks.load_lab(lab)}, printed
         (executed,) = (out / "executed").glob("untouched-*.ipynb")
         broken = [f"{f['role']} cell {f['cell']}: {f['error']}" for f in stub_matrix.executed_failures(notebooks.read(executed))
