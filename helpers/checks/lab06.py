@@ -12,6 +12,7 @@ import copy
 import functools
 import math
 import re
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -1049,21 +1050,64 @@ class ResetAgain(Exception):
 
 
 class _CompileWatch:
-    """While a probe runs: what `torch.compile` was asked for (its `dynamic=`) and how often Dynamo was reset (a
-    second reset stops the run with ResetAgain)."""
+    """While a probe runs: what `torch.compile` was asked for (its `dynamic=`), how often Dynamo was reset (a
+    second reset stops the run with ResetAgain), and how often each compiled graph ran (`runs`, one count per graph
+    Dynamo handed to the backend; None where the backend could not be wrapped): a batch that a recompile limit or
+    the `eager_on_recompile` stance sends to eager runs no compiled graph. With `inductor_as`, graphs meant for
+    Inductor go to that backend instead (see probe_varlen)."""
 
-    def __init__(self):
+    def __init__(self, inductor_as: str | None = None):
+        self.inductor_as = inductor_as
         self.dynamic: list = []
         self.resets = 0
+        self.runs: list[int] | None = []
+
+    def counted(self, backend, mode, options, dynamic):
+        """The backend torch.compile would build from these arguments, each graph it returns counting its runs."""
+        if isinstance(options, dict) and {"guard_filter_fn", "use_aoti"} & set(options):   # torch.compile's own keys
+            self.runs = None
+            return None
+        try:
+            if backend == "inductor" and self.inductor_as:
+                inner = torch._TorchCompileWrapper(self.inductor_as, None, None, dynamic)
+            elif backend == "inductor":
+                inner = torch._TorchCompileInductorWrapper(mode, options, dynamic)
+            else:
+                inner = torch._TorchCompileWrapper(backend, mode, options, dynamic)
+        except (AttributeError, TypeError):       # torch's private wrappers changed: run uncounted
+            self.runs = None
+            return None
+
+        def counting_backend(gm, example_inputs):
+            compiled = inner(gm, example_inputs)
+            slot = len(self.runs) if self.runs is not None else 0
+            if self.runs is not None:
+                self.runs.append(0)
+
+            def run(*args):
+                if self.runs is not None:
+                    self.runs[slot] += 1
+                return compiled(*args)
+
+            run._boxed_call = getattr(compiled, "_boxed_call", False)
+            return run
+
+        return counting_backend
 
     def __enter__(self):
         self.saved = torch.compile, torch._dynamo.reset
         compile_, reset = self.saved
 
         @functools.wraps(compile_)
-        def watched_compile(*args, **kwargs):
+        def watched_compile(model=None, **kwargs):
+            if model is None:                     # @torch.compile(...) with arguments: a decorator
+                return lambda fn: watched_compile(fn, **kwargs)
             self.dynamic.append(kwargs.get("dynamic"))
-            return compile_(*args, **kwargs)
+            backend = self.counted(kwargs.get("backend", "inductor"), kwargs.get("mode"), kwargs.get("options"),
+                                   kwargs.get("dynamic"))
+            if backend is not None:
+                kwargs = {k: v for k, v in kwargs.items() if k not in ("mode", "options")} | {"backend": backend}
+            return compile_(model, **kwargs)
 
         @functools.wraps(reset)
         def watched_reset(*args, **kwargs):
@@ -1084,7 +1128,10 @@ def probe_varlen(learner: Learner, case: VarlenCase) -> dict:
 
     Dynamo raises at the first recompilation (`error_on_recompile`): one is enough to fail the check, and a
     static-shape answer would otherwise compile a forward and a backward per shape (a minute on a 2-core CPU). The
-    guard that failed, the `dynamic=` torch.compile was given and the resets tell the mistakes apart."""
+    guard that failed, the `dynamic=` torch.compile was given and the resets tell the mistakes apart. Graphs meant
+    for Inductor run through AOTAutograd without Inductor's code generation (aot_eager): whether a batch recompiles
+    is decided by the guards of Dynamo and AOTAutograd, and the losses are eager's; generating and building the
+    C++ of a symbolic training step would cost half a minute per case on a 2-core CPU."""
     from torch._dynamo.exc import RecompileError
     from torch._dynamo.utils import counters
 
@@ -1092,16 +1139,23 @@ def probe_varlen(learner: Learner, case: VarlenCase) -> dict:
     torch._dynamo.reset()
     before = counters["stats"]["unique_graphs"]
     recompiled = None
-    with _CompileWatch() as watch, torch._dynamo.config.patch(error_on_recompile=True):
+    dynamo_settings = torch._dynamo.config.save_config()
+    with _CompileWatch(inductor_as="aot_eager") as watch, torch._dynamo.config.patch(error_on_recompile=True):
         try:
             got = learner.call("varlen_losses", model, batches, case.lr)
         except RecompileError as err:
             got, recompiled = None, str(err)
         except ResetAgain:
             got = None
+        finally:                                          # a stance or a Dynamo setting the answer changed ends here
+            torch.compiler.set_stance("default")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")          # (settings torch deprecated are written back too)
+                torch._dynamo.config.load_config(dynamo_settings)
     compiles = counters["stats"]["unique_graphs"] - before
     torch._dynamo.reset()
-    seen = {"compiles": compiles, "resets": watch.resets, "static": False in watch.dynamic}
+    seen = {"compiles": compiles, "resets": watch.resets, "static": False in watch.dynamic,
+            "graph_runs": max(watch.runs, default=0) if watch.runs is not None else None}
     if recompiled is not None or watch.resets > 1:
         return {"losses": None, **seen, "recompiled": recompiled}
     try:
@@ -1157,6 +1211,10 @@ def varlen_problems(got: dict, case: VarlenCase, reveal: bool) -> list[str]:
         return [f"on {case.about}, varlen_losses returned {len(losses)} losses for {steps} batches: one per batch."]
     if got["compiles"] == 0:
         return [f"on {case.about}, varlen_losses compiled nothing: wrap loss_fn in torch.compile and train with it."]
+    if got.get("graph_runs") is not None and got["graph_runs"] < steps:
+        return [f"on {case.about}, Dynamo compiled one graph, but it ran on {got['graph_runs']} of the {steps} batches: "
+                "the others ran eagerly. A recompile limit, error_on_recompile=False or the eager_on_recompile stance "
+                "hides a recompilation by skipping the compile, it does not remove it; " + fix]
     gap = relative_gap(losses, list(case.reference))
     if gap > 1e-4:
         said = f" (largest relative gap {gap:.1e})" if reveal else ""

@@ -257,6 +257,13 @@ WRONG = [
     wrong('06.dynamic', 'torch.compiler.reset() before every batch', 'ex-i',
           ('        opt.zero_grad()\n', '        torch.compiler.reset()\n        opt.zero_grad()\n'),
           says='reset Dynamo', hidden_says='reset Dynamo'),
+    wrong('06.dynamic', 'recompilation hidden: error_on_recompile off and a recompile limit of 1, later shapes run eagerly', 'ex-i',
+          (MARKS, ''), ('    losses = []\n', '    torch._dynamo.config.error_on_recompile = False\n'
+                        '    torch._dynamo.config.recompile_limit = 1\n    losses = []\n'),
+          says='ran eagerly', hidden_says='ran eagerly'),
+    wrong('06.dynamic', 'the eager_on_recompile stance: new shapes run eagerly instead of compiling', 'ex-i',
+          (MARKS, ''), ('    losses = []\n', '    torch.compiler.set_stance("eager_on_recompile")\n    losses = []\n'),
+          says='ran eagerly|compiled nothing', hidden_says='ran eagerly|compiled nothing'),   # (2.13: not even the first)
     wrong('06.dynamic', 'zero_grad forgotten: gradients accumulate over the batches', 'ex-i',
           ('        opt.zero_grad()\n', ''),
           says='zero_grad', hidden_says='zero_grad'),
