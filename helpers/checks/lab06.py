@@ -844,7 +844,9 @@ RUNS = (("float32", False), ("bfloat16", False), ("float32", True), ("bfloat16",
 def probe_precision(learner: Learner, case: PrecisionCase) -> dict:
     """train_losses four ways (fp32/bf16, eager then compiled): the losses, how many graphs each run compiled, the
     dtypes the weights were left in; and the checker's own bf16 autocast losses on this device. The compiled runs
-    are left out when the eager ones are already wrong (they would be judged against them)."""
+    are left out when the eager ones are already wrong (they would be judged against them). As in probe_varlen,
+    graphs meant for Inductor run through AOTAutograd without Inductor's code generation: where autocast applies is
+    decided when Dynamo traces, and each case would otherwise build the C++ of two training steps."""
     from torch._dynamo.utils import counters
 
     device = run_device(learner)
@@ -857,7 +859,8 @@ def probe_precision(learner: Learner, case: PrecisionCase) -> dict:
         model, batches = batches_for(case, device)
         torch._dynamo.reset()
         before = counters["stats"]["unique_graphs"]
-        losses = learner.call("train_losses", model, batches, getattr(torch, dtype), compiled, case.lr)
+        with _CompileWatch(inductor_as="aot_eager", stop_at_second_reset=False):
+            losses = learner.call("train_losses", model, batches, getattr(torch, dtype), compiled, case.lr)
         got["compiles"][key] = counters["stats"]["unique_graphs"] - before
         got["weights"][key] = sorted({str(p.dtype) for p in model.parameters()})
         try:
@@ -1056,8 +1059,8 @@ class _CompileWatch:
     the `eager_on_recompile` stance sends to eager runs no compiled graph. With `inductor_as`, graphs meant for
     Inductor go to that backend instead (see probe_varlen)."""
 
-    def __init__(self, inductor_as: str | None = None):
-        self.inductor_as = inductor_as
+    def __init__(self, inductor_as: str | None = None, stop_at_second_reset: bool = True):
+        self.inductor_as, self.stop_at_second_reset = inductor_as, stop_at_second_reset
         self.dynamic: list = []
         self.resets = 0
         self.runs: list[int] | None = []
@@ -1112,7 +1115,7 @@ class _CompileWatch:
         @functools.wraps(reset)
         def watched_reset(*args, **kwargs):
             self.resets += 1
-            if self.resets > 1:
+            if self.resets > 1 and self.stop_at_second_reset:
                 raise ResetAgain("torch._dynamo.reset() called again")
             return reset(*args, **kwargs)
 
