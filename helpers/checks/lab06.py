@@ -12,7 +12,6 @@ import copy
 import functools
 import math
 import re
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -21,6 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from helpers.checks.dynamo_state import count_runs, settings_kept
 from helpers.checks import Context, Learner, fail_if, register
 
 LAB = "06"
@@ -1064,12 +1064,17 @@ class _CompileWatch:
         self.dynamic: list = []
         self.resets = 0
         self.runs: list[int] | None = []
+        self.backends: dict = {}
 
     def counted(self, backend, mode, options, dynamic):
-        """The backend torch.compile would build from these arguments, each graph it returns counting its runs."""
+        """The backend torch.compile would build from these arguments, each graph it returns counting its runs; the
+        same one for the same arguments (Dynamo guards on the backend: a new one per call would recompile)."""
         if isinstance(options, dict) and {"guard_filter_fn", "use_aoti"} & set(options):   # torch.compile's own keys
             self.runs = None
             return None
+        key = (backend if isinstance(backend, str) else id(backend), mode, repr(options), dynamic)
+        if key in self.backends:
+            return self.backends[key]
         try:
             if backend == "inductor" and self.inductor_as:
                 inner = torch._TorchCompileWrapper(self.inductor_as, None, None, dynamic)
@@ -1081,21 +1086,8 @@ class _CompileWatch:
             self.runs = None
             return None
 
-        def counting_backend(gm, example_inputs):
-            compiled = inner(gm, example_inputs)
-            slot = len(self.runs) if self.runs is not None else 0
-            if self.runs is not None:
-                self.runs.append(0)
-
-            def run(*args):
-                if self.runs is not None:
-                    self.runs[slot] += 1
-                return compiled(*args)
-
-            run._boxed_call = getattr(compiled, "_boxed_call", False)
-            return run
-
-        return counting_backend
+        self.backends[key] = count_runs(inner, self.runs)
+        return self.backends[key]
 
     def __enter__(self):
         self.saved = torch.compile, torch._dynamo.reset
@@ -1142,19 +1134,14 @@ def probe_varlen(learner: Learner, case: VarlenCase) -> dict:
     torch._dynamo.reset()
     before = counters["stats"]["unique_graphs"]
     recompiled = None
-    dynamo_settings = torch._dynamo.config.save_config()
-    with _CompileWatch(inductor_as="aot_eager") as watch, torch._dynamo.config.patch(error_on_recompile=True):
+    with settings_kept(), _CompileWatch(inductor_as="aot_eager") as watch, \
+            torch._dynamo.config.patch(error_on_recompile=True):
         try:
             got = learner.call("varlen_losses", model, batches, case.lr)
         except RecompileError as err:
             got, recompiled = None, str(err)
         except ResetAgain:
             got = None
-        finally:                                          # a stance or a Dynamo setting the answer changed ends here
-            torch.compiler.set_stance("default")
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")          # (settings torch deprecated are written back too)
-                torch._dynamo.config.load_config(dynamo_settings)
     compiles = counters["stats"]["unique_graphs"] - before
     torch._dynamo.reset()
     seen = {"compiles": compiles, "resets": watch.resets, "static": False in watch.dynamic,

@@ -23,6 +23,7 @@ from torch import nn
 
 from helpers.checks import CheckFailed, Context, Learner, fail_if, register
 from helpers.checks.lab03 import GuardSpace, InputCopies, interpreted, poisoned_masked_loads
+from helpers.checks.dynamo_state import count_runs, settings_kept
 from helpers.checks.own_work import refusing
 from helpers.llama import LlamaConfig, StaticKVCache, build_model, decode_bytes_per_token, flops_per_token, kv_cache_bytes
 
@@ -465,11 +466,12 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
 
     device = run_device(learner)
     model = case.build(device)
-    counter, calls, wrapped = CompileCounter(), [0], [0]
+    counter, calls, wrapped, graph_runs = CompileCounter(), [0], [0], []
+    backend = count_runs(counter, graph_runs)    # one backend for every compiler() call: Dynamo guards on it
 
     def compiler(fn):
         wrapped[0] += 1
-        compiled = torch.compile(fn, backend=counter, fullgraph=True, dynamic=False)
+        compiled = torch.compile(fn, backend=backend, fullgraph=True, dynamic=False)
 
         def counted(*args, **kwargs):
             calls[0] += 1
@@ -490,7 +492,7 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
     stopped = False
     StaticKVCache.update = seen_update
     try:   # a limit above GRAPHS_ENOUGH, so a step that recompiles every token is caught, not sent back to eager
-        with torch._dynamo.config.patch(recompile_limit=64):
+        with settings_kept(), torch._dynamo.config.patch(recompile_limit=64):
             ids = learner.call("generate_static", model, list(case.prompt), case.new_tokens, compiler)
     except Recompiling:
         ids, stopped = None, True
@@ -504,6 +506,7 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
     as_ints = lambda xs: [int(x) for x in xs] if isinstance(xs, (list, tuple)) else None
     return {"ids": as_ints(ids), "eager": as_ints(eager), "want": greedy_reference(model, list(case.prompt), case.new_tokens),
             "frames": frames, "calls": calls[0], "wrapped": wrapped[0], "stopped": stopped,
+            "graph_runs": sum(graph_runs),
             "cache_dtypes": sorted(cache_dtypes)}
 
 
@@ -539,6 +542,11 @@ def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[st
                 "one call of the compiled step."]
     if got["wrapped"] > 1:
         return [f"generate_static called the compiler {got['wrapped']} times: compile the step once, before the loop."]
+    if got.get("graph_runs", got["calls"]) < got["calls"]:
+        return [f"the compiled decode step ran as a compiled graph in {got['graph_runs']} of its {got['calls']} calls: the "
+                "others ran eagerly. A recompile limit or the eager_on_recompile stance hides a recompilation by "
+                "skipping the compile, it does not remove it: pass the position as a tensor that you update, and "
+                "preallocate one StaticKVCache for prompt + new tokens so no shape changes."]
     if got["frames"] != 1:
         return [f"the decode step compiled {got['frames']} graphs over {n - 1} steps (with static shapes), expected 1: "
                 "something the step depends on changes every token. Pass the position as a tensor that you update "

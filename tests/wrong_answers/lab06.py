@@ -308,6 +308,9 @@ RIGHT = [
            '    backend = aot_autograd(fw_compiler=lambda gm, ex: (seen["forward"].append(gm), make_boxed_func(gm.forward))[1],\n'
            '                           bw_compiler=lambda gm, ex: (seen["backward"].append(gm), make_boxed_func(gm.forward))[1])'),
           ('return counts["forward"], counts["backward"]', 'return len(seen["forward"]), len(seen["backward"])')),
+    right('06.dynamic', 'torch.compile(loss_fn) called again for every batch (Dynamo reuses its graph)', 'ex-i',
+          ('    step_loss = torch.compile(loss_fn)\n', ''),
+          ('        loss = step_loss(model, xb, yb)', '        loss = torch.compile(loss_fn)(model, xb, yb)')),
     right('06.dynamic', 'every size symbolic: torch.compile(dynamic=True)', 'ex-i',
           (MARKS, ''), ('torch.compile(loss_fn)', 'torch.compile(loss_fn, dynamic=True)')),
     right('06.dynamic', 'one bucket: every batch padded to the longest length, the targets with -100', 'ex-i',
