@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 
+from helpers.checks.dynamo_state import settings_kept
 from tests import wrong_answers as wa
 
 HIDDEN_RATE, PUBLIC_RATE = 0.95, 0.85
@@ -67,11 +68,10 @@ class CatchRates:
         b = bench(lab)
         failures = []
         for r in getattr(wa.corpus(lab), "RIGHT", []):
-            ns = b.namespace(r.edits, r.fresh)
-            for name in r.checks:
-                for result in (b.public(ns, name), b.hidden(ns, name)):
-                    if not result.passed:
-                        failures.append(f"{r.why}: {result.line()}")
+            with settings_kept():
+                ns = b.namespace(r.edits, r.fresh)
+                results = [run(ns, name) for name in r.checks for run in (b.public, b.hidden)]
+            failures += [f"{r.why}: {result.line()}" for result in results if not result.passed]
         assert not failures, "\n".join(failures)
 
 

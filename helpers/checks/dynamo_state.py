@@ -35,11 +35,14 @@ def count_runs(backend: Callable, runs: list[int]) -> Callable:
 @contextlib.contextmanager
 def settings_kept() -> Iterator[None]:
     """Dynamo's settings and the compiler stance as they were before the block, whatever it set."""
-    saved = torch._dynamo.config.save_config()
+    config = torch._dynamo.config
+    saved = config.get_config_copy()
     try:
         yield
     finally:
         torch.compiler.set_stance("default")
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")          # (settings torch deprecated are written back too)
-            torch._dynamo.config.load_config(saved)
+            warnings.simplefilter("ignore")          # (reading a setting torch deprecated warns)
+            changed = {k: v for k, v in saved.items() if getattr(config, k) != v}
+            for key, value in changed.items():       # only those the block changed: writing back every setting
+                setattr(config, key, value)          # would also write the deprecated ones

@@ -20,8 +20,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from helpers.checks.dynamo_state import count_runs, settings_kept
 from helpers.checks import Context, Learner, fail_if, register
+from helpers.checks.dynamo_state import count_runs, settings_kept
 
 LAB = "06"
 # ATen ops that only rename or reshape memory: the compute ops of a graph are the others.
@@ -1069,6 +1069,8 @@ class _CompileWatch:
     def counted(self, backend, mode, options, dynamic):
         """The backend torch.compile would build from these arguments, each graph it returns counting its runs; the
         same one for the same arguments (Dynamo guards on the backend: a new one per call would recompile)."""
+        if self.runs is None:                     # counting was given up on (below): run uncounted
+            return None
         if isinstance(options, dict) and {"guard_filter_fn", "use_aoti"} & set(options):   # torch.compile's own keys
             self.runs = None
             return None

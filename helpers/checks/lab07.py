@@ -22,8 +22,8 @@ import torch
 from torch import nn
 
 from helpers.checks import CheckFailed, Context, Learner, fail_if, register
-from helpers.checks.lab03 import GuardSpace, InputCopies, interpreted, poisoned_masked_loads
 from helpers.checks.dynamo_state import count_runs, settings_kept
+from helpers.checks.lab03 import GuardSpace, InputCopies, interpreted, poisoned_masked_loads
 from helpers.checks.own_work import refusing
 from helpers.llama import LlamaConfig, StaticKVCache, build_model, decode_bytes_per_token, flops_per_token, kv_cache_bytes
 
@@ -494,7 +494,7 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
     try:   # a limit above GRAPHS_ENOUGH, so a step that recompiles every token is caught, not sent back to eager
         with settings_kept(), torch._dynamo.config.patch(recompile_limit=64):
             ids = learner.call("generate_static", model, list(case.prompt), case.new_tokens, compiler)
-    except Recompiling:
+    except (Recompiling, getattr(torch._dynamo.exc, "FailOnRecompileLimitHit", Recompiling)):   # (a lowered limit)
         ids, stopped = None, True
     finally:
         frames = counter.frame_count
@@ -543,8 +543,8 @@ def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[st
     if got["wrapped"] > 1:
         return [f"generate_static called the compiler {got['wrapped']} times: compile the step once, before the loop."]
     if got.get("graph_runs", got["calls"]) < got["calls"]:
-        return [f"the compiled decode step ran as a compiled graph in {got['graph_runs']} of its {got['calls']} calls: the "
-                "others ran eagerly. A recompile limit or the eager_on_recompile stance hides a recompilation by "
+        return [f"the compiled decode step ran as a compiled graph in {got['graph_runs']} of its {got['calls']} calls; the "
+                "rest ran eagerly. A recompile limit or the eager_on_recompile stance hides a recompilation by "
                 "skipping the compile, it does not remove it: pass the position as a tensor that you update, and "
                 "preallocate one StaticKVCache for prompt + new tokens so no shape changes."]
     if got["frames"] != 1:

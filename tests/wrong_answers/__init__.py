@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from helpers import checks, notebooks
+from helpers.checks.dynamo_state import settings_kept
 from helpers.notebooks import remember_source
 from tests.in_process_grader import lab_env, run_hidden, run_public
 
@@ -162,8 +163,9 @@ class Verdict:
 
 def judge(bench: Workbench, w: Wrong) -> Verdict:
     """Run the wrong answer through its check, public and hidden, and list what is wrong with the messages."""
-    ns = bench.namespace(w.edits, w.fresh)
-    v = Verdict(w, bench.public(ns, w.check), bench.hidden(ns, w.check))
+    with settings_kept():      # a mistake's Dynamo settings end with it, as its own grading job would
+        ns = bench.namespace(w.edits, w.fresh)
+        v = Verdict(w, bench.public(ns, w.check), bench.hidden(ns, w.check))
     for where, result, pattern in (("public", v.public, w.says), ("hidden", v.hidden, w.hidden_says)):
         if result.passed:
             continue
