@@ -405,7 +405,10 @@ def _probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple)
         traced = graph_of(model)
         inputs_before = input_names(traced)
         params_before = {name for name, _ in traced.named_parameters()}
-        out_gm = fn(traced)
+        attrs_before = {n.target for n in traced.graph.nodes if n.op == "get_attr"}
+        # constant folding runs with autograd on, as a learner calls it: what it keeps must not hold an autograd graph
+        with torch.enable_grad() if fn_name == "fold_constants" else contextlib.nullcontext():
+            out_gm = fn(traced)
         if not isinstance(out_gm, fx.GraphModule):
             return {"returned": type(out_gm).__name__}
         try:
@@ -418,7 +421,8 @@ def _probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple)
                  "relu_left": [f"{n.op} {target_text(n)}" for n in out_gm.graph.nodes if activation(out_gm, n) == "relu"],
                  "pattern_calls": pattern_calls[0], "n_inputs": len(inputs_before),
                  "removed_inputs": [name for name in inputs_before if name not in input_names(out_gm)],
-                 "new_parameters": sorted({name for name, _ in out_gm.named_parameters()} - params_before)}
+                 "new_parameters": sorted({name for name, _ in out_gm.named_parameters()} - params_before),
+                 **new_constants(out_gm, attrs_before)}
         if shape["stale"] or shape["removed_inputs"]:
             return shape       # not run: it cannot take the model's inputs, or its forward is the old code
         out = out_gm(*inputs)
@@ -428,6 +432,25 @@ def _probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple)
         out_again = again(*inputs) if isinstance(again, fx.GraphModule) else None
         after = model(*inputs)
     return {**shape, "out": out, "out_again": out_again, "idempotent": same, "original_unchanged": max_diff(before, after) == 0.0}
+
+
+def new_constants(gm: fx.GraphModule, before: set) -> dict:
+    """The tensors a pass's new get_attr nodes read that are not parameters: kept as plain attributes (not in the
+    state_dict, not moved by .to()) or as buffers that require grad (computed with autograd on, still tied to the
+    parameters they came from)."""
+    params, buffers = dict(gm.named_parameters()), dict(gm.named_buffers())
+    loose, grad = [], []
+    for n in gm.graph.nodes:
+        if n.op != "get_attr" or n.target in before or n.target in params:
+            continue
+        owner, _, attr = n.target.rpartition(".")
+        try:
+            value = getattr(gm.get_submodule(owner) if owner else gm, attr)
+        except AttributeError:
+            continue
+        if isinstance(value, torch.Tensor):
+            (grad if n.target in buffers and value.requires_grad else loose if n.target not in buffers else []).append(n.target)
+    return {"loose_constants": sorted(set(loose)), "grad_constants": sorted(set(grad))}
 
 
 def pass_problems(p: dict, fn_name: str, want, about: str, tol: dict, reveal: bool = True) -> list[str]:
@@ -799,6 +822,15 @@ def cleanup_problems(p: dict, fn_name: str, want, about: str, want_calls: Counte
         return [f"on {about}, {fn_name} kept what it computed as nn.Parameters ({len(p['new_parameters'])} new): an "
                 "optimizer would train them and they would count as the model's weights; a folded constant is a buffer "
                 "(register_buffer)."]
+    if p.get("loose_constants"):
+        return [f"on {about}, {fn_name} kept what it computed as plain attributes of the module "
+                f"({len(p['loose_constants'])}), not buffers: a plain tensor attribute is not in the state_dict and "
+                "model.to(device) leaves it behind. Keep each folded value with gm.register_buffer(name, value)."]
+    if p.get("grad_constants"):
+        return [f"on {about}, {fn_name} kept buffers that require grad ({len(p['grad_constants'])}): they were computed "
+                "with autograd on, so each still holds the graph back to the parameters it came from (a backward "
+                "through the folded model would reach them). Compute the constants under torch.no_grad(), or keep "
+                "value.detach()."]
     got = call_kinds(p["kinds"])
     if got != want_calls:
         extra, missing = got - want_calls, want_calls - got
@@ -815,17 +847,22 @@ def cleanup_problems(p: dict, fn_name: str, want, about: str, want_calls: Counte
 
 
 class DeadNet(nn.Module):
-    """A dead chain through a Linear, an in-place op whose result nobody reads, and an unused input."""
+    """A dead chain through a Linear, an in-place op and an in-place nn.ReLU module whose results nobody reads, a
+    torch._assert (impure: it returns nothing), and an unused input."""
 
     def __init__(self):
         super().__init__()
         self.lin = nn.Linear(4, 4)
+        self.act = nn.ReLU(inplace=True)
 
     def forward(self, x, unused):
         t = x * 1.5
         t.add_(1)
+        u = x * 2
+        self.act(u)                                            # changes u in place; the result itself is unread
+        torch._assert(x.abs().sum() >= 0, "a check the graph must keep")
         dead = self.lin(x).sin().cos()  # noqa: F841 (dead code, on purpose)
-        return t.relu()
+        return t.relu() + u
 
 
 class ConstNet(nn.Module):
@@ -876,8 +913,10 @@ def dead_code_cases() -> list[CleanupCase]:
     with seeded(6):
         dead, dead_ins = DeadNet(), (torch.randn(3, 4), torch.randn(2))
         dunder_ins = (torch.randn(5),)
-    return [cleanup_case("remove_dead_code", "a model with a dead chain, an in-place add_ and an unused input", dead, dead_ins,
-                         {"mul": 1, "add_": 1, "relu": 1}, placeholders=2),
+    return [cleanup_case("remove_dead_code", "a model with a dead chain, an in-place add_, an nn.ReLU(inplace=True) "
+                         "whose result is unread, a torch._assert and an unused input", dead, dead_ins,
+                         {"mul": 2, "add_": 1, "relu": 2, "add": 1, "abs": 1, "sum": 1, "ge": 1, "_assert": 1},
+                         placeholders=2),
             cleanup_case("remove_dead_code", "a hand-built graph whose unread calls are the dunder methods __add__ and "
                          "__mul__ (two underscores at the end: no side effect), beside an in-place mul_", DunderCalls(),
                          dunder_ins, {"mul_": 1, "relu": 1}, placeholders=1)]
@@ -1095,7 +1134,8 @@ class GraderPass:
     name = "grader"
 
     def analyze(self, gm):
-        return {}
+        """What the pass sees in the graph it is given: its node count (a report's analysis must be taken before apply)."""
+        return {"nodes": len(gm.graph.nodes)}
 
     def apply(self, gm):
         return gm
@@ -1355,23 +1395,50 @@ def probe_pipeline(learner: Learner, model: nn.Module, inputs: tuple, ok_passes:
     with torch.no_grad():
         after = fresh(*inputs)
         out = gm(*inputs) if isinstance(gm, fx.GraphModule) else None
+    plain = lambda v: v if isinstance(v, (bool, str, int, float)) or v is None else str(v)
     rows = report if not isinstance(report, list) else [
-        {k: (v if isinstance(v, (bool, str, int, float)) or v is None else str(v)) for k, v in r.items() if k != "analysis"}
-        if isinstance(r, dict) else str(r) for r in report]
+        {k: ({str(a): plain(b) for a, b in v.items()} if k == "analysis" and isinstance(v, dict) else plain(v))
+         for k, v in r.items()} if isinstance(r, dict) else str(r) for r in report]
     errors = []
     for passes, what in bad:
+        guilty = first_refused(model, inputs, passes, tol)
+        # a stricter pipeline may stop at an earlier pass (the other cases judge the tolerance): it must name that one
+        names = [q.name for q in passes]
+        may_name = names[:names.index(guilty) + 1] if guilty in names else []
         try:
             run_pipeline(copy.deepcopy(model), inputs, list(passes), tol)
-            errors.append({"pass": what, "raised": None, "message": ""})
+            errors.append({"pass": what, "guilty": guilty, "may_name": may_name, "raised": None, "message": ""})
         except CheckFailed:
             raise
         except Exception as err:
-            errors.append({"pass": what, "raised": "PassVerificationError" if isinstance(err, error_cls) else type(err).__name__,
-                           "message": str(err)[:300]})
+            errors.append({"pass": what, "guilty": guilty, "may_name": may_name, "message": str(err)[:300],
+                           "raised": "PassVerificationError" if isinstance(err, error_cls) else type(err).__name__})
     return {"ok_error": "", "returned_gm": isinstance(gm, fx.GraphModule), "report": rows,
             "out_diff": max_diff(out, before) if out is not None else math.inf,
             "ref_scale": max(1.0, before.abs().max().item()), "original_unchanged": max_diff(before, after) == 0.0,
             "recompiled": isinstance(gm, fx.GraphModule) and "torch.mean(" in gm.code, "errors": errors}
+
+
+def first_refused(model: nn.Module, inputs: tuple, passes: tuple, tol: float) -> str:
+    """The name of the first pass a verifying pipeline must refuse, by the task's rule (it raises, returns no
+    GraphModule, fails lint, or leaves outputs of another shape or more than tol × max(1, max |ref|) away), each pass
+    run on the previous one's result from a trace of a copy of `model`."""
+    with torch.no_grad():
+        ref = model(*inputs)
+    scale = max([1.0] + [t.abs().max().item() for t in torch.utils._pytree.tree_leaves(ref) if t.numel()])
+    gm = fx.symbolic_trace(copy.deepcopy(model))
+    for p in passes:
+        try:
+            gm = p.apply(gm)
+            gm.graph.lint()
+            gm.recompile()
+            with torch.no_grad():
+                out = gm(*inputs)
+        except Exception:
+            return p.name
+        if not max_diff(out, ref) <= tol * scale:
+            return p.name
+    return ""
 
 
 def node_counts(model: nn.Module, passes: tuple) -> list[tuple[int, int]]:
@@ -1397,11 +1464,17 @@ def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True) -> l
     if not isinstance(rows, list) or len(rows) != len(p["names"]) or not all(isinstance(r, dict) for r in rows):
         return [f"on {about}, the report should hold one dict per pass ({len(p['names'])} passes); it holds {rows if not isinstance(rows, list) else len(rows)}."]
     for row, name, (n0, n1) in zip(rows, p["names"], p["counts"]):
-        missing = [k for k in ("pass", "nodes_before", "nodes_after", "seconds", "max_abs_diff") if k not in row]
+        missing = [k for k in ("pass", "analysis", "nodes_before", "nodes_after", "seconds", "max_abs_diff") if k not in row]
         if missing:
-            return [f"each report row needs pass, nodes_before, nodes_after, seconds and max_abs_diff; the row of '{name}' lacks {', '.join(missing)}."]
+            return [f"each report row needs pass, analysis, nodes_before, nodes_after, seconds and max_abs_diff; the row of "
+                    f"'{name}' lacks {', '.join(missing)}."]
         if row["pass"] != name:
             return [f"report rows should be in the order the passes ran, named by pass.name: expected '{name}', got {row['pass']!r}."]
+        if row["analysis"] != {"nodes": n0}:
+            said = f" ({{'nodes': {n0}}}); your report has {row['analysis']!r}" if reveal else ""
+            return [f"on {about}, the analysis of pass '{name}' is not what its analyze() said about the graph it was "
+                    f"given{said}: call p.analyze(gm) before p.apply(gm) and report what it returned (the grader's "
+                    "passes report the node count they saw)."]
         if (row["nodes_before"], row["nodes_after"]) != (n0, n1):
             took = f" took the graph from {n0} to {n1} nodes; your report says {row['nodes_before']} → {row['nodes_after']}" \
                 if reveal else ": your report has the wrong node counts"
@@ -1431,6 +1504,11 @@ def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True) -> l
                     "after every pass against the original model's outputs and raise PassVerificationError."]
         if e["raised"] != "PassVerificationError":
             return [f"on {about}, a pass that {e['pass']} made the pipeline raise {e['raised']}; wrap it in PassVerificationError."]
+        if e["may_name"] and not any(name in e["message"] for name in e["may_name"]):
+            named = f" ('{e['guilty']}')" if reveal else ""
+            return [f"on {about}, the PassVerificationError for a pass that {e['pass']} does not name that pass{named}: "
+                    "the message must say which pass failed (its name), so whoever runs the pipeline knows what to fix"
+                    + (f"; it said: {e['message'][:160]!r}." if reveal else ".")]
     return []
 
 
@@ -1461,7 +1539,9 @@ def BAD_PASSES() -> list[tuple]:
             ((IdentityPass(), AddDimension()), "adds a leading dimension to the output (its values broadcast equal to "
                                                "the model's: compare shapes, not only values)"),
             ((ScaleOutput(1 + 7e-5, "drift_a"), ScaleOutput(1 + 7e-5, "drift_b")),
-             "drifts by 0.7 × tol twice (1.4 × tol from the original model; compare with the model, not the previous pass)")]
+             "drifts by 0.7 × tol twice (1.4 × tol from the original model; compare with the model, not the previous pass)"),
+            ((ScaleOutput(2.0, "doubles_output"), ScaleOutput(0.5, "halves_output")),
+             "doubles the output before a pass that halves it back (verify after every pass, not once at the end)")]
 
 
 def pipeline_cases() -> list[PipelineCase]:
@@ -1646,6 +1726,19 @@ def doubles_weights_in_place(gm):
     return _done(gm)
 
 
+def flips_the_spelling(gm):
+    """Spells x.sin() as torch.sin(x) and torch.sin(x) as x.sin(): right outputs and the same number of nodes, but
+    every run changes the graph again."""
+    for n in list(gm.graph.nodes):
+        method, function = n.op == "call_method" and n.target == "sin", n.op == "call_function" and n.target is torch.sin
+        if method or function:
+            with gm.graph.inserting_before(n):
+                new = gm.graph.call_function(torch.sin, n.args) if method else gm.graph.call_method("sin", n.args)
+            n.replace_all_uses_with(new)
+            gm.graph.erase_node(n)
+    return _done(gm)
+
+
 def moves_a_call_first(gm):
     """Moves the last call before the inputs: a graph that uses values before they exist."""
     calls = [n for n in gm.graph.nodes if n.op in CALLS]
@@ -1664,6 +1757,7 @@ HARNESS_EXPECT = {
     "needs_a_call": {"empty graph": "raised"},
     "linear_drops_bias": {"call_module with parameters": "output"},
     "moves_a_call_first": {c: "lint" for c in ALL if c != "empty graph"},
+    "flips_the_spelling": {"single op": "idempotent", "several users": "idempotent"},
     "nudges_the_output": {},
     "doubles_weights_in_place": {},
 }

@@ -77,8 +77,8 @@ def fold_cases() -> list[public.FoldCase]:
 def dead_code_cases() -> list[public.CleanupCase]:
     return [public.cleanup_case(
         "remove_dead_code", "the grader's model (a dead chain through a module, in-place ops written as a function, "
-        "with inplace=True, an unused input)", public.built(80, inputs.HDead), randn(90, (2, 5), (2, 5), (1,)),
-        {"add": 2, "mul": 1, "relu": 2, "clone": 1}, placeholders=3),
+        "with inplace=True and as a module, a check that returns nothing, an unused input)", public.built(80, inputs.HDead), randn(90, (2, 5), (2, 5), (1,)),
+        {"add": 2, "mul": 1, "relu": 2, "clone": 1, "Hardtanh": 1, "min": 1, "ge": 1, "_assert": 1}, placeholders=3),
             public.cleanup_case("remove_dead_code", "the grader's hand-built graph (unread dunder calls beside an in-place "
                                 "call)", inputs.HDunders(), randn(92, (6,)), {"clone": 1, "add_": 1, "sigmoid": 1}, placeholders=1)]
 
@@ -170,7 +170,9 @@ def refused_pipelines(model, ins) -> tuple:
             ((public.AddDimension(), public.IdentityPass()), "gives the output a leading dimension of 1 (values that "
                                                              "broadcast equal)"),
             ((public.ShiftOutput(step, "drift_1"), public.IdentityPass(), public.ShiftOutput(step, "drift_2")),
-             "drifts by 0.6 × tol in two passes (1.2 × tol from the original model)"))
+             "drifts by 0.6 × tol in two passes (1.2 × tol from the original model)"),
+            ((public.IdentityPass(), public.ShiftOutput(1.0, "adds_one"), public.ShiftOutput(-1.0, "takes_one_away")),
+             "adds 1 to the output before a pass that takes it away again"))
 
 
 def pipeline_cases() -> list[public.PipelineCase]:
@@ -193,6 +195,8 @@ HARNESS_PASSES = (
     (inputs.tanh_one_user, "a pass that rewires only one user of the node it replaces, then erases it",
      {"several users": "raised"}),
     (inputs.times_one_every_run, "a pass that adds a node on every run", {c: "idempotent" for c in public.ALL}),
+    (inputs.tanh_back_and_forth, "a pass that swaps a spelling back and forth, the node count unchanged",
+     {"single op": "idempotent", "several users": "idempotent"}),
     (inputs.last_call_required, "a pass that assumes the graph has a call node", {"empty graph": "raised"}),
     (inputs.conv_without_bias, "a pass that drops a module's bias", {"call_module with parameters": "output"}),
     (inputs.output_first, "a pass that moves a node before its inputs", {c: "lint" for c in public.ALL if c != "empty graph"}),

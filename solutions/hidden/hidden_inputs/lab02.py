@@ -208,11 +208,13 @@ class HDunders(HandBuilt):
 
 
 class HDead(nn.Module):
-    """A dead chain through a module, in-place ops written as a function and with inplace=True, an unused input."""
+    """A dead chain through a module, in-place ops written as a function, with inplace=True and as an in-place
+    module, a torch._assert, an unused input."""
 
     def __init__(self):
         super().__init__()
         self.lin = nn.Linear(5, 5)
+        self.clip = nn.Hardtanh(-0.5, 0.5, inplace=True)
 
     def forward(self, x, y, unused):
         a = x + y
@@ -220,6 +222,8 @@ class HDead(nn.Module):
         torch.relu_(b)
         c = y.clone()
         F.relu(c, inplace=True)
+        self.clip(c)
+        torch._assert(b.min() >= 0, "relu_ leaves no negative value")
         dead = self.lin(a)
         dead2 = dead.exp() + a  # noqa: F841 (dead code, on purpose)
         d = a.mean()  # noqa: F841 (dead code, on purpose)
@@ -348,6 +352,18 @@ def tanh_as_function(gm):
         if n.op == "call_method" and n.target == "tanh":
             with gm.graph.inserting_after(n):
                 new = gm.graph.call_function(torch.tanh, n.args)
+            n.replace_all_uses_with(new)
+            gm.graph.erase_node(n)
+    return _recompiled(gm)
+
+
+def tanh_back_and_forth(gm):
+    """Rewrites x.tanh() as torch.tanh(x) and torch.tanh(x) as x.tanh(): every run changes the graph again."""
+    for n in list(gm.graph.nodes):
+        method, function = n.op == "call_method" and n.target == "tanh", n.op == "call_function" and n.target is torch.tanh
+        if method or function:
+            with gm.graph.inserting_after(n):
+                new = gm.graph.call_function(torch.tanh, n.args) if method else gm.graph.call_method("tanh", n.args)
             n.replace_all_uses_with(new)
             gm.graph.erase_node(n)
     return _recompiled(gm)
