@@ -99,7 +99,8 @@ def probe_compile(learner: Learner, case: HeadCase) -> dict:
     try:
         compiled = learner.call("compile_head", model)
         info = {"optimized": isinstance(compiled, torch._dynamo.eval_frame.OptimizedModule),
-                "same": getattr(compiled, "_orig_mod", None) is model, "type": type(compiled).__name__}
+                "same": getattr(compiled, "_orig_mod", None) is model, "type": type(compiled).__name__,
+                "in_place": compiled is model and getattr(model, "_compiled_call_impl", None) is not None}
         if info["optimized"]:
             counters = torch._dynamo.utils.counters
             torch._dynamo.reset()
@@ -119,6 +120,10 @@ def compiled_problems(info: dict, want: torch.Tensor, about: str) -> list[str]:
     """Why compile_head's result is not a model compiled by torch.compile's default backend that matches eager within 1e-6."""
     if "raised" in info:
         return [f"compile_head, or the compiled model when called, {info['raised']}."]
+    if info.get("in_place"):
+        return ["compile_head compiled the model in place (model.compile()) and returned it: the lab's eager "
+                "baseline is that same model, so every eager-vs-compiled comparison after it would time compiled "
+                "against compiled. Return torch.compile(model), which leaves `model` eager."]
     if not info.get("optimized"):
         return [f"compile_head returned a {info.get('type')}; return the result of torch.compile(model) (the model "
                 "itself, not its forward method)."]
