@@ -56,6 +56,32 @@ class GPTCase:
         return model, tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()
 
 
+class GatedLM(nn.Module):
+    """A one-layer language model with a gated projection: one Linear to 2·d, split in two halves with chunk, one
+    half times the sigmoid of the other. Autograd saves a half, a view of a storage twice its size."""
+
+    def __init__(self, vocab: int, d_model: int):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d_model)
+        self.up = nn.Linear(d_model, 2 * d_model)
+        self.head = nn.Linear(d_model, vocab)
+
+    def forward(self, idx):
+        a, b = self.up(self.embed(idx)).chunk(2, dim=-1)
+        return self.head(a * torch.sigmoid(b))
+
+
+@dataclass(frozen=True)
+class GatedCase(GPTCase):
+    """A GatedLM and a batch of tokens with their next-token targets, reproducible from a seed."""
+
+    def build(self, device: str | torch.device = "cpu"):
+        torch.manual_seed(self.seed)
+        model = GatedLM(self.vocab, self.d_model).to(device)
+        tokens = torch.randint(0, self.vocab, (self.batch, self.seq + 1), device=device)
+        return model, tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()
+
+
 def lm_loss(model: nn.Module, idx: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """Next-token cross-entropy of a language model over every position (the lab's `loss_fn`)."""
     logits = model(idx)
@@ -317,7 +343,9 @@ def saved_problems(got: dict, want: SavedCase, reveal: bool) -> list[str]:
 
 
 @register("06.saved", points=3, exercise="B", title="the activations forward hands to backward, compiled and eager",
-          cases=lambda: [saved_reference(GPTCase("the lab's MiniGPT", seed=6), "cpu")])
+          cases=lambda: [saved_reference(GPTCase("the lab's MiniGPT", seed=6), "cpu"),
+                         saved_reference(GatedCase("a gated model (one projection split in two with chunk: a saved half "
+                                                   "is a view of a storage twice its size)", seed=7), "cpu")])
 def _saved(ctx: Context, cases: list[SavedCase]) -> str:
     for case in cases:
         fail_if(saved_problems(ctx.probe(probe_saved, case.gpt), case, ctx.reveal))

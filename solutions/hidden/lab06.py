@@ -83,6 +83,8 @@ def guards() -> dict:
 
 REFERENCES = {
     "saved": lambda: public.saved_reference(GPT, device()),
+    "saved_gated": lambda: public.saved_reference(public.GatedCase("the grader's gated model", seed=64, d_model=20,
+                                                                   vocab=53, batch=3, seq=9), device()),
     "recompute": lambda: public.recompute_reference(GPT, device()),
     "train_kernels": train_kernels,
     "breaks": breaks,
@@ -111,7 +113,7 @@ def hidden_recompute_counts() -> public.RecomputeCase:
 
 CASES = {
     "06.two_graphs": [GPT],
-    "06.saved": lambda refs: [refs["saved"]],
+    "06.saved": lambda refs: [refs["saved"], refs["saved_gated"]],
     "06.recompute": lambda refs: [refs["recompute"], hidden_recompute_counts()],
     "06.backward_kernels": backward_kernel_cases,
     "06.breaks": lambda refs: refs["breaks"],

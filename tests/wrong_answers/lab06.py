@@ -66,6 +66,10 @@ WRONG = [
     wrong('06.saved', 'four bytes per element, whatever the dtype', 'ex-b',
           ('"bytes": val.numel() * val.element_size()', '"bytes": val.numel() * 4'),
           says='element_size'),
+    wrong('06.saved', "eager: each storage sized by the saved tensor's numel, not the storage's nbytes (a saved half of "
+          "a chunked projection counts half its allocation)", 'ex-b',
+          ('storages[s.data_ptr()] = s.nbytes()', 'storages[s.data_ptr()] = t.numel() * t.element_size()'),
+          says='nbytes', hidden_says='nbytes'),
     wrong('06.saved', 'eager: every saved tensor counted, views of one storage again and again', 'ex-b',
           ('storages[s.data_ptr()] = s.nbytes()', 'storages[len(storages)] = t.numel() * t.element_size()'),
           says='storage once'),
