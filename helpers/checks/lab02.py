@@ -448,8 +448,12 @@ def new_constants(gm: fx.GraphModule, before: set) -> dict:
             value = getattr(gm.get_submodule(owner) if owner else gm, attr)
         except AttributeError:
             continue
-        if isinstance(value, torch.Tensor):
-            (grad if n.target in buffers and value.requires_grad else loose if n.target not in buffers else []).append(n.target)
+        if not isinstance(value, torch.Tensor):
+            continue
+        if n.target not in buffers:
+            loose.append(n.target)
+        elif value.requires_grad:
+            grad.append(n.target)
     return {"loose_constants": sorted(set(loose)), "grad_constants": sorted(set(grad))}
 
 

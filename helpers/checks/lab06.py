@@ -46,12 +46,15 @@ class GPTCase:
     batch: int = 2
     seq: int = 12
 
-    def build(self, device: str | torch.device = "cpu"):
+    def model(self) -> nn.Module:
         from helpers.models import MiniGPT
 
+        return MiniGPT(vocab=self.vocab, d_model=self.d_model, n_heads=self.n_heads, n_layers=self.n_layers,
+                       max_len=max(self.seq, 16))
+
+    def build(self, device: str | torch.device = "cpu"):
         torch.manual_seed(self.seed)
-        model = MiniGPT(vocab=self.vocab, d_model=self.d_model, n_heads=self.n_heads, n_layers=self.n_layers,
-                        max_len=max(self.seq, 16)).to(device)
+        model = self.model().to(device)
         tokens = torch.randint(0, self.vocab, (self.batch, self.seq + 1), device=device)
         return model, tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()
 
@@ -75,11 +78,8 @@ class GatedLM(nn.Module):
 class GatedCase(GPTCase):
     """A GatedLM and a batch of tokens with their next-token targets, reproducible from a seed."""
 
-    def build(self, device: str | torch.device = "cpu"):
-        torch.manual_seed(self.seed)
-        model = GatedLM(self.vocab, self.d_model).to(device)
-        tokens = torch.randint(0, self.vocab, (self.batch, self.seq + 1), device=device)
-        return model, tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()
+    def model(self) -> nn.Module:
+        return GatedLM(self.vocab, self.d_model)
 
 
 def lm_loss(model: nn.Module, idx: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
