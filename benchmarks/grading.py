@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/grading.py --lab 02 --copies 8 [--jobs 1 2 4 8] [--device cpu] [--burners 0]
     python benchmarks/grading.py --device cuda --lab 01 06 --copies 8 --jobs 1 4 8 [--gpus 0,1]
+    python benchmarks/grading.py --device cuda --lab 03 --copies 15 --jobs 8 16 --gpus 0 0,1   # one GPU, then two
 
 Per lab the warm-up (the references, then the reference solution graded once to fill the shared compile cache; a
 batch does it once per GPU model) is timed on its own, once; then for each --jobs value a fresh gradebook starts
@@ -38,15 +39,24 @@ def spin() -> None:
         pass
 
 
+def gpus_for(jobs: int, args) -> str | None:
+    """The --gpus of the run with `jobs` jobs: one value for every run, or one per --jobs value, in order."""
+    if not args.gpus:
+        return None
+    return args.gpus[0] if len(args.gpus) == 1 else args.gpus[args.jobs.index(jobs)]
+
+
 def settings_for(lab: str, out: Path, jobs: int, args) -> batch.Settings:
-    return batch.Settings(lab=lab, out=out, jobs=jobs, device=args.device, threads=args.threads, gpus=args.gpus)
+    return batch.Settings(lab=lab, out=out, jobs=jobs, device=args.device, threads=args.threads,
+                          gpus=gpus_for(jobs, args))
 
 
 def warm(lab: str, work: Path, args) -> tuple[Path, float]:
     """The lab's warm-up, once: references and the reference solution graded into WORK/warm-LAB/.warm."""
     out = work / f"warm-{lab}"
     out.mkdir(parents=True)
-    settings = settings_for(lab, out, 1, args)
+    settings = batch.Settings(lab=lab, out=out, jobs=1, device=args.device, threads=args.threads,
+                              gpus=args.gpus[0] if args.gpus else None)
     t0 = time.monotonic()
     batch.warm_up(settings, progress=False, plan=settings.gpu_plan())
     return out / ".warm", time.monotonic() - t0
@@ -68,7 +78,7 @@ def run(lab: str, jobs: int, warm_dir: Path, work: Path, args) -> dict:
     n = len(results)
     wrong = ([f"{r.submission}: {r.status} {r.total:g}/{r.max_total:g}" for r in copies if r.total != r.max_total or r.status != "ok"]
              + [f"untouched: {r.status} {r.total:g}/{r.max_total:g}" for r in untouched if r.total != 0])
-    return {"jobs": jobs, "batch_s": wall, "per_min": 60 * n / wall, "per_nb_s": wall / n,
+    return {"jobs": jobs, "gpus": gpus_for(jobs, args) or "all", "batch_s": wall, "per_min": 60 * n / wall, "per_nb_s": wall / n,
             "job_s": statistics.median(r.seconds for r in results),
             "scores": sorted({f"{r.total:g}/{r.max_total:g}" for r in copies}),
             "untouched": sorted({f"{r.total:g}" for r in untouched}), "wrong": wrong,
@@ -82,11 +92,14 @@ def main() -> int:
     ap.add_argument("--copies", type=int, default=8, help="copies of the reference solution per batch (plus one untouched lab)")
     ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2, 4, 8])
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--gpus", help="with --device cuda: the GPUs to spread the jobs over (default: every visible one)")
+    ap.add_argument("--gpus", nargs="+", help="with --device cuda: the GPUs to spread the jobs over (default: every "
+                    "visible one); one value for every run, or one per --jobs value (--jobs 8 16 --gpus 0 0,1)")
     ap.add_argument("--threads", type=int, default=None, help="CPU threads per job (default: cores / jobs)")
     ap.add_argument("--burners", type=int, default=0, help="processes that keep cores busy during the runs")
     ap.add_argument("--keep", action="store_true", help="keep the gradebooks (printed path)")
     args = ap.parse_args()
+    if args.gpus and len(args.gpus) not in (1, len(args.jobs)):
+        ap.error(f"--gpus takes one value or one per --jobs value ({len(args.jobs)}), not {len(args.gpus)}")
     cores = cpu_count()
     jobs = [j for j in args.jobs if j <= cores] or [1]
     work = Path(tempfile.mkdtemp(prefix="grading-bench-"))
@@ -112,14 +125,14 @@ def main() -> int:
         for b in burners:
             b.kill()
     print(f"\n{args.copies} copies of the reference solution + 1 untouched lab per batch, --device {args.device}"
-          f"{' --gpus ' + args.gpus if args.gpus else ''}, {cores} cores, {args.burners} busy-loop processes beside; "
+          f"{' --gpus ' + ' '.join(args.gpus) if args.gpus else ''}, {cores} cores, {args.burners} busy-loop processes beside; "
           f"{device_label(args.device)}")
-    print(f"{'lab':>3} {'jobs':>4} {'warm-up s':>9} {'batch s':>8} {'job s':>6} {'s/notebook':>10} {'per min':>8} {'speedup':>8}  "
+    print(f"{'lab':>3} {'jobs':>4} {'gpus':>5} {'warm-up s':>9} {'batch s':>8} {'job s':>6} {'s/notebook':>10} {'per min':>8} {'speedup':>8}  "
           f"{'solution':<10} untouched  graded alone")
     for lab, warm_s, rows in tables:
         base = rows[0]["per_min"]
         for r in rows:
-            print(f"{lab:>3} {r['jobs']:>4} {warm_s:>9.0f} {r['batch_s']:>8.0f} {r['job_s']:>6.0f} {r['per_nb_s']:>10.1f} "
+            print(f"{lab:>3} {r['jobs']:>4} {r['gpus']:>5} {warm_s:>9.0f} {r['batch_s']:>8.0f} {r['job_s']:>6.0f} {r['per_nb_s']:>10.1f} "
                   f"{r['per_min']:>8.2f} {r['per_min'] / base:>7.2f}×  {', '.join(r['scores']):<10} "
                   f"{', '.join(r['untouched']):<9}  {r['alone']}")
     if args.keep:
