@@ -141,3 +141,16 @@ def test_guard_space_catches_a_write_past_the_end_and_keeps_views():
     torch.as_strided(y, (y.numel() + 1,), (1,), 0)[-1] = 1.0        # one element past the end, as an unmasked store
     assert guard.overrun()
     assert lab03.GuardSpace().guard(torch.zeros(0)).numel() == 0
+
+
+def test_guard_space_catches_a_read_past_the_end_of_an_active_lane_only():
+    import numpy as np
+    import torch
+
+    guard = lab03.GuardSpace(slack=64)
+    x = guard.guard(torch.arange(8.0))
+    lanes = x.data_ptr() + 4 * np.arange(10, dtype=np.uint64)      # elements 0..9 of an 8-element tensor
+    guard.note_reads(lanes, np.arange(10) < 8)                      # masked off past the end: nothing read there
+    assert not guard.overread
+    guard.note_reads(lanes, np.ones(10, dtype=bool))                # lanes 8 and 9 read guard space
+    assert guard.overread

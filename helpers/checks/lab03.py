@@ -120,12 +120,14 @@ class GuardSpace(TorchDispatchMode):
     "malloc(): unaligned tcache chunk"). While this mode is active, every tensor an op allocates on the CPU lives
     at the start of a larger buffer whose tail is guard space filled with a canary byte; `guard(t)` puts an input
     there too. A read past the end then reads guard space this process owns, and `overrun()` tells whether a
-    write landed there. On a GPU the mode changes nothing (compiled kernels do not run through it)."""
+    write landed there, and under `reads_watched()` whether a load read there. On a GPU the mode changes nothing
+    (compiled kernels do not run through it)."""
 
     def __init__(self, slack: int = GUARD_ELEMENTS):
         super().__init__()
         self.slack = slack
         self.tails: list[torch.Tensor] = []
+        self.overread = False
 
     def guard(self, t: torch.Tensor) -> torch.Tensor:
         """A copy of t, with t's sizes and strides, at the start of a guarded buffer (t itself if it is not a
@@ -159,6 +161,42 @@ class GuardSpace(TorchDispatchMode):
     def overrun(self) -> bool:
         """True when something wrote into the guard space after a tensor: a store past its end."""
         return any(bool((tail != CANARY).any()) for tail in self.tails)
+
+    def note_reads(self, addresses, mask) -> None:
+        """Under the interpreter, a load's addresses (numpy, one per lane) and its mask: `overread` becomes True when
+        an active lane reads guard space, past the end of a tensor."""
+        if self.overread or not self.tails:
+            return
+        import numpy as np
+
+        addresses = np.asarray(addresses)
+        active = addresses[np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)]
+        if active.size:
+            self.overread = any(bool(((active >= t.data_ptr()) & (active < t.data_ptr() + t.numel())).any())
+                                for t in self.tails)
+
+    @contextlib.contextmanager
+    def reads_watched(self):
+        """While active, every load of Triton's interpreter is checked against the guard space (see note_reads); a
+        masked-off lane reads nothing. Does nothing where the interpreter's internals differ (or on a GPU)."""
+        try:
+            from triton.runtime import interpreter as ti
+
+            builder, original = ti.InterpreterBuilder, ti.InterpreterBuilder.create_masked_load
+        except (ImportError, AttributeError):
+            yield
+            return
+        guard = self
+
+        def create_masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
+            guard.note_reads(ptrs.data, mask.data)
+            return original(self, ptrs, mask, other, cache_policy, is_volatile)
+
+        builder.create_masked_load = create_masked_load
+        try:
+            yield
+        finally:
+            builder.create_masked_load = original
 
 
 class NoTriton:
@@ -234,6 +272,38 @@ def poisoned_masked_loads():
 OVERRUN = ("wrote past the end of its output (into guard space put there to catch it): the last block runs past "
            "the end whenever the size is not a multiple of BLOCK, so mask every load and store with "
            "offsets < n_elements")
+OVERREAD = ("read past the end of an input (from guard space put there to catch it; on a GPU such a read can fault or "
+            "read another tensor's memory): the last block runs past the end whenever the size is not a multiple of "
+            "BLOCK, so mask every load, not only the store, with offsets < n_elements")
+
+
+@contextlib.contextmanager
+def launches_marked():
+    """While active, `IN_LAUNCH[0]` is True during each launch of a kernel by Triton's interpreter, which copies its
+    arguments to the host and back itself: the copies a launcher makes before the launch are the ones outside."""
+    try:
+        from triton.runtime import interpreter as ti
+
+        executor, original = ti.GridExecutor, ti.GridExecutor.__call__
+    except (ImportError, AttributeError):
+        yield
+        return
+
+    def call(self, *args, **kwargs):
+        IN_LAUNCH[0] = True
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            IN_LAUNCH[0] = False
+
+    executor.__call__ = call
+    try:
+        yield
+    finally:
+        executor.__call__ = original
+
+
+IN_LAUNCH = [False]
 
 
 def close(got: Any, want: torch.Tensor, atol: float, rtol: float = 0.0, reveal: bool = True) -> str | None:
@@ -329,6 +399,27 @@ class GatedMLP(nn.Module):
         return x + self.down(torch.sigmoid(self.gate(x)) * self.up(x)) * self.scale
 
 
+class NormScale(nn.Module):
+    """A batch norm module (its state: parameters and buffers) and a parameter read through a get_attr node."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(8)
+        self.scale = nn.Parameter(torch.rand(8))
+
+    def forward(self, x):
+        return self.bn(x) * self.scale
+
+
+class LateInput(nn.Module):
+    """A chain whose last op reads a value computed after the chain's first op."""
+
+    def forward(self, x, y):
+        a = x.relu()
+        b = y.sigmoid()
+        return (a * 2) * b
+
+
 def already_fused() -> fx.GraphModule:
     """A graph whose only calls are two fused chains (GraphModules): nothing left to fuse."""
     root = nn.Module()
@@ -422,6 +513,15 @@ def clamp_exp(x):
     return x.clamp(0, 1).exp()
 
 
+def view_between(x):
+    return (x.relu().view(-1).sigmoid() * 2).exp()
+
+
+def dead_value(x):
+    x.exp()          # read by nothing: freed as soon as it is made
+    return (x.sigmoid() * 2).relu()
+
+
 def mutate_between(x, y):
     a = y.exp()
     b = a - 1
@@ -503,6 +603,9 @@ def traffic_cases() -> list[BytesCase]:
                   tensors(3, (10, 10), dtype=torch.float16), f16 * (100 + 100 + 100 + 100)),
         BytesCase("Linear(16, 8) then ReLU as modules (the Linear reads its weight and bias)", seeded(linear_relu, 4),
                   tensors(4, (4, 16)), f32 * (64 + 32 + 8 * 16 + 8) + f32 * (32 + 32)),
+        BytesCase("a BatchNorm1d(8) module (weight, bias and three buffers) times a parameter read by get_attr",
+                  seeded(NormScale, 6), tensors(6, (4, 8)),
+                  f32 * (32 + 32 + 4 * 8) + 8 + f32 * (32 + 8 + 32)),
         BytesCase("the empty graph", identity, tensors(5, (5,)), 0),
     ]
 
@@ -617,6 +720,7 @@ CHAIN_CASES = [
     ChainCase("a fan-out and a join (one value read by two paths that meet again)", Branches),
     ChainCase("an in-place op between two elementwise ops", MutatesBetween),
     ChainCase("activation modules inside an nn.Sequential", Modules),
+    ChainCase("a view between elementwise ops (x.relu().view(-1).sigmoid() * 2).exp()", Traced(view_between)),
     ChainCase("a graph with a single op", Single),
     ChainCase("the empty graph", Empty),
     ChainCase("a graph that is already fused (two call_module nodes of fused chains)", already_fused),
@@ -707,7 +811,9 @@ def fuse_problems(report: dict, chain_lengths: list[int], want: Any, about: str,
                         f"depend on graphs fused before (a counter shared across graphs?). Pick the first name not "
                         f"taken in this graph, so every graph starts at fused_0 (run-4 and memfuse look them up).")
     if report["error"]:
-        return problems + [f"on {about}, fusing raised {report['error']}."]
+        hint = (" (the fused node reads an outside input made after the chain's first node: insert it where the "
+                "chain's last node was, when every input exists)") if "before it has been defined" in report["error"] else ""
+        return problems + [f"on {about}, fusing raised {report['error']}{hint}."]
     saved = sum(n - 1 for n in chain_lengths)
     if report["after"] != report["before"] - saved:
         problems.append(f"on {about}, the graph went from {report['before']} to {report['after']} call nodes; fusing "
@@ -727,6 +833,8 @@ def fuse_cases() -> list[FuseCase]:
                  tensors(301, (3, 6), (3, 6))),
         FuseCase("activation modules in a Sequential, and a value read twice", seeded(Modules, 302),
                  (("seq_1", "seq_2"), ("seq_4", "seq_5", "mul")), tensors(302, (3, 6), (3, 6))),
+        FuseCase("a chain whose last op reads a value computed after its first op", LateInput(),
+                 (("relu", "mul", "mul_1"),), tensors(303, (3, 6), (3, 6))),
     ]
 
 
@@ -783,10 +891,10 @@ def probe_kernel(learner: Learner, inputs: list[tuple], bad_block: int) -> dict:
             x = LAYOUTS[layout](guard.guard(x.to(device)))
         rec = OpRecorder()
         try:
-            with rec, guard:
+            with rec, guard, guard.reads_watched():
                 y = learner.call("chain_triton", x, block=block)
-            if guard.overrun():
-                outs.append({"error": f"ran a kernel that {OVERRUN}", "overrun": True})
+            if guard.overrun() or guard.overread:
+                outs.append({"error": f"ran a kernel that {OVERRUN if guard.overrun() else OVERREAD}", "overrun": True})
                 continue
             outs.append({"out": y, "aten": rec.computed()})
         except CheckFailed:
@@ -902,10 +1010,10 @@ def probe_codegen(learner: Learner, fn: Callable, inputs: tuple) -> dict:
             runner = runner_cls(gm)
         before = sum(runner_cls.launches.values())
         rec = OpRecorder()
-        with rec, guard:
+        with rec, guard, guard.reads_watched():
             out = runner(*inputs)
-        if guard.overrun():
-            return {"error": f"the generated kernel {OVERRUN}", "overrun": True}
+        if guard.overrun() or guard.overread:
+            return {"error": f"the generated kernel {OVERRUN if guard.overrun() else OVERREAD}", "overrun": True}
         return {"source": runner.source, "name": runner.name, "out": out, "aten": rec.computed(),
                 "launched": sum(runner_cls.launches.values()) - before}
     except CheckFailed:
@@ -1126,6 +1234,10 @@ def peak_cases() -> list[BytesCase]:
                   tensors(64, (1000,)), 2 * n),
         BytesCase("Linear(16, 32) → ReLU → Linear(32, 8) on a 4×16 input", seeded(small_mlp, 65), tensors(65, (4, 16)),
                   4 * 4 * 32 * 2),
+        BytesCase("chain_ops on 1000 fp16 elements (2 bytes each)", chain_ops, tensors(70, (1000,), dtype=torch.float16),
+                  2 * 2000),
+        BytesCase("x.exp() read by nothing, then (x.sigmoid() * 2).relu(): a value nobody reads is freed at once",
+                  dead_value, tensors(71, (1000,)), 2 * n),
         BytesCase("the empty graph", identity, tensors(66, (1000,)), 0),
     ]
 
@@ -1329,7 +1441,8 @@ class LinearCase:
 
 class InputCopies(OpRecorder):
     """An OpRecorder that also notes the copies made *from* the given tensors (a .contiguous() of a strided
-    input). Under Triton's interpreter every launch copies its arguments itself, so there nothing is noted."""
+    input). Under Triton's interpreter every launch copies its arguments to the host and back itself: with
+    `launches_marked()` active, the copies made inside a launch are not noted."""
 
     def __init__(self, *inputs: torch.Tensor):
         super().__init__()
@@ -1338,7 +1451,7 @@ class InputCopies(OpRecorder):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name = func.overloadpacket.__name__
-        if name in COPY_OPS and os.environ.get("TRITON_INTERPRET") != "1":
+        if name in COPY_OPS and not IN_LAUNCH[0]:
             source = args[1] if name == "copy_" else args[0]
             if isinstance(source, torch.Tensor) and source.untyped_storage().data_ptr() in self.storages:
                 self.copied.add(name)
@@ -1369,10 +1482,13 @@ def probe_linear_gelu(learner: Learner, inputs: list[tuple], wrong_shapes: list[
             x, w, b = (guard.guard(t) for t in (x, w, b))
         rec = InputCopies(x, w)
         try:
-            with poisoned_masked_loads(), rec, guard:
+            with poisoned_masked_loads(), launches_marked(), rec, guard, guard.reads_watched():
                 y = learner.call("linear_gelu", x, w, b)
             if guard.overrun():
                 outs.append({"overrun": True})
+                continue
+            if guard.overread:
+                outs.append({"overread": True})
                 continue
             outs.append({"out": y.detach().cpu() if isinstance(y, torch.Tensor) else y,
                          "computed": sorted({op for op in rec.ops if op in LINEAR_OPS}),
@@ -1415,6 +1531,12 @@ def linear_gelu_problems(report: dict, cases: list[LinearCase], wrong_shapes: li
                             f"there to catch it): the last block of rows or columns runs past M or N, so mask the "
                             f"store with (rows < M) & (columns < N).")
             continue
+        if r.get("overread"):
+            problems.append(f"on {about}, the kernel read past the end of an input (from guard space put there to "
+                            f"catch it; on a GPU such a read can fault or read another tensor's memory): a last block "
+                            f"of rows, columns or K runs past M, N or K, so its loads need masks (rows < M, columns "
+                            f"< N, and k < K with other=0.0) or wrapped row and column indices (rm % M, rn % N).")
+            continue
         got = r["out"]
         if r["computed"]:
             problems.append(f"on {about}, PyTorch computed ({', '.join(r['computed'])}): the matmul, the bias and "
@@ -1447,6 +1569,10 @@ def linear_gelu_problems(report: dict, cases: list[LinearCase], wrong_shapes: li
             problems.append(f"on {about}, the result has no bias: add b[n] to every row before the GELU.")
         elif not bad(F.linear(case.x.double(), case.w.double(), case.b.double())):
             problems.append(f"on {about}, the result has no GELU: apply it in the epilogue, after the bias.")
+        elif case.x.shape[0] <= case.b.shape[0] and not bad(
+                F.gelu(F.linear(case.x.double(), case.w.double()) + case.b.double()[:case.x.shape[0], None])):
+            problems.append(f"on {about}, the bias is added per row (b[m] to row m): it is per column, b[n] added to "
+                            f"column n of every row.")
         else:
             diff = close(got, ref.to(got.dtype), atol=tol, rtol=tol, reveal=reveal)
             problems.append(f"on {about}, the result {diff}. Check the masks on M, N and K (a K that is not a "

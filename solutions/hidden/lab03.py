@@ -142,6 +142,7 @@ CHAIN_MODELS = {
     "a model where chains meet and a value is read by a later op of its own chain": inputs.HJoins,
     "a model where matmuls cut chains and a parameter is read twice": inputs.HMatmul,
     "a function that mutates an input between two ops": public.Traced(inputs.h_mutate),
+    "a function with views (a transpose, a reshape, a flatten) between elementwise ops": public.Traced(inputs.h_views),
 }
 
 
@@ -214,6 +215,9 @@ def peak_cases(refs: dict) -> list:
                    tensors(164, (12, 10)), reference_peak),
         bytes_case("a graph with two outputs, one of them a view", inputs.view_outputs, tensors(165, (6, 7)),
                    reference_peak),
+        bytes_case("a graph with a value that nothing reads", inputs.h_dead, tensors(166, (9, 8)), reference_peak),
+        bytes_case("a graph that changes dtype (fp32 in, fp16 ops)", inputs.half_inside, tensors(167, (9, 11)),
+                   reference_peak),
     ]
 
 
@@ -231,6 +235,7 @@ def linear_cases(refs: dict) -> tuple:
     x3, w3, b3 = public.linear_inputs(212, 21, 50, 18, torch.float32)
     x4, w4, b4 = public.linear_inputs(213, 6, 24, 2 * 19, torch.float16)
     x5, w5, b5 = public.linear_inputs(214, 8, 5, 40, torch.float32)
+    x6, w6, b6 = public.linear_inputs(215, 7, 96, 20, torch.float32)
     cases = [public.LinearCase("the grader's fp16 shapes (no size a multiple of a block)", x1, w1, b1),
              public.LinearCase("the grader's bf16 pair of rows with a long K", x2, w2, b2),
              public.LinearCase("the grader's transposed x (strides (1, M))", x3.t().contiguous().t(), w3, b3,
@@ -238,6 +243,7 @@ def linear_cases(refs: dict) -> tuple:
              public.LinearCase("the grader's weight made of every other row of a larger one", x4, w4[::2], b4[::2].contiguous(),
                                strided=True),
              public.LinearCase("the grader's K smaller than any block", x5, w5, b5),
+             public.LinearCase("the grader's K a whole number of blocks", x6, w6, b6),
              public.LinearCase("the grader's epilogue-only case (x all zeros, a wide range of biases)",
                                torch.zeros(3, 32), torch.randn(70, 32), torch.linspace(-6, 6, 70), epilogue=True)]
     wrong = [(torch.zeros(3, 7), torch.zeros(5, 8), torch.zeros(5)), (torch.zeros(3, 7), torch.zeros(5, 7),

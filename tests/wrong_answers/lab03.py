@@ -14,7 +14,7 @@ CELLS = ["parameters", "setup", "ex-1", "p2-vocab", "ex-2a", "ex-2b", "p2-pass",
 # Words the hidden messages must never show: the grader's models and functions.
 HIDDEN_NAMES = ("HDeep", "HInplace", "HJoins", "HMatmul", "HBatchNorm", "HResidual", "h_mutate", "broadcast_three",
                 "half_inside", "transpose_later", "neg_div_silu", "three_inputs_int", "gelu_sigmoid_tanh",
-                "gelu_tanh_approx")
+                "gelu_tanh_approx", "h_views", "h_dead")
 
 # p2-pass without its demo (which needs a working find_fusible_chains and fuse_chain), for the mistakes that break it.
 PASS = next(c.source for c in notebooks.read(SOLUTION).cells if c.id == "p2-pass")
@@ -44,6 +44,13 @@ WRONG = [
           ('sum(nbytes(i) for i in node.all_input_nodes)', 'len(node.all_input_nodes) * nbytes(node)'),
           says='broadcast'),
 
+    wrong('03.traffic', "a module's parameters counted, its buffers (a batch norm's running statistics) forgotten", 'ex-1',
+          ('[*mod.parameters(), *mod.buffers()]', '[*mod.parameters()]'),
+          says='too low|expected', hidden_says='too low'),
+    wrong('03.traffic', 'get_attr nodes counted as kernels that write the parameter they fetch', 'ex-1',
+          ('if node.op not in ("call_function", "call_method", "call_module"):',
+           'if node.op not in ("call_function", "call_method", "call_module", "get_attr"):'),
+          says='too high|expected', hidden_says='too high'),
     # ---- 2a: chains
     wrong('03.chains', "the source page's search: call_function only, and across in-place ops", 'ex-2a',
           ('if node in taken or elementwise_op(gm, node) is None:', 'if node in taken or node.op != "call_function" or elementwise_op(gm, node) is None:'),
@@ -67,6 +74,10 @@ WRONG = [
           ('if nxt in taken or elementwise_op(gm, nxt) is None or crosses:', 'if nxt in taken or nxt.op != "call_method" or elementwise_op(gm, nxt) is None or crosses:'),
           also=(NO_DEMO,), says='could go on|not found|could start earlier'),
 
+    wrong('03.chains', 'a chain goes on through a view (a view moves no data, so it is taken as free)', 'ex-2a',
+          ('if nxt in taken or elementwise_op(gm, nxt) is None or crosses:',
+           'if nxt in taken or (elementwise_op(gm, nxt) is None and nxt.target not in VIEW_METHODS) or crosses:'),
+          says='not elementwise', hidden_says='not elementwise'),
     # ---- 2b: fuse
     wrong('03.fuse', "the source page's fused node: only the first input is passed on", 'ex-2b',
           ('    outside = list(dict.fromkeys(i for n in chain for i in n.all_input_nodes if i not in members))\n',
@@ -96,6 +107,9 @@ WRONG = [
            '    env = {i: sub_graph.placeholder(i.name) for i in sorted(outside, key=lambda n: n.name)}'),
           also=(NO_DEMO,), says='in the order of its placeholders'),
 
+    wrong('03.fuse', 'the fused node inserted before the chain\'s first node: an outside input made later is read before it exists', 'ex-2b',
+          ('    with gm.graph.inserting_after(chain[-1]):', '    with gm.graph.inserting_before(chain[0]):'),
+          also=(NO_DEMO,), says='before'),
     # ---- 3: the hand-written kernel
     wrong('03.triton_kernel', 'fp16 arithmetic: no conversion to fp32', 'ex-3',
           ('    x = tl.load(x_ptr + offsets, mask=mask).to(tl.float32)', '    x = tl.load(x_ptr + offsets, mask=mask)'),
@@ -126,6 +140,15 @@ WRONG = [
           ('    x = x.contiguous()\n', '    return chain_ops(x.float()).to(x.dtype)\n'),
           says='PyTorch ops ran'),
 
+    wrong('03.triton_kernel', 'the store is masked, the load is not: the last block reads past the end of x', 'ex-3',
+          ('tl.load(x_ptr + offsets, mask=mask)', 'tl.load(x_ptr + offsets)'),
+          says='read past the end.*mask', hidden_says='read past the end.*mask'),
+    wrong('03.triton_kernel', 'mask = offsets <= n_elements: one element past the end is written', 'ex-3',
+          ('    mask = offsets < n_elements ', '    mask = offsets <= n_elements'),
+          says='wrote past the end', hidden_says='wrote past the end'),
+    wrong('03.triton_kernel', "the output allocated before .contiguous(): a channels-last input gets a channels-last output the kernel fills in flat order", 'ex-3',
+          ('    x = x.contiguous()\n    out = torch.empty_like(x)\n', '    out = torch.empty_like(x)\n    x = x.contiguous()\n'),
+          says='differs', hidden_says='differs'),
     # ---- 4: generated kernels
     wrong('03.codegen', 'declines every chain', 'ex-4',
           ('    inputs = [n for n in chain_gm.graph.nodes if n.op == "placeholder"]\n',
@@ -152,6 +175,9 @@ WRONG = [
           ('f"def {name}({ptrs}, out_ptr', 'f"def kernel({ptrs}, out_ptr'),
           says='by the name it is given'),
 
+    wrong('03.codegen', 'generated loads without a mask (the store has one): the last block reads past the end of every input', 'ex-4',
+          ('mask=mask).to(tl.float32)" for i in range(len(inputs))]', ').to(tl.float32)" for i in range(len(inputs))]'),
+          says='read past the end.*mask', hidden_says='read past the end.*mask'),
     # ---- 5: the backend
     wrong('03.backend', 'fuses the graph but never runs a generated kernel', 'ex-5',
           ('    for name, sub in list(gm.named_children()):\n', '    for name, sub in []:\n'),
@@ -181,6 +207,9 @@ WRONG = [
           ('    if needs_grad:\n', '    if needs_grad or any(isinstance(t, torch.Tensor) and t.dtype != torch.float32 for t in example_inputs):\n'),
           says='fp16 elements'),
 
+    wrong('03.backend', 'falls back whenever an example input requires grad, even under torch.no_grad (parameters always do)', 'ex-5',
+          ('    needs_grad = torch.is_grad_enabled() and any(\n', '    needs_grad = any(\n'),
+          says='TritonChain', hidden_says='TritonChain'),
     # ---- 7: part 7 end to end (not scored: it re-runs exercises 2a, 4 and 5)
     wrong('03.pitfalls', 'through torch.compile, a chain across an in-place op changes what memfuse computes', 'ex-2a',
           ('if nxt in taken or elementwise_op(gm, nxt) is None or crosses:', 'if nxt in taken or elementwise_op(gm, nxt) is None:'),
@@ -223,6 +252,15 @@ WRONG = [
     wrong('03.peak_memory', "counts the graph's inputs as allocations", 'ex-6',
           (PEAK_ALLOCATES, '        if (n.op.startswith("call") and not aliases_input(gm, n)) or n.op == "placeholder":'),
           says='too high'),
+    wrong('03.peak_memory', 'every value sized at four bytes per element, whatever its dtype', 'ex-6',
+          ('sizes[n] = math.prod(meta.shape) * meta.dtype.itemsize if', 'sizes[n] = math.prod(meta.shape) * 4 if'),
+          says='too high|too low', hidden_says='too high|too low'),
+    wrong('03.peak_memory', 'a value nobody reads is never freed (only values in last_read are)', 'ex-6',
+          ('if m not in outputs and last_read.get(m, position[m]) <= i:', 'if m not in outputs and m in last_read and last_read[m] <= i:'),
+          says='too high', hidden_says='too high'),
+    wrong('03.peak_memory', 'frees a value one node after its last reader (< instead of <=)', 'ex-6',
+          ('if m not in outputs and last_read.get(m, position[m]) <= i:', 'if m not in outputs and last_read.get(m, position[m]) < i:'),
+          says='too high', hidden_says='too high'),
     *lab03_part8.WRONG,
 ]
 
@@ -379,4 +417,11 @@ RIGHT = [
            "03.pitfalls"), 'the alternative solution: every exercise of parts 1-6 written another way',
           "ex-1", source=ALTERNATIVE["ex-1"],
           also=(NO_DEMO, *(Edit(cid, source=code) for cid, code in ALTERNATIVE.items() if cid != "ex-1"))),
+    right("03.fuse", "the fused node inserted before the chain's last node (every outside input exists there too)", "ex-2b",
+          ("    with gm.graph.inserting_after(chain[-1]):", "    with gm.graph.inserting_before(chain[-1]):"),
+          also=(NO_DEMO,)),
+    right("03.chains", "rule 3 checked between the chain's last node and the next, step by step", "ex-2a",
+          ("crosses = any(order[node] < m < order[nxt] for m in mutation_at)",
+           "crosses = any(order[chain[-1]] < m < order[nxt] for m in mutation_at)")),
+    *lab03_part8.RIGHT,
 ]

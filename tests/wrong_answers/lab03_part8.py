@@ -1,11 +1,26 @@
 """Lab 03 part 8's wrong answers (linear + GELU in one Triton matmul, shared memory per config, the epilogue's
 roofline); tests/wrong_answers/lab03.py adds them to the lab's corpus."""
 
-from tests.wrong_answers import wrong
+from helpers import notebooks
+from tests.wrong_answers import ROOT, right, wrong
 
 CELLS = ["ex-8a", "ex-8b", "ex-8c"]
 GELU = "    y = 0.5 * y * (1.0 + tl.erf(y * 0.7071067811865476))"
 STRIDES = "x.stride(0), x.stride(1), w.stride(0), w.stride(1)"
+KERNEL = next(c.source for c in notebooks.read(ROOT / "solutions" / "03_operator_fusion.ipynb").cells if c.id == "ex-8a")
+# The solution's loads (wrapped rows and columns, whole K blocks unmasked, one masked tail), up to the epilogue.
+LOADS = KERNEL[KERNEL.index("    # Loads read rows rm % M"):KERNEL.index("    y = acc + tl.load")]
+MASKED_LOADS = """    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):                        # the tutorial's loop: every load masked on M, N and K
+        kk = k0 + rk
+        a = tl.load(x_ptr + rm[:, None] * stride_xm + kk[None, :] * stride_xk,
+                    mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
+        b = tl.load(w_ptr + rn[None, :] * stride_wn + kk[:, None] * stride_wk,
+                    mask=(rn[None, :] < N) & (kk[:, None] < K), other=0.0)
+        if DOT_IN_FP32:
+            a, b = a.to(tl.float32), b.to(tl.float32)
+        acc += tl.dot(a, b)
+"""
 
 WRONG = [
     wrong("03.linear_gelu", "GELU's tanh approximation instead of the exact erf form", "ex-8a",
@@ -48,6 +63,49 @@ WRONG = [
     wrong("03.linear_gelu", "shapes never checked: a K mismatch runs and reads garbage", "ex-8a",
           ("    if w.shape[1] != K or b.shape[0] != N:", "    if False:"),
           says="ValueError", hidden_says="ValueError"),
+    wrong("03.linear_gelu", "the store masked on columns only: the rows past M are written past the end", "ex-8a",
+          ("             mask=(rm[:, None] < M) & (rn[None, :] < N))                              # one store",
+           "             mask=rn[None, :] < N)                                                    # one store"),
+          says="past the end", hidden_says="past the end"),
+    wrong("03.linear_gelu", "w's rows not wrapped (rn, not rn % N) and not masked: the last column block reads past w", "ex-8a",
+          ("w_tile = w_ptr + (rn % N)[None, :] * stride_wn", "w_tile = w_ptr + rn[None, :] * stride_wn"),
+          says="read past the end", hidden_says="read past the end"),
+    wrong("03.linear_gelu", "x's rows not wrapped (rm, not rm % M) and not masked: the last row block reads past x", "ex-8a",
+          ("x_tile = x_ptr + (rm % M)[:, None] * stride_xm", "x_tile = x_ptr + rm[:, None] * stride_xm"),
+          says="read past the end", hidden_says="read past the end"),
+    wrong("03.linear_gelu", "the bias indexed by row (b[m]) instead of by column (b[n])", "ex-8a",
+          ("tl.load(b_ptr + rn, mask=rn < N, other=0.0).to(tl.float32)[None, :]",
+           "tl.load(b_ptr + rm, mask=rm < M, other=0.0).to(tl.float32)[:, None]"),
+          says="row", hidden_says="row"),
+    wrong("03.linear_gelu", "the whole-block loop stops one block early (range(0, K - BLOCK_K, BLOCK_K))", "ex-8a",
+          ("for k0 in range(0, K - BLOCK_K + 1, BLOCK_K):", "for k0 in range(0, K - BLOCK_K, BLOCK_K):"),
+          says="differs", hidden_says="differs"),
+    wrong("03.linear_gelu", "the K mask of the last block from rk, not from its offset kk: it reads the whole block", "ex-8a",
+          ("a = tl.load(x_tile, mask=kk[None, :] < K, other=0.0)", "a = tl.load(x_tile, mask=rk[None, :] < K, other=0.0)"),
+          ("b = tl.load(w_tile, mask=kk[:, None] < K, other=0.0)", "b = tl.load(w_tile, mask=rk[:, None] < K, other=0.0)"),
+          says="differs|past the end", hidden_says="differs|past the end"),
+    wrong("03.linear_gelu", "the accumulator in the output's dtype: fp16 inputs accumulate in fp16", "ex-8a",
+          ("acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)",
+           "acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=out_ptr.dtype.element_ty)"),
+          ("        acc += tl.dot(a, b)\n        x_tile", "        acc += tl.dot(a, b).to(out_ptr.dtype.element_ty)\n        x_tile"),
+          ("            a, b = a.to(tl.float32), b.to(tl.float32)\n        acc += tl.dot(a, b)\n    y",
+           "            a, b = a.to(tl.float32), b.to(tl.float32)\n        acc += tl.dot(a, b).to(out_ptr.dtype.element_ty)\n    y"),
+          says="fp32", hidden_says="fp32"),
+    wrong("03.linear_gelu", "the tile pointers advanced by BLOCK_K elements, not BLOCK_K strides", "ex-8a",
+          ("        x_tile += BLOCK_K * stride_xk\n        w_tile += BLOCK_K * stride_wk",
+           "        x_tile += BLOCK_K\n        w_tile += BLOCK_K"),
+          says="differs", hidden_says="differs"),
+    wrong("03.linear_gelu", "the grid swapped: N's blocks on axis 0, which the kernel reads as M's", "ex-8a",
+          ("grid = (triton.cdiv(out.shape[0], block_m), triton.cdiv(out.shape[1], block_n))",
+           "grid = (triton.cdiv(out.shape[1], block_n), triton.cdiv(out.shape[0], block_m))"),
+          says="differs", hidden_says="differs"),
+    wrong("03.linear_gelu", "the launcher makes w contiguous (a transposed weight copied on every call)", "ex-8a",
+          ("    out, args = linear_gelu_args(x, w, b)\n    if out.numel():",
+           "    out, args = linear_gelu_args(x, w.contiguous(), b)\n    if out.numel():"),
+          says="copied an input", hidden_says="copied an input"),
+    wrong("03.linear_gelu", "GELU as y·sigmoid(1.702·y), another approximation", "ex-8a",
+          (GELU, "    y = y * tl.sigmoid(1.702 * y)"),
+          says="differs", hidden_says="differs"),
     wrong("03.smem", "one stage only: the pipeline's num_stages copies forgotten", "ex-8b",
           ("return num_stages * (block_m * block_k + block_k * block_n) * itemsize",
            "return (block_m * block_k + block_k * block_n) * itemsize"), says="num_stages"),
@@ -67,6 +125,19 @@ WRONG = [
           ("    return [c for c in configs\n",
            "    configs = sorted(configs, key=lambda c: smem_bytes(c['BLOCK_M'], c['BLOCK_N'], c['BLOCK_K'], "
            "c['num_stages'], itemsize))\n    return [c for c in configs\n"), says="order"),
+    wrong("03.smem", "the output tile counted in shared memory too", "ex-8b",
+          ("return num_stages * (block_m * block_k + block_k * block_n) * itemsize",
+           "return (num_stages * (block_m * block_k + block_k * block_n) + block_m * block_n) * itemsize"),
+          says="output tile|A tile", hidden_says="output tile|A tile"),
+    wrong("03.smem", "the stages multiply the A tile only", "ex-8b",
+          ("return num_stages * (block_m * block_k + block_k * block_n) * itemsize",
+           "return (num_stages * block_m * block_k + block_k * block_n) * itemsize"),
+          says="num_stages", hidden_says="num_stages"),
+    wrong("03.smem", "configs_that_fit passes num_warps where num_stages goes", "ex-8b",
+          ('c["BLOCK_K"], c["num_stages"], itemsize) <= limit]', 'c["BLOCK_K"], c["num_warps"], itemsize) <= limit]'),
+          says="configs_that_fit", hidden_says="configs_that_fit"),
+    wrong("03.smem", "configs_that_fit keeps the configs that do not fit", "ex-8b",
+          ("itemsize) <= limit]", "itemsize) > limit]"), says="configs_that_fit", hidden_says="configs_that_fit"),
     wrong("03.linear_roofline", "a multiply-add counted as one FLOP: M·N·K", "ex-8c",
           ('"flops": 2 * M * N * K', '"flops": M * N * K'), says="2·M·N·K"),
     wrong("03.linear_roofline", "unfused costs the same bytes as fused: the GELU pass forgotten", "ex-8c",
@@ -81,4 +152,39 @@ WRONG = [
     wrong("03.linear_roofline", "the bias is left out of the bytes moved", "ex-8c",
           ("moved = (M * K + N * K + N + M * N) * itemsize", "moved = (M * K + N * K + M * N) * itemsize"),
           says="bytes"),
+    wrong("03.linear_roofline", "the output counted in fp32 (the accumulator's dtype), not in the inputs' dtype", "ex-8c",
+          ("moved = (M * K + N * K + N + M * N) * itemsize", "moved = (M * K + N * K + N) * itemsize + M * N * 4"),
+          says="bytes", hidden_says="bytes"),
+    wrong("03.linear_roofline", "the GELU kernel reads the result back but its write is forgotten", "ex-8c",
+          ("moved if fused else moved + 2 * M * N * itemsize", "moved if fused else moved + M * N * itemsize"),
+          says="bytes", hidden_says="bytes"),
+    wrong("03.linear_roofline", "the unfused pair timed as one kernel: the roofline of the summed FLOPs and bytes", "ex-8c",
+          ('    t_unfused = t_fused + roof({"flops": 0, "bytes": 2 * M * N * itemsize})',
+           "    t_unfused = roof(linear_gelu_cost(M, N, K, itemsize, False))"),
+          says="roofline", hidden_says="epilogue_saving"),
+    wrong("03.linear_roofline", "the bias add and GELU counted in the FLOPs", "ex-8c",
+          ('"flops": 2 * M * N * K', '"flops": 2 * M * N * K + 2 * M * N'), says="FLOPs", hidden_says="FLOPs"),
+    wrong("03.linear_roofline", "the saving as t_fused / t_unfused (the time left, not the time saved)", "ex-8c",
+          ("    return 1 - t_fused / t_unfused", "    return t_fused / t_unfused"),
+          says="epilogue_saving", hidden_says="epilogue_saving"),
+    wrong("03.linear_roofline", "the GELU kernel's bytes at 2 per element whatever itemsize says", "ex-8c",
+          ('roof({"flops": 0, "bytes": 2 * M * N * itemsize})', 'roof({"flops": 0, "bytes": 2 * M * N * 2})'),
+          says="epilogue_saving", hidden_says="epilogue_saving"),
+]
+
+RIGHT = [
+    right("03.linear_gelu", "the tutorial's kernel: every load masked on M, N and K, no wrapped indices", "ex-8a",
+          (LOADS, MASKED_LOADS)),
+    right("03.linear_gelu", "N's blocks on grid axis 0 and M's on axis 1, the kernel reading them that way", "ex-8a",
+          ("    rm = tl.program_id(0) * BLOCK_M", "    rm = tl.program_id(1) * BLOCK_M"),
+          ("    rn = tl.program_id(1) * BLOCK_N", "    rn = tl.program_id(0) * BLOCK_N"),
+          ("grid = (triton.cdiv(out.shape[0], block_m), triton.cdiv(out.shape[1], block_n))",
+           "grid = (triton.cdiv(out.shape[1], block_n), triton.cdiv(out.shape[0], block_m))")),
+    right("03.smem", "the A and B tiles summed as (BLOCK_M + BLOCK_N)·BLOCK_K", "ex-8b",
+          ("return num_stages * (block_m * block_k + block_k * block_n) * itemsize",
+           "return (block_m + block_n) * block_k * num_stages * itemsize")),
+    right("03.linear_roofline", "the GELU kernel's bytes as the unfused bytes minus the fused", "ex-8c",
+          ('    t_unfused = t_fused + roof({"flops": 0, "bytes": 2 * M * N * itemsize})',
+           '    extra = linear_gelu_cost(M, N, K, itemsize, False)["bytes"] - linear_gelu_cost(M, N, K, itemsize, True)["bytes"]\n'
+           '    t_unfused = t_fused + roof({"flops": 0, "bytes": extra})')),
 ]

@@ -144,3 +144,15 @@ def view_outputs(x):
     """Two outputs, one of them a view of an intermediate."""
     a = x.abs()
     return a.flatten(), a.sigmoid() * 3
+
+
+def h_views(x, y):
+    """Views between elementwise ops: a transpose, a reshape and a flatten."""
+    h = (x * 2).t().tanh()
+    return h.reshape(-1).sigmoid() + y.flatten()
+
+
+def h_dead(x):
+    """A value read by nothing (abs then exp, the exp never read) before a chain."""
+    x.abs().exp()
+    return (x.sigmoid() * 2).tanh()
