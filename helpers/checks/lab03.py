@@ -188,9 +188,12 @@ class GuardSpace(TorchDispatchMode):
             return
         guard = self
 
-        def create_masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
-            guard.note_reads(ptrs.data, mask.data)
-            return original(self, ptrs, mask, other, cache_policy, is_volatile)
+        def create_masked_load(self, ptrs, mask, *args, **kwargs):     # the later arguments differ by release
+            try:
+                guard.note_reads(ptrs.data, True if mask is None else mask.data)
+            except Exception:     # an interpreter whose handles look otherwise: watch nothing, never break the load
+                pass
+            return original(self, ptrs, mask, *args, **kwargs)
 
         builder.create_masked_load = create_masked_load
         try:
