@@ -20,9 +20,11 @@ from typing import Any, Callable
 
 import torch
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from helpers.checks import CheckFailed, Context, Learner, fail_if, register
 from helpers.checks.dynamo_state import count_runs, settings_kept
+from helpers.checks import lab03
 from helpers.checks.lab03 import GuardSpace, InputCopies, interpreted, poisoned_masked_loads
 from helpers.checks.own_work import refusing
 from helpers.llama import LlamaConfig, StaticKVCache, build_model, decode_bytes_per_token, flops_per_token, kv_cache_bytes
@@ -393,6 +395,9 @@ def budget_problems(got: list, cases: list[BudgetCase], reveal: bool) -> list[st
             hint = ("a whole number of sequences (an int): round down" if is_number(n) and not isinstance(n, int) else
                     "nothing fits when the weights alone fill the memory: return 0, not a negative count"
                     if want == 0 and is_number(n) and n < 0 else
+                    "when the memory left beside the weights cannot hold one sequence's cache, none fits: return 0 "
+                    "(round down, never up, and no minimum of one)"
+                    if want == 0 and is_number(n) and n > 0 else
                     "a sequence that does not fit whole does not fit: round down, not up or to the nearest"
                     if is_number(n) and n == want + 1 else
                     "(memory − weights) ÷ one sequence's cache (in the cache's dtype), rounded down")
@@ -491,16 +496,20 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
     torch._dynamo.reset()
     stopped = False
     StaticKVCache.update = seen_update
-    try:   # a limit above GRAPHS_ENOUGH, so a step that recompiles every token is caught, not sent back to eager
-        with settings_kept(), torch._dynamo.config.patch(recompile_limit=64):
-            ids = learner.call("generate_static", model, list(case.prompt), case.new_tokens, compiler)
-    except (Recompiling, getattr(torch._dynamo.exc, "FailOnRecompileLimitHit", Recompiling)):   # (a lowered limit)
-        ids, stopped = None, True
-    finally:
-        frames = counter.frame_count
-        torch._dynamo.reset()
     try:
+        try:   # a limit above GRAPHS_ENOUGH, so a step that recompiles every token is caught, not sent back to eager
+            with settings_kept(), torch._dynamo.config.patch(recompile_limit=64):
+                ids = learner.call("generate_static", model, list(case.prompt), case.new_tokens, compiler)
+        except (Recompiling, getattr(torch._dynamo.exc, "FailOnRecompileLimitHit", Recompiling)):   # (a lowered limit)
+            ids, stopped = None, True
+        finally:
+            frames = counter.frame_count
+            torch._dynamo.reset()
         eager = learner.call("generate_static", model, list(case.prompt), case.new_tokens, None)
+    except Exception as err:      # noqa: BLE001 - said in words below when it is a write past the cache's end
+        if not past_the_cache(err):
+            raise
+        return {"past_cache": f"{type(err).__name__}: {str(err).splitlines()[0][:160]}"}
     finally:
         StaticKVCache.update = update
     as_ints = lambda xs: [int(x) for x in xs] if isinstance(xs, (list, tuple)) else None
@@ -510,8 +519,22 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
             "cache_dtypes": sorted(cache_dtypes)}
 
 
+def past_the_cache(err: BaseException) -> bool:
+    """True when `err` (or what it wraps: Dynamo re-raises a traced op's error) is an index past the end of a tensor
+    along a dimension: what writing a position the cache has no room for raises."""
+    while err is not None:
+        if isinstance(err, (IndexError, RuntimeError)) and "out of bounds" in str(err):
+            return True
+        err = err.__cause__ or err.__context__
+    return False
+
+
 def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[str]:
     n = case.new_tokens
+    if got.get("past_cache"):
+        return [f"on {case.about}, generate_static wrote past the end of its KV cache ({got['past_cache']}): "
+                "preallocate one StaticKVCache with room for every position the generation writes, the prompt's "
+                "and the new tokens' (len(prompt_ids) + max_new_tokens)."]
     for key in ("eager", "ids"):
         ids = got[key]
         label = "without a compiler" if key == "eager" else "with the compiler"
@@ -590,14 +613,36 @@ class WeightCase:
         return w.to(getattr(torch, self.dtype)), x.to(getattr(torch, self.dtype))
 
 
+class NonFiniteToInt(TorchDispatchMode):
+    """Notes a cast to an integer dtype of a float tensor that holds NaN or ±inf (0 / 0 from an all-zero row and
+    its zero scale): what such a cast gives is undefined (it happens to be 0 on some machines, not on others)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = func.overloadpacket.__name__
+        source, dtype = ((args[0], kwargs.get("dtype")) if name == "_to_copy" and args else
+                         (args[1], args[0].dtype) if name == "copy_" and len(args) > 1 and
+                         isinstance(args[0], torch.Tensor) else (None, None))
+        if isinstance(source, torch.Tensor) and source.is_floating_point() and dtype is not None and \
+                not dtype.is_floating_point and not dtype.is_complex and dtype != torch.bool and \
+                not bool(torch.isfinite(source).all()):
+            self.seen = True
+        return func(*args, **kwargs)
+
+
 def probe_int8_weights(learner: Learner, case: WeightCase) -> dict:
     w, x = case.make()
-    with refusing("07.int8_weights", package_versions(*INT8)):
+    casts = NonFiniteToInt()
+    with refusing("07.int8_weights", package_versions(*INT8)), casts:
         out = learner.call("quantize_linear_int8", w.clone())
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         return {"pair": False}
     q, s = out
-    info: dict = {"pair": True, "q_dtype": str(getattr(q, "dtype", type(q).__name__)),
+    info: dict = {"pair": True, "nonfinite_cast": casts.seen, "q_dtype": str(getattr(q, "dtype", type(q).__name__)),
                   "q_shape": list(getattr(q, "shape", [])), "s_shape": list(getattr(s, "shape", [])),
                   "s_dtype": str(getattr(s, "dtype", type(s).__name__))}
     if not (isinstance(q, torch.Tensor) and isinstance(s, torch.Tensor)):
@@ -622,6 +667,10 @@ def int8_weights_problems(got: dict, case: WeightCase, reveal: bool) -> list[str
     if got["s_dtype"] != f"torch.{case.dtype}":
         return [f"on {case.about}, the scales are {got['s_dtype']}: return them in the weight's dtype (torch.{case.dtype}), "
                 "cast back after computing in float32."]
+    if got.get("nonfinite_cast"):
+        return [f"on {case.about}, quantize_linear_int8 cast a NaN or an infinity to int8 (an all-zero row divided by "
+                "its zero scale: 0 / 0): what that cast gives is undefined. Give an all-zero row a nonzero scale (any "
+                "will do: its int8 values are all 0) before dividing."]
     w, q, s = got["w"].float(), got["q"], got["s"].float().reshape(-1)
     want_s = (w.abs().amax(dim=1) / 127.0)
     nonzero = want_s > 0
@@ -636,6 +685,11 @@ def int8_weights_problems(got: dict, case: WeightCase, reveal: bool) -> list[str
     if bool((q == -128).any()):
         return [f"on {case.about}, the int8 weight holds -128: clamp to -127..127 before casting (a value of 128 wraps "
                 "round to -128 in int8), so the range is symmetric."]
+    if not nearest_integers(w, q, [want_s, s]):
+        return [f"on {case.about}, some int8 values are not w / scale rounded to the nearest integer: compute the "
+                "quotient in float32 and round it (torch.round) before casting. `.to(torch.int8)` alone truncates, "
+                "and a quotient computed in bf16 or fp16 is rounded already (bf16 keeps 8 significant bits: between "
+                "64 and 127 its values are 0.5 apart)."]
     deq = q.float() * s[:, None]
     err = (deq - w).abs()
     half = 0.5 if case.dtype == "float32" else 0.8   # bf16/fp16 inputs: the weight itself is rounded already
@@ -661,10 +715,23 @@ def int8_weights_problems(got: dict, case: WeightCase, reveal: bool) -> list[str
     return []
 
 
+def nearest_integers(w: torch.Tensor, q: torch.Tensor, scales: list[torch.Tensor]) -> bool:
+    """Every q is within half a step (and a float32 quotient's error) of w / s for one of the given per-row scales
+    (the exact float32 one, or the learner's own, rounded to the weight's dtype: either is an honest divisor)."""
+    w64, q64 = w.double(), q.double()
+    ok = torch.zeros_like(q64, dtype=torch.bool)
+    for s in scales:
+        s64 = s.double().reshape(-1, 1)
+        quotient = torch.where(s64 > 0, w64 / torch.where(s64 > 0, s64, 1.0), 0.0)
+        ok |= (q64 - quotient).abs() <= 0.5 + 1e-3
+    return bool(ok.all())
+
+
 @register("07.int8_weights", points=2, exercise="E", title="per-channel int8 weights and the matmul that dequantizes",
           cases=[WeightCase("a 64×48 weight", 64, 48, seed=1),
                  WeightCase("a 32×40 weight with one outlier row", 32, 40, seed=2, outlier_rows=(5,)),
-                 WeightCase("a bf16 24×16 weight", 24, 16, seed=3, dtype="bfloat16")])
+                 WeightCase("a bf16 24×16 weight with an all-zero row", 24, 16, seed=3, dtype="bfloat16",
+                            zero_rows=(9,))])
 def _int8_weights(ctx: Context, cases: list[WeightCase]) -> str:
     for case in cases:
         fail_if(int8_weights_problems(ctx.probe(probe_int8_weights, case), case, ctx.reveal))
@@ -710,6 +777,7 @@ def probe_int8_model(learner: Learner, case: QuantModelCase) -> dict:
         with torch.no_grad(), learner.running("quantize_model"):
             got = q(x).float()
     return {"linears": linears, "left": left, "returned": type(returned).__name__,
+            "same": returned is model, "left_in_given": sum(isinstance(m, nn.Linear) for m in model.modules()),
             "rel_to_reference": float((got - want).norm() / want.norm().clamp(min=1e-12)),
             "rel_to_full": float((got - full).norm() / full.norm().clamp(min=1e-12)),
             "int8_buffers": sum(t.dtype == torch.int8 for t in q.state_dict().values())}
@@ -719,6 +787,12 @@ def int8_model_problems(got: dict, case: QuantModelCase) -> list[str]:
     if got["returned"] == "NoneType":
         return ["quantize_model returned None: return the model (changed in place) so it can be used as "
                 "`quantized = quantize_model(model)`."]
+    if got["returned"] != "NoneType" and not got.get("same", True):
+        still = (f" (the model it was given still has {got['left_in_given']} of its {got['linears']} nn.Linear layers)"
+                 if got.get("left_in_given") else "")
+        return [f"on {case.about}, quantize_model returned another module than the one it was given (a copy?){still}: "
+                "change the model in place (setattr each QuantLinear on its parent) and return that same model; a "
+                "copy holds a second set of weights in memory."]
     if got["left"]:
         return [f"on {case.about}, {got['left']} of {got['linears']} nn.Linear layers are still there after quantize_model: "
                 "walk every module (model.named_modules(), nested ones too) and replace each nn.Linear on its parent "
@@ -792,6 +866,9 @@ def reference_int8_linear(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor
 INT8_KERNEL_OPS = {"mm", "addmm", "matmul", "linear", "bmm", "baddbmm", "mv", "dot", "einsum", "sum", "mul", "mul_",
                    "div", "div_", "_int_mm", "_weight_int8pack_mm", "addmv", "addcmul", "prod"}
 INT8_KERNEL = ("helpers.llm_bench.int8_triton.",)
+# Where Lab 03's copy recorder tells the interpreter's own copies of a launch's arguments by marking the launches,
+# mark them here too; where it goes by TRITON_INTERPRET, there is nothing to mark.
+launches_marked = getattr(lab03, "launches_marked", contextlib.nullcontext)
 class WeightUse(InputCopies):
     """Lab 03's InputCopies (copies of the weight, on a GPU) that also notes a cast of the weight to another dtype,
     interpreter or not (the interpreter's own copies keep the dtype)."""
@@ -809,6 +886,43 @@ class WeightUse(InputCopies):
         return super().__torch_dispatch__(func, types, args, kwargs)
 
 
+@contextlib.contextmanager
+def reads_past(guard: GuardSpace, names: dict[int, str]):
+    """Under Triton's interpreter: the set, filled while the block runs, of the tensors (named by `names`, keyed by
+    storage) whose guard space a lane of a `tl.load` read that no mask turned off: a read past the tensor's end,
+    which on a GPU reads another tensor's memory or faults. Gives an empty set where the interpreter's internals
+    differ or Triton is missing."""
+    seen: set[str] = set()
+    try:
+        import numpy as np
+        from triton.runtime import interpreter as ti
+
+        builder, original = ti.InterpreterBuilder, ti.InterpreterBuilder.create_masked_load
+    except (ImportError, AttributeError):
+        yield seen
+        return
+    ranges: list = []
+
+    def create_masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
+        if len(ranges) != len(guard.tails):      # tensors allocated since (the output): their tails too
+            ranges[:] = [(t.data_ptr(), t.data_ptr() + t.numel(), names.get(t.untyped_storage().data_ptr(), "a tensor"))
+                         for t in guard.tails]
+        try:
+            lanes = np.broadcast_to(np.asarray(mask.data, dtype=bool), ptrs.data.shape)
+            for lo, hi, name in ranges:
+                if name not in seen and bool(np.any(lanes & (ptrs.data >= lo) & (ptrs.data < hi))):
+                    seen.add(name)
+        except (TypeError, ValueError):      # a pointer block of another kind: not judged
+            pass
+        return original(self, ptrs, mask, other, cache_policy, is_volatile)
+
+    builder.create_masked_load = create_masked_load
+    try:
+        yield seen
+    finally:
+        builder.create_masked_load = original
+
+
 def probe_int8_kernel(learner: Learner, cases: list[KernelCase]) -> dict:
     """Run int8_linear_triton on each case (inputs with guard space after them under the interpreter), recording the
     ATen ops it dispatches and the copies it makes of q."""
@@ -821,12 +935,16 @@ def probe_int8_kernel(learner: Learner, cases: list[KernelCase]) -> dict:
             x, q, scales = (guard.guard(t.to(device)) for t in (x, q, scales))
             x, q = case.view(x, q)
         rec = WeightUse(q)
+        names = {t.untyped_storage().data_ptr(): name for t, name in ((x, "x"), (q, "q"), (scales, "the scales"))}
         try:
             with refusing("07.int8_kernel", package_versions(*INT8_KERNEL, *INT8)), poisoned_masked_loads(), \
-                    rec, guard:
+                    launches_marked(), reads_past(guard, names) as read, rec, guard:
                 y = learner.call("int8_linear_triton", x, q, scales)
             if guard.overrun():
                 outs.append({"overrun": True})
+                continue
+            if read:
+                outs.append({"read_past": sorted(read)})
                 continue
             outs.append({"out": y.detach().cpu() if isinstance(y, torch.Tensor) else type(y).__name__,
                          "computed": sorted({op for op in rec.ops if op in INT8_KERNEL_OPS}),
@@ -862,6 +980,15 @@ def int8_kernel_problems(report: dict, cases: list[KernelCase], reveal: bool = T
         if r.get("overrun"):
             problems.append(f"on {about}, int8_linear_triton wrote past the end of its output (into guard space put "
                             "there to catch it): mask the store with rows < B and columns < N.")
+            continue
+        if r.get("read_past"):
+            problems.append(f"on {about}, int8_linear_triton read past the end of {' and '.join(r['read_past'])} (into "
+                            "guard space put there to catch it): a lane of a tl.load that no mask turns off reads it, "
+                            "and on a GPU that is another tensor's memory or a fault, even when the lane is never "
+                            "stored. Check the masks on N and K of every load: x's rows < B and columns < K, q's rows "
+                            "< N and columns < K, the scales' rn < N."
+                            + (" The scales are N values, one per output column: load scales[rn] after the K loop, "
+                               "and each output column's scale multiplies it." if "the scales" in r["read_past"] else ""))
             continue
         if "error" in r:
             problems.append(f"on {about}, int8_linear_triton raised {r['error']}.")
@@ -1048,7 +1175,8 @@ def bandwidth_problems(got: list, cases: list[BandwidthCase], reveal: bool) -> l
             return ["bandwidth_utilisation should return {'gbps': …, 'utilisation': …} (or None when there is no TPOT)."]
         for key, hint in (("gbps", "bytes a decode step must read ÷ the median TPOT (stats['tpot_s']['p50']), in "
                                    "10⁹ bytes per second"),
-                          ("utilisation", "achieved bytes per second ÷ the copy bandwidth, a fraction (0.8, not 80)")):
+                          ("utilisation", "achieved bytes per second ÷ the copy bandwidth it is given (copy_bw), a "
+                                          "fraction (0.8, not 80)")):
             if not close(answer[key], want[key], rel=1e-6):
                 said = f"{fmt(answer[key])}, expected {want[key]:.6g}" if reveal else fmt(answer[key])
                 return [f"on {case.about}, {key} = {said}{unit_slip(answer[key], want[key])}: {hint}"
@@ -1080,8 +1208,13 @@ def _result(bytes_per_step: float | None, tpot_p50: float | None, ttft_p50: floa
 @register("07.bandwidth", points=1, exercise="G", title="memory-bandwidth utilisation of a decode step",
           cases=[BandwidthCase("the 1b model, bf16, on a 3 TB/s device", _result(2.5e9, 1.9e-3), 3.0e12,
                                {"gbps": 2.5e9 / 1.9e-3 / 1e9, "utilisation": 2.5e9 / 1.9e-3 / 3.0e12}),
+                 BandwidthCase("the tiny model, fp32, on a CPU copying 12 GB/s", _result(3.5e6, 4.0e-4), 1.2e10,
+                               {"gbps": 3.5e6 / 4.0e-4 / 1e9, "utilisation": 3.5e6 / 4.0e-4 / 1.2e10}),
                  BandwidthCase("a one-token run", _result(2.5e9, None), 3.0e12, None),
-                 BandwidthCase("a run whose median TPOT is NaN", _result(2.5e9, math.nan), 3.0e12, None)])
+                 BandwidthCase("a result without a byte count", _result(None, 1.9e-3), 3.0e12, None),
+                 BandwidthCase("a run whose median TPOT is NaN", _result(2.5e9, math.nan), 3.0e12, None),
+                 BandwidthCase("a run whose median TPOT is 0 (its tokens within one clock tick)", _result(2.5e9, 0.0),
+                               3.0e12, None)])
 def _bandwidth(ctx: Context, cases: list[BandwidthCase]) -> str:
     fail_if(bandwidth_problems(ctx.probe(probe_bandwidth, cases), cases, ctx.reveal))
     return "achieved bandwidth and utilisation right"

@@ -3,7 +3,8 @@
 Never released. Cases only: the rules are the public checks' (helpers.llama's arithmetic, helpers.llm_bench's int8
 quantization, numpy's percentiles), run on situations the notebook never showed: other timestamp streams, GQA with
 other head counts, MQA, fp16/bf16 and fp32 bytes, batches, weights with outlier and all-zero rows in bf16, another
-model to quantize (hidden_inputs.lab07.TwoTower: nested Linear layers beside an embedding and a norm), another model
+model to quantize (hidden_inputs.lab07.TwoTower: nested Linear layers beside an embedding and a norm; and
+hidden_inputs.lab07.tied_decoder, whose output head shares the embedding's weight), another model
 and prompt to decode, other shapes, layouts and long sums for the int8 kernel. The answers the learner is asked to
 work out (latency figures, the roofline, how many caches fit, percentiles, bandwidth utilisation) come from the
 grader's own rules below, never released; the model's arithmetic and int8 quantization are checked against the
@@ -139,6 +140,7 @@ CASES = {
     "07.int8_model": [
         public.QuantModelCase("the grader's model (nested Linear layers, an outlier row)", inputs.TwoTower,
                               inputs.two_tower_input),
+        public.QuantModelCase("a small decoder whose output head shares the embedding's weight", inputs.tied_decoder),
     ],
     "07.percentiles": answered([
         public.RunsCase("eleven runs with a tail", tuple(public._stream(float(i), 30 + (i % 4) + (25 if i == 9 else 0),
@@ -153,5 +155,6 @@ CASES = {
         public.BandwidthCase("int8 weights at batch 8", public._result(1.3e9, 0.0298), 3.0e12),
         public.BandwidthCase("a run without a byte count", public._result(None, 0.01), 3.0e12),
         public.BandwidthCase("a NaN TPOT", public._result(1e9, float("nan")), 3.0e12),
+        public.BandwidthCase("a median TPOT of zero", public._result(4e8, 0.0), 2.0e11),
     ], bandwidth_truth),
 }

@@ -29,3 +29,13 @@ class TwoTower(nn.Module):
 def two_tower_input(model: nn.Module, seed: int = 5) -> torch.Tensor:
     g = torch.Generator().manual_seed(seed)
     return torch.randint(0, model.embed.num_embeddings, (3, 6), generator=g)
+
+
+def tied_decoder() -> nn.Module:
+    """A small decoder (4 query heads share 1 KV head) whose output head is tied to the embedding: a pass that skips a
+    Linear because its weight is shared leaves the head in full precision."""
+    from helpers.llama import LlamaConfig, build_model
+
+    config = LlamaConfig("grader-tied", vocab_size=120, dim=48, n_layers=2, n_heads=4, n_kv_heads=1, ffn_dim=96,
+                         tie_embeddings=True)
+    return build_model(config, seed=74)
