@@ -903,18 +903,19 @@ def reads_past(guard: GuardSpace, names: dict[int, str]):
         return
     ranges: list = []
 
-    def create_masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
-        if len(ranges) != len(guard.tails):      # tensors allocated since (the output): their tails too
-            ranges[:] = [(t.data_ptr(), t.data_ptr() + t.numel(), names.get(t.untyped_storage().data_ptr(), "a tensor"))
-                         for t in guard.tails]
+    def create_masked_load(self, ptrs, mask, *args, **kwargs):     # the later arguments differ by release
         try:
-            lanes = np.broadcast_to(np.asarray(mask.data, dtype=bool), ptrs.data.shape)
+            if len(ranges) != len(guard.tails):      # tensors allocated since (the output): their tails too
+                ranges[:] = [(t.data_ptr(), t.data_ptr() + t.numel(),
+                              names.get(t.untyped_storage().data_ptr(), "a tensor")) for t in guard.tails]
+            addresses = np.asarray(ptrs.data)
+            lanes = np.broadcast_to(np.asarray(True if mask is None else mask.data, dtype=bool), addresses.shape)
             for lo, hi, name in ranges:
-                if name not in seen and bool(np.any(lanes & (ptrs.data >= lo) & (ptrs.data < hi))):
+                if name not in seen and bool(np.any(lanes & (addresses >= lo) & (addresses < hi))):
                     seen.add(name)
-        except (TypeError, ValueError):      # a pointer block of another kind: not judged
+        except Exception:     # noqa: BLE001 - handles of another kind: judge nothing, never break the load
             pass
-        return original(self, ptrs, mask, other, cache_policy, is_volatile)
+        return original(self, ptrs, mask, *args, **kwargs)
 
     builder.create_masked_load = create_masked_load
     try:
