@@ -120,25 +120,34 @@ class GuardSpace(TorchDispatchMode):
     "malloc(): unaligned tcache chunk"). While this mode is active, every tensor an op allocates on the CPU lives
     at the start of a larger buffer whose tail is guard space filled with a canary byte; `guard(t)` puts an input
     there too. A read past the end then reads guard space this process owns, and `overrun()` tells whether a
-    write landed there, and under `reads_watched()` whether a load read there. On a GPU the mode changes nothing
-    (compiled kernels do not run through it)."""
+    write landed there; under `reads_watched()`, `read_past` names the tensors past whose end a load read. On a GPU
+    the mode changes nothing (compiled kernels do not run through it)."""
 
     def __init__(self, slack: int = GUARD_ELEMENTS):
         super().__init__()
         self.slack = slack
         self.tails: list[torch.Tensor] = []
-        self.overread = False
+        self.tail_names: list[str] = []      # what each tail follows, for messages
+        self.read_past: set[str] = set()
 
-    def guard(self, t: torch.Tensor) -> torch.Tensor:
+    @property
+    def overread(self) -> bool:
+        """True when a load read guard space (under reads_watched)."""
+        return bool(self.read_past)
+
+    def _add_tail(self, tail: torch.Tensor, name: str) -> None:
+        tail.fill_(CANARY)
+        self.tails.append(tail)
+        self.tail_names.append(name)
+
+    def guard(self, t: torch.Tensor, name: str = "a tensor") -> torch.Tensor:
         """A copy of t, with t's sizes and strides, at the start of a guarded buffer (t itself if it is not a
-        dense CPU tensor)."""
+        dense CPU tensor); `name` names it where a load reads past its end."""
         if t.device.type != "cpu" or t.numel() == 0 or t.layout != torch.strided or not _dense(t):
             return t
         span = sum((n - 1) * s for n, s in zip(t.shape, t.stride())) + 1
         buf = torch.empty(span + self.slack, dtype=t.dtype)
-        tail = buf[span:].view(torch.uint8)
-        tail.fill_(CANARY)
-        self.tails.append(tail)
+        self._add_tail(buf[span:].view(torch.uint8), name)
         out = buf.as_strided(t.shape, t.stride(), 0)
         out.copy_(t)
         return out.requires_grad_(t.requires_grad) if t.is_leaf and t.requires_grad else out
@@ -147,15 +156,13 @@ class GuardSpace(TorchDispatchMode):
         """A new contiguous CPU tensor with guard space after it (no copy: what a launcher's output needs)."""
         n = math.prod(shape)
         buf = torch.empty(n + self.slack, dtype=dtype)
-        tail = buf[n:].view(torch.uint8)
-        tail.fill_(CANARY)
-        self.tails.append(tail)
+        self._add_tail(buf[n:].view(torch.uint8), "the output")
         return buf[:n].view(shape)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         if func.overloadpacket.__name__ in ALLOCATING and isinstance(out, torch.Tensor):
-            out = self.guard(out)
+            out = self.guard(out, "a tensor made while it ran")
         return out
 
     def overrun(self) -> bool:
@@ -163,17 +170,16 @@ class GuardSpace(TorchDispatchMode):
         return any(bool((tail != CANARY).any()) for tail in self.tails)
 
     def note_reads(self, addresses, mask) -> None:
-        """Under the interpreter, a load's addresses (numpy, one per lane) and its mask: `overread` becomes True when
-        an active lane reads guard space, past the end of a tensor."""
-        if self.overread or not self.tails:
-            return
+        """Under the interpreter, a load's addresses (numpy, one per lane) and its mask: the name of every tensor
+        whose guard space an active lane reads (past its end) goes into `read_past`."""
         import numpy as np
 
         addresses = np.asarray(addresses)
         active = addresses[np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)]
         if active.size:
-            self.overread = any(bool(((active >= t.data_ptr()) & (active < t.data_ptr() + t.numel())).any())
-                                for t in self.tails)
+            self.read_past.update(name for tail, name in zip(self.tails, self.tail_names)
+                                  if name not in self.read_past and
+                                  bool(((active >= tail.data_ptr()) & (active < tail.data_ptr() + tail.numel())).any()))
 
     @contextlib.contextmanager
     def reads_watched(self):
@@ -256,14 +262,14 @@ def poisoned_masked_loads():
         yield
         return
 
-    def create_masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
-        if other is None and not bool(np.all(mask.data)):
+    def create_masked_load(self, ptrs, mask, other, *args, **kwargs):     # the later arguments differ by release
+        if other is None and mask is not None and not bool(np.all(mask.data)):
             dtype_tt = ptrs.get_element_ty()
             dtype_np = ti._get_np_dtype(dtype_tt)
             fill = (UNMASKED_POISON["bf16"] if str(dtype_tt) == "bf16" else
                     float("nan") if np.issubdtype(dtype_np, np.floating) else UNMASKED_POISON["int"])
             other = ti.TensorHandle(np.full_like(ptrs.data, fill, dtype=dtype_np), dtype_tt)
-        return original(self, ptrs, mask, other, cache_policy, is_volatile)
+        return original(self, ptrs, mask, other, *args, **kwargs)
 
     builder.create_masked_load = create_masked_load
     try:

@@ -12,7 +12,6 @@ streams, another model to quantize) with `reveal=False`.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import math
 from dataclasses import dataclass, field
@@ -24,8 +23,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from helpers.checks import CheckFailed, Context, Learner, fail_if, register
 from helpers.checks.dynamo_state import count_runs, settings_kept
-from helpers.checks import lab03
-from helpers.checks.lab03 import GuardSpace, InputCopies, interpreted, poisoned_masked_loads
+from helpers.checks.lab03 import GuardSpace, InputCopies, interpreted, launches_marked, poisoned_masked_loads
 from helpers.checks.own_work import refusing
 from helpers.llama import LlamaConfig, StaticKVCache, build_model, decode_bytes_per_token, flops_per_token, kv_cache_bytes
 
@@ -866,9 +864,8 @@ def reference_int8_linear(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor
 INT8_KERNEL_OPS = {"mm", "addmm", "matmul", "linear", "bmm", "baddbmm", "mv", "dot", "einsum", "sum", "mul", "mul_",
                    "div", "div_", "_int_mm", "_weight_int8pack_mm", "addmv", "addcmul", "prod"}
 INT8_KERNEL = ("helpers.llm_bench.int8_triton.",)
-# Where Lab 03's copy recorder tells the interpreter's own copies of a launch's arguments by marking the launches,
-# mark them here too; where it goes by TRITON_INTERPRET, there is nothing to mark.
-launches_marked = getattr(lab03, "launches_marked", contextlib.nullcontext)
+
+
 class WeightUse(InputCopies):
     """Lab 03's InputCopies (copies of the weight, on a GPU) that also notes a cast of the weight to another dtype,
     interpreter or not (the interpreter's own copies keep the dtype)."""
@@ -886,44 +883,6 @@ class WeightUse(InputCopies):
         return super().__torch_dispatch__(func, types, args, kwargs)
 
 
-@contextlib.contextmanager
-def reads_past(guard: GuardSpace, names: dict[int, str]):
-    """Under Triton's interpreter: the set, filled while the block runs, of the tensors (named by `names`, keyed by
-    storage) whose guard space a lane of a `tl.load` read that no mask turned off: a read past the tensor's end,
-    which on a GPU reads another tensor's memory or faults. Gives an empty set where the interpreter's internals
-    differ or Triton is missing."""
-    seen: set[str] = set()
-    try:
-        import numpy as np
-        from triton.runtime import interpreter as ti
-
-        builder, original = ti.InterpreterBuilder, ti.InterpreterBuilder.create_masked_load
-    except (ImportError, AttributeError):
-        yield seen
-        return
-    ranges: list = []
-
-    def create_masked_load(self, ptrs, mask, *args, **kwargs):     # the later arguments differ by release
-        try:
-            if len(ranges) != len(guard.tails):      # tensors allocated since (the output): their tails too
-                ranges[:] = [(t.data_ptr(), t.data_ptr() + t.numel(),
-                              names.get(t.untyped_storage().data_ptr(), "a tensor")) for t in guard.tails]
-            addresses = np.asarray(ptrs.data)
-            lanes = np.broadcast_to(np.asarray(True if mask is None else mask.data, dtype=bool), addresses.shape)
-            for lo, hi, name in ranges:
-                if name not in seen and bool(np.any(lanes & (addresses >= lo) & (addresses < hi))):
-                    seen.add(name)
-        except Exception:     # noqa: BLE001 - handles of another kind: judge nothing, never break the load
-            pass
-        return original(self, ptrs, mask, *args, **kwargs)
-
-    builder.create_masked_load = create_masked_load
-    try:
-        yield seen
-    finally:
-        builder.create_masked_load = original
-
-
 def probe_int8_kernel(learner: Learner, cases: list[KernelCase]) -> dict:
     """Run int8_linear_triton on each case (inputs with guard space after them under the interpreter), recording the
     ATen ops it dispatches and the copies it makes of q."""
@@ -933,19 +892,18 @@ def probe_int8_kernel(learner: Learner, cases: list[KernelCase]) -> dict:
         x, q, scales = case.make()
         guard = GuardSpace()              # under the interpreter: guard space after every tensor (Lab 03 part 3)
         with guard:
-            x, q, scales = (guard.guard(t.to(device)) for t in (x, q, scales))
+            x, q, scales = (guard.guard(t.to(device), name) for t, name in ((x, "x"), (q, "q"), (scales, "the scales")))
             x, q = case.view(x, q)
         rec = WeightUse(q)
-        names = {t.untyped_storage().data_ptr(): name for t, name in ((x, "x"), (q, "q"), (scales, "the scales"))}
         try:
             with refusing("07.int8_kernel", package_versions(*INT8_KERNEL, *INT8)), poisoned_masked_loads(), \
-                    launches_marked(), reads_past(guard, names) as read, rec, guard:
+                    launches_marked(), guard.reads_watched(), rec, guard:
                 y = learner.call("int8_linear_triton", x, q, scales)
             if guard.overrun():
                 outs.append({"overrun": True})
                 continue
-            if read:
-                outs.append({"read_past": sorted(read)})
+            if guard.read_past:
+                outs.append({"read_past": sorted(guard.read_past)})
                 continue
             outs.append({"out": y.detach().cpu() if isinstance(y, torch.Tensor) else type(y).__name__,
                          "computed": sorted({op for op in rec.ops if op in INT8_KERNEL_OPS}),
