@@ -74,3 +74,34 @@ def test_capture_table_counts_unfilled_cells_truthfully():
     table["torch.jit.trace"].update(control_flow="baked", dynamic_shapes="baked", serialisable=True)
     problems = lab01.capture_table_problems(table, observed)
     assert problems[0].startswith("17 of the table's 20 cells are still None"), problems
+
+
+def test_call_sequences_tell_the_usual_miscounts_apart():
+    """count_compiles is judged on sequences where Dynamo's count differs from the counts the usual mistakes give: with
+    dynamic=True or dynamic=False, the number of calls or of distinct calls, and the CompileCounter's op_count
+    (public: the lab's calls and shift_scale's; hidden: the grader's own)."""
+    from torch._dynamo.testing import CompileCounter
+
+    from helpers.checks import lab01
+    from helpers.grading import hidden
+
+    h = hidden.load_hidden("01")
+    case = h.cases_for("01.count_compiles", {key: fn() for key, fn in h.references.items()})
+
+    def counts(fn, calls, **kwargs):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        compiled = torch.compile(fn, backend=counter, **kwargs)
+        for args in calls:
+            compiled(*args)
+        return counter.frame_count, counter.op_count
+
+    for fn, calls, ops_too in ((lab01.scale, lab01.lab_calls(), False), (lab01.shift_scale, lab01.shift_calls(), True),
+                               (case.fn, list(case.calls), True)):
+        frames, ops = counts(fn, calls)
+        assert frames == lab01.measured_compiles(fn, calls)
+        others = {"dynamic=True": counts(fn, calls, dynamic=True)[0],
+                  "dynamic=False": counts(fn, calls, dynamic=False)[0],
+                  "calls": len(calls), "distinct calls": len({(tuple(x.shape), x.dtype, n) for x, n in calls}),
+                  **({"op_count": ops} if ops_too else {})}
+        assert frames not in others.values(), (fn.__name__, frames, others)

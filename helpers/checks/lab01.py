@@ -49,7 +49,7 @@ def calling(label: str, hint: str = ""):
     except (CheckFailed, NotImplementedError):
         raise
     except Exception as err:
-        text = str(err).strip().splitlines()[0][:160] if str(err).strip() else ""
+        text = str(err).strip().splitlines()[0][:160].rstrip(". ") if str(err).strip() else ""
         raise LearnerError(f"`{label}` raised {type(err).__name__}{': ' + text if text else ''}.{hint}") from None
 
 
@@ -195,6 +195,8 @@ PUBLIC_KNEE_CASES = [
              "a floor of 3 µs asked with factor=4 (7 µs is beyond 2 × the floor, not beyond 4 ×)", factor=4.0),
     KneeCase(tuple(reversed(synthetic_op_rows(4.0, 0.5, [10**k for k in range(8)]))), 4.005, 10**4,
              "the first rows again, from the largest size down"),
+    KneeCase(rows_of({1: 5.0, 10: 4.0, 100: 6.0, 1000: 4.5, 10000: 7.0, 100000: 30.0}), 5.0, 100000,
+             "noisy rows, as a real sweep gives them (size 10 faster than size 1, size 1000 faster than size 100)"),
 ]
 
 
@@ -390,7 +392,9 @@ class BreakCase:
 
 
 def probe_recording(learner: Learner, fn: Callable, x: torch.Tensor) -> dict:
-    """The learner's recording backend on a function with breaks: its result, the graphs kept, count_graphs."""
+    """The learner's recording backend on a function with breaks: its result, the graphs kept, count_graphs (twice,
+    with Dynamo allowed one compile per function: a count that does not start from a reset Dynamo finds `fn` compiled
+    already, by the backend above, and gets no graph), and whether another backend starts with a list of its own."""
     torch._dynamo.reset()
     made = call(learner, "make_recording_backend")
     if not (isinstance(made, tuple) and len(made) == 2 and callable(made[0])):
@@ -402,8 +406,13 @@ def probe_recording(learner: Learner, fn: Callable, x: torch.Tensor) -> dict:
                     "return something that runs the graph (gm.forward)."):
         out = torch.compile(fn, backend=backend)(x)
     kept = list(graphs)
+    with torch._dynamo.config.patch(recompile_limit=1):
+        counts = [call(learner, "count_graphs", fn, x) for _ in range(2)]
+    again = call(learner, "make_recording_backend")
+    fresh = isinstance(again, tuple) and len(again) == 2 and again[1] is not graphs and hasattr(again[1], "__len__") \
+        and len(again[1]) == 0
     return {"out": out, "n": len(kept), "all_gm": all(isinstance(g, torch.fx.GraphModule) for g in kept),
-            "types": [type(g).__name__ for g in kept], "count": call(learner, "count_graphs", fn, x)}
+            "types": [type(g).__name__ for g in kept], "count": counts[0], "again": counts[1], "fresh": fresh}
 
 
 def recording_problems(info: dict, case: BreakCase) -> list[str]:
@@ -416,8 +425,18 @@ def recording_problems(info: dict, case: BreakCase) -> list[str]:
     if info["n"] != case.graphs or not info["all_gm"]:
         problems.append(f"{case.about} should leave {case.graphs} GraphModules in the list; it holds {info['n']} "
                         f"({', '.join(info['types'])}).")
+    if not info.get("fresh", True):
+        problems.append("make_recording_backend should give a new, empty list on every call; a second call gave back a "
+                        "list that already held graphs from an earlier call (make the list inside the function).")
     if info["count"] != case.graphs:
-        problems.append(f"count_graphs on {case.about} returned {info['count']!r}; expected {case.graphs} (did you reset Dynamo first?).")
+        why = ("more graphs than the function makes: does it count graphs kept from an earlier call? Use a fresh "
+               "recording backend on every call" if isinstance(info["count"], int) and info["count"] > case.graphs else
+               "did you reset Dynamo first? Without a reset, a function compiled before is found in Dynamo's cache, "
+               "and what it skips compiling never reaches the new backend")
+        problems.append(f"count_graphs on {case.about} returned {info['count']!r}; expected {case.graphs} ({why}).")
+    elif info.get("again", info["count"]) != info["count"]:
+        problems.append(f"count_graphs on {case.about} returned {info['count']!r}, then {info['again']!r} when called "
+                        "again: it keeps graphs from an earlier call (use a fresh recording backend on every call).")
     return problems
 
 
@@ -459,7 +478,7 @@ def probe_no_breaks(learner: Learner, inputs: list[torch.Tensor]) -> dict:
         fn = learner.function(name)
         try:                                   # eagerly first: an unwritten stub says "not written yet", which under
             with learner.running(name), contextlib.redirect_stdout(io.StringIO()):   # torch.compile would read
-                fn(inputs[0])                                                          # as a Dynamo error
+                fn(inputs[0].clone())                                                  # as a Dynamo error
         except CheckFailed:
             raise
         except Exception:
@@ -467,9 +486,12 @@ def probe_no_breaks(learner: Learner, inputs: list[torch.Tensor]) -> dict:
         torch._dynamo.reset()
         results = []
         for x in inputs:
+            given = x.clone()                  # the function's own copy: one that changes it in place is seen
             try:
                 with learner.running(name):
-                    results.append(torch.compile(fn, fullgraph=True, backend="eager")(x))
+                    results.append(torch.compile(fn, fullgraph=True, backend="eager")(given))
+                if not torch.equal(given, x):
+                    out.setdefault("changed_input", []).append(name)
             except CheckFailed:
                 raise
             except Exception as err:
@@ -483,6 +505,10 @@ def no_break_problems(got: dict, inputs: list[torch.Tensor]) -> list[str]:
     """Which fixed functions break the graph or compute something else, on these inputs."""
     problems = []
     for name, ref in ORIGINALS.items():
+        if name in got.get("changed_input", ()):
+            problems.append(f"{name} changes its input in place ({BREAKERS[name]} leaves x as it was): compute a new "
+                            "tensor instead of writing into x.")
+            continue
         for x, result in zip(inputs, got[name]):
             if isinstance(result, str):
                 problems.append(f"{name} does not compile with fullgraph=True ({result}).")
@@ -531,6 +557,17 @@ def scale(x, n):
     return x * n
 
 
+def shift_scale(x, n):
+    """Two ops in one graph: count_compiles counts the graphs (frames), not the ops in them."""
+    return (x + 1) * n
+
+
+def shift_calls() -> list[tuple]:
+    """Another call sequence for count_compiles: sizes that go dynamic, a dtype, a size seen before."""
+    return [(torch.ones(5), 2), (torch.ones(6), 2), (torch.ones(7), 2), (torch.ones(7, dtype=torch.float64), 2),
+            (torch.ones(5), 2)]
+
+
 def lab_calls() -> list[tuple]:
     """The lab's call sequence of part 4 (the notebook's CALLS)."""
     return [(torch.ones(3), 2), (torch.ones(3), 2), (torch.ones(3), 3), (torch.ones(4), 2),
@@ -545,6 +582,7 @@ class RecompileCase:
     fn: Callable
     calls: tuple
     compiles: int              # what Dynamo does on `calls`
+    also: tuple = ()           # more (fn, calls, compiles) for count_compiles
 
 
 def probe_prediction(learner: Learner) -> dict:
@@ -556,32 +594,46 @@ def prediction_problems(info: dict, case: RecompileCase) -> list[str]:
     predicted = info["predicted"]
     if predicted is None:
         return ["PREDICTED_COMPILES is still None: write your prediction (a whole number) before you count."]
+    if isinstance(predicted, str) and predicted.strip().isdigit():
+        return [f"PREDICTED_COMPILES is the text {predicted!r}: write the prediction as a whole number, without quotes."]
     if predicted != case.lab_compiles:
         return [f"PREDICTED_COMPILES ({predicted!r}) is not how many times Dynamo compiles the lab's calls: work out "
                 "which call fails which guard (the recompile log of the cell above tells)."]
     return []
 
 
-def probe_count(learner: Learner, fn: Callable, calls: list) -> dict:
-    """count_compiles on the calls, after the function was compiled once already (as the notebook's cells leave it)."""
+def probe_count(learner: Learner, fn: Callable, calls: list, also: list = ()) -> dict:
+    """count_compiles on the calls, after the function was compiled once already (as the notebook's cells leave it),
+    then once more on the same calls (a count kept from an earlier call shows), then on each further (fn, calls)."""
     torch._dynamo.reset()
     warm = torch.compile(fn, backend="eager")     # the function compiled before: a count that does not start from a
     for args in calls:                             # reset Dynamo is then wrong
         warm(*args)
-    return {"counted": call(learner, "count_compiles", fn, list(calls))}
+    counted = call(learner, "count_compiles", fn, list(calls))
+    return {"counted": counted, "again": call(learner, "count_compiles", fn, list(calls)),
+            "also": [call(learner, "count_compiles", f, list(c)) for f, c in also]}
 
 
 def count_problems(info: dict, case: RecompileCase, reveal: bool) -> list[str]:
+    advice = "reset Dynamo first, and count frames with torch._dynamo.testing.CompileCounter as the backend."
     if info["counted"] != case.compiles:
         on = "the lab's calls" if reveal else "the grader's own sequence of calls"
-        return [f"count_compiles returned {info['counted']!r}, which disagrees with a CompileCounter on {on}: "
-                "reset Dynamo first, and count frames with torch._dynamo.testing.CompileCounter as the backend."]
+        return [f"count_compiles returned {info['counted']!r}, which disagrees with a CompileCounter on {on}: {advice}"]
+    if info.get("again", info["counted"]) != info["counted"]:
+        return [f"count_compiles returned {info['counted']!r}, then {info['again']!r} on the same calls: it keeps a "
+                "count from an earlier call (make a fresh CompileCounter on every call)."]
+    for (fn, calls, want), got in zip(case.also, info.get("also", [])):
+        if got != want:
+            on = f"{fn.__name__} over {len(calls)} calls" if reveal else "another of the grader's functions"
+            return [f"count_compiles returned {got!r}, which disagrees with a CompileCounter on {on}: {advice} (its "
+                    "frame_count counts the graphs compiled, not the ops in them)"]
     return []
 
 
 def public_recompile_case() -> RecompileCase:
     lab = measured_compiles(scale, lab_calls())
-    return RecompileCase(lab, scale, tuple(lab_calls()), lab)
+    return RecompileCase(lab, scale, tuple(lab_calls()), lab,
+                         ((shift_scale, tuple(shift_calls()), measured_compiles(shift_scale, shift_calls())),))
 
 
 @register("01.recompiles", points=1, exercise="4", title="predict how many times Dynamo compiles the lab's calls",
@@ -594,7 +646,8 @@ def _recompiles(ctx: Context, case: RecompileCase) -> str:
 @register("01.count_compiles", points=1, exercise="4", title="count the compiles with a CompileCounter",
           cases=public_recompile_case)
 def _count_compiles(ctx: Context, case: RecompileCase) -> str:
-    fail_if(count_problems(ctx.probe(probe_count, case.fn, list(case.calls)), case, ctx.reveal))
+    fail_if(count_problems(ctx.probe(probe_count, case.fn, list(case.calls), [(f, list(c)) for f, c, _ in case.also]),
+                           case, ctx.reveal))
     return "count_compiles agrees with Dynamo on every call sequence"
 
 
@@ -629,7 +682,9 @@ class ExportCase:
 def probe_export(learner: Learner, case: ExportCase) -> dict:
     """export_dynamic on the case's model: outputs at each batch, whether max_batch + 1 is refused, save and load."""
     model = case.model()
-    program = call(learner, "export_dynamic", model, torch.randn(case.example_batch, case.d_in), case.max_batch)
+    program = call(learner, "export_dynamic", model, torch.randn(case.example_batch, case.d_in), case.max_batch,
+                   hint=" Declare dimension 0 of the example (the batch) dynamic, keyed by the name of forward's "
+                        "argument: dynamic_shapes={name: {0: Dim}}.")
     if not isinstance(program, torch.export.ExportedProgram):
         return {"type": type(program).__name__}
     info = {"type": "ExportedProgram", "outs": []}
@@ -700,7 +755,7 @@ def _export(ctx: Context, cases: list[ExportCase]) -> str:
 # ---------------------------------------------------------------- 6: traffic model
 @dataclass(frozen=True)
 class TrafficCases:
-    moved: tuple           # (numel, n_ops, fused, bytes_per_element, expected bytes)
+    moved: tuple           # (numel, n_ops, fused, bytes_per_element or None for the default, expected bytes)
     speedups: tuple        # n_ops whose predicted speedup is n_ops
     payoff: bool           # also look at the notebook's payoff table
 
@@ -717,10 +772,13 @@ def probe_traffic(learner: Learner, moved: list[tuple], speedups: list[int], pay
 def traffic_problems(info: dict, cases: TrafficCases, reveal: bool) -> list[str]:
     for (numel, n_ops, fused, bpe, want), got in zip(cases.moved, info["moved"]):
         if got != want:
-            said = f"bytes_moved({numel}, {n_ops}, fused={fused}, bytes_per_element={bpe}) returned {got!r}, which" \
+            args = f"{numel}, {n_ops}, fused={fused}" + ("" if bpe is None else f", bytes_per_element={bpe}")
+            said = f"bytes_moved({args}) returned {got!r}, which" \
                 if reveal else "bytes_moved is wrong on the grader's cases (other dtypes and op counts): it"
+            default = (" Called without bytes_per_element, it counts the float32 elements the chain runs on (keep "
+                       "the signature's default).") if bpe is None else ""
             return [f"{said} does not follow the rule: every kernel reads its input once and writes its output once, "
-                    "and fused there is one kernel."]
+                    f"and fused there is one kernel.{default}"]
     for n_ops, got in zip(cases.speedups, info["speedups"]):
         if not isinstance(got, (int, float)) or not math.isclose(got, n_ops):
             return [f"predicted_speedup({n_ops}) returned {got!r}, which is not eager's bytes over the fused kernel's bytes."]
@@ -733,9 +791,11 @@ def traffic_problems(info: dict, cases: TrafficCases, reveal: bool) -> list[str]
 
 
 @register("01.traffic_model", points=2, exercise="6", title="the memory-traffic model of the fused chain",
-          cases=TrafficCases(((1000, 5, False, 4, 40000), (1000, 5, True, 4, 8000), (10, 3, False, 2, 120), (7, 1, True, 8, 112)),
+          cases=TrafficCases(((1000, 5, False, 4, 40000), (1000, 5, True, 4, 8000), (10, 3, False, 2, 120),
+                              (7, 1, True, 8, 112), (250, 5, False, None, 10000)),
                              (1, 5, 8), True))
 def _traffic(ctx: Context, cases: TrafficCases) -> str:
-    info = ctx.probe(probe_traffic, [m[:4] for m in cases.moved], list(cases.speedups), cases.payoff)
+    info = ctx.probe(probe_traffic, [m[:4] if m[3] is not None else m[:3] for m in cases.moved], list(cases.speedups),
+                     cases.payoff)
     fail_if(traffic_problems(info, cases, ctx.reveal))
     return "the byte counts and the predicted speedup are right"

@@ -1,9 +1,9 @@
 """Lab 01 hidden cases: the grader's cases and reference answers for the checks in helpers/checks/lab01.py.
 
-Never released. Cases only: unordered rows and sizes that are not powers of ten for the knee, a negative intercept
-for the fit, a function with two breaks, other inputs, another call sequence, another model to export, other dtypes
-for the traffic model. What Dynamo and the capture methods do on this machine is measured once per batch by the
-grader (REFERENCES), never in the learner's kernel.
+Never released. Cases only: unordered and noisy rows and sizes that are not powers of ten for the knee, a negative
+intercept for the fit, a function with two breaks, other inputs, another call sequence, another model to export, other
+dtypes and the default one for the traffic model. What Dynamo and the capture methods do on this machine is measured
+once per batch by the grader (REFERENCES), never in the learner's kernel.
 """
 
 from __future__ import annotations
@@ -198,8 +198,11 @@ def _unsorted(rows):
     return rows[3:] + rows[:3]
 
 
-HIDDEN_CALLS = ((torch.ones(2, 2), 1), (torch.ones(2, 2), 1), (torch.ones(2, 2), 1.5), (torch.ones(3, 2), 1),
-                (torch.ones(2, 2, dtype=torch.float16), 1))
+# Rows of 2 × 3 (two sizes that differ: with dynamic=True, duck sizing would otherwise tie them), a float n, three more
+# batch sizes (the first makes the size dynamic, the next reuse it), a dtype: a count of distinct calls, of calls, or
+# with dynamic=True or dynamic=False, each gives another number than Dynamo's.
+HIDDEN_CALLS = ((torch.ones(2, 3), 1), (torch.ones(2, 3), 1), (torch.ones(2, 3), 1.5), (torch.ones(4, 3), 1),
+                (torch.ones(5, 3), 1), (torch.ones(6, 3), 1), (torch.ones(2, 3, dtype=torch.float16), 1))
 
 
 def dynamo_counts() -> dict:
@@ -225,7 +228,10 @@ CASES = {
                         "rows from the largest size down, asked with another factor, one size exactly at factor × the "
                         "floor", factor=3.0),
         public.KneeCase(public.rows_of({5: 7.0, 50: 7.0, 500: 7.0, 5000: 13.0}), 7.0, None,
-                        "rows whose largest time stays within factor × the floor")),
+                        "rows whose largest time stays within factor × the floor"),
+        public.KneeCase(public.rows_of({3: 6.0, 30: 5.0, 300: 7.0, 3000: 5.5, 30000: 12.5, 300000: 40.0}), 6.0, 30000,
+                        "noisy rows (a small size slower than a larger one), one size just beyond factor × the "
+                        "floor")),
         (1, 1000, 100000), False, sleep_ms=2.0),
     "01.per_op": ([*public.PUBLIC_FIT_CASES,
                    public.FitCase(tuple((k, 0.75 * k - 2.0) for k in (3, 1, 7, 5, 9)), 0.75, -2.0,
@@ -239,6 +245,7 @@ CASES = {
     "01.recompiles": recompile_case,
     "01.count_compiles": recompile_case,
     "01.export": [public.ExportCase(seed=21, d_in=12, d_out=5, example_batch=3, max_batch=20, batches=(1, 9, 20))],
-    "01.traffic_model": public.TrafficCases(((4096, 7, False, 2, 114688), (4096, 7, True, 2, 16384), (1, 2, False, 1, 4)),
+    "01.traffic_model": public.TrafficCases(((4096, 7, False, 2, 114688), (4096, 7, True, 2, 16384),
+                                             (1, 2, False, 1, 4), (3000, 3, True, None, 24000)),
                                             (11,), False),
 }

@@ -93,6 +93,12 @@ WRONG = [
     late('01.dispatch', "the knee against the first row's time, not the floor", 'ex-1',
           ('floor = overhead_floor_us(rows)', 'floor = rows[0]["median_us"]'),
           says='first_size_beyond_overhead'),
+    late('01.dispatch', 'the floor from the three fastest rows, not the three smallest sizes', 'ex-1',
+          ('smallest = sorted(rows, key=lambda r: r["numel"])[:3]', 'smallest = sorted(rows, key=lambda r: r["median_us"])[:3]'),
+          says='median of the three smallest'),
+    late('01.dispatch', 'the knee where the whole interquartile range is beyond factor × the floor (q25, not the median)', 'ex-1',
+          (KNEE, KNEE.replace('r["median_us"] > factor', 'r["q25_us"] > factor')),
+          says='strictly more than factor'),
 
     # ---------------------------------------------------------------- 1: the cost per op in a chain
     late('01.per_op', 'returns (intercept, slope)', 'ex-1b',
@@ -114,6 +120,19 @@ WRONG = [
           says='least-squares line'),
     late('01.per_op', 'divides by the spread of the times instead of the spread of the op counts', 'ex-1b',
           ('/ sum((x - mx) ** 2 for x in xs)', '/ sum((y - my) ** 2 for y in ys)'),
+          says='least-squares line'),
+    late('01.per_op', 'the slope as a sample covariance over a population variance', 'ex-1b',
+          ('slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)', 'slope = statistics.covariance(xs, ys) / statistics.pvariance(xs)'),
+          says='least-squares line'),
+    late('01.per_op', 'the mean op count by floor division', 'ex-1b',
+          ('mx, my = sum(xs) / n, sum(ys) / n', 'mx, my = sum(xs) // n, sum(ys) / n'),
+          says='least-squares line'),
+    late('01.per_op', 'the slope from the first and last points over the last op count, not over their difference', 'ex-1b',
+          ('slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)', 'slope = (ys[-1] - ys[0]) / xs[-1]'),
+          says='least-squares line'),
+    late('01.per_op', 'the op counts regressed on the times, the slope inverted', 'ex-1b',
+          ('slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)',
+           'slope = 1 / (sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((y - my) ** 2 for y in ys))'),
           says='least-squares line'),
 
     # ---------------------------------------------------------------- 2: the capture table
@@ -182,6 +201,21 @@ WRONG = [
     wrong('01.recording_backend', 'count_graphs passes its arguments as one tuple', 'ex-3',
           ('torch.compile(fn, backend=backend)(*args)', 'torch.compile(fn, backend=backend)(args)'),
           says='count_graphs. raised'),
+    wrong('01.recording_backend', 'the backend runs the graph and returns its output, not something that runs it', 'ex-3',
+          ('        return gm.forward', '        return gm(*example_inputs)'),
+          says='return something that runs the graph'),
+    wrong('01.recording_backend', 'one list for every backend, made once when the cell runs and never emptied', 'ex-3',
+          ('def make_recording_backend():', 'ALL_GRAPHS = []\n\n\ndef make_recording_backend():'),
+          ('    graphs = []\n\n    def backend', '    graphs = ALL_GRAPHS\n\n    def backend'),
+          says='new, empty list on every call'),
+    wrong('01.recording_backend', 'count_graphs without torch._dynamo.reset() (the cached compile is reused)', 'ex-3',
+          ('    torch._dynamo.reset()\n    backend, graphs', '    backend, graphs'),
+          says='reset Dynamo first'),
+    wrong('01.recording_backend', 'count_graphs reuses one backend made when the cell ran, its list never emptied', 'ex-3',
+          ('def count_graphs(fn, *args):', 'SHARED = None\n\n\ndef count_graphs(fn, *args):'),
+          ('    backend, graphs = make_recording_backend()\n    torch.compile', '    backend, graphs = SHARED\n    torch.compile'),
+          ('    return len(graphs)\n', '    return len(graphs)\n\n\nSHARED = make_recording_backend()\n'),
+          says='earlier call', hidden_says='earlier call'),
 
     # ---------------------------------------------------------------- 3: the functions without breaks
     wrong('01.no_breaks', 'no_print keeps the print', 'ex-3b',
@@ -215,6 +249,29 @@ WRONG = [
     wrong('01.no_breaks', "no_branch with torch.where's branches swapped", 'ex-3b',
           ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.sum() > 0, -y, y.relu())'),
           says='computes something else than with_branch'),
+    wrong('01.no_breaks', 'no_item hides the break with torch._dynamo.disable on the whole function', 'ex-3b',
+          ('def no_item(x):\n    ### BEGIN SOLUTION\n    return x / x.abs().max().clamp(min=1) + 1',
+           '@torch._dynamo.disable\ndef no_item(x):\n    ### BEGIN SOLUTION\n    scale = x.abs().max().item()\n'
+           '    if scale > 1:\n        return x / scale + 1\n    return x + 1'),
+          says='no_item does not compile with fullgraph=True'),
+    wrong('01.no_breaks', 'no_print hides the print with torch.compiler.disable on the whole function', 'ex-3b',
+          ('def no_print(x):\n    ### BEGIN SOLUTION\n    return x.sin().cos()',
+           '@torch.compiler.disable\ndef no_print(x):\n    ### BEGIN SOLUTION\n    y = x.sin()\n    print("halfway")\n    return y.cos()'),
+          says='no_print does not compile with fullgraph=True'),
+    wrong('01.no_breaks', 'no_item moves the if on .item() into a helper marked allow_in_graph', 'ex-3b',
+          ('def no_item(x):\n    ### BEGIN SOLUTION\n    return x / x.abs().max().clamp(min=1) + 1',
+           '@torch._dynamo.allow_in_graph\ndef _scaled(x):\n    scale = x.abs().max().item()\n    if scale > 1:\n'
+           '        return x / scale + 1\n    return x + 1\n\n\ndef no_item(x):\n    ### BEGIN SOLUTION\n    return _scaled(x)'),
+          says='no_item does not compile with fullgraph=True'),
+    wrong('01.no_breaks', 'no_item divides and adds into its input in place (x changes)', 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'return x.div_(x.abs().max().clamp(min=1)).add_(1)'),
+          says='no_item changes its input in place'),
+    wrong('01.no_breaks', 'no_item clamps the wrong way (max=1: divides by at most 1)', 'ex-3b',
+          ('clamp(min=1)', 'clamp(max=1)'),
+          says='computes something else than with_item'),
+    wrong('01.no_breaks', 'no_branch takes the relu of the negated branch too', 'ex-3b',
+          ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.sum() > 0, y.relu(), (-y).relu())'),
+          says='computes something else than with_branch'),
 
     # ---------------------------------------------------------------- 4: recompiles
     wrong('01.recompiles', 'predicts one compile per call', 'ex-4',
@@ -229,6 +286,12 @@ WRONG = [
     wrong('01.recompiles', 'the prediction left as None', 'ex-4',
           ('PREDICTED_COMPILES = 4', 'PREDICTED_COMPILES = None'),
           says='still None'),
+    wrong('01.recompiles', 'predicts guards on shapes only (the first call and a new size; n and the dtype unguarded)', 'ex-4',
+          ('PREDICTED_COMPILES = 4', 'PREDICTED_COMPILES = 2'),
+          says='PREDICTED_COMPILES'),
+    wrong('01.recompiles', 'the prediction written as text', 'ex-4',
+          ('PREDICTED_COMPILES = 4', 'PREDICTED_COMPILES = "4"'),
+          says='PREDICTED_COMPILES is the text.*whole number'),
     wrong('01.count_compiles', 'count_compiles without resetting Dynamo', 'ex-4',
           ('    torch._dynamo.reset()\n    counter = CompileCounter()', '    counter = CompileCounter()'),
           says='reset Dynamo first'),
@@ -240,6 +303,22 @@ WRONG = [
           says='count_compiles returned'),
     wrong('01.count_compiles', 'count_compiles counts recompiles only (frames minus the first compile)', 'ex-4',
           ('    return counter.frame_count', '    return counter.frame_count - 1'),
+          says='count_compiles returned'),
+    wrong('01.count_compiles', "count_compiles returns the CompileCounter's op_count, not its frame_count", 'ex-4',
+          ('    return counter.frame_count', '    return counter.op_count'),
+          says='not the ops in them', hidden_says='count_compiles returned'),
+    wrong('01.count_compiles', 'count_compiles with dynamic=True, which hides the shape recompiles', 'ex-4',
+          ('torch.compile(fn, backend=counter)', 'torch.compile(fn, backend=counter, dynamic=True)'),
+          says='count_compiles returned'),
+    wrong('01.count_compiles', 'one CompileCounter for every call of count_compiles, made when the cell runs', 'ex-4',
+          ('    counter = CompileCounter()\n', ''),
+          ('def count_compiles(fn, calls):', 'from torch._dynamo.testing import CompileCounter\ncounter = CompileCounter()\n\n\ndef count_compiles(fn, calls):'),
+          says='earlier call', hidden_says='count_compiles returned'),
+    wrong('01.count_compiles', "count_compiles reads Dynamo's unique_graphs statistic, which counts since the process started", 'ex-4',
+          ('    return counter.frame_count', '    return torch._dynamo.utils.counters["stats"]["unique_graphs"]'),
+          says='count_compiles returned'),
+    wrong('01.count_compiles', 'count_compiles counts the distinct (shape, dtype, n) among the calls', 'ex-4',
+          ('    return counter.frame_count', '    return len({(tuple(a[0].shape), a[0].dtype, a[1]) for a in calls})'),
           says='count_compiles returned'),
 
     # ---------------------------------------------------------------- 5: export
@@ -270,6 +349,18 @@ WRONG = [
     wrong('01.export', 'torch.save and torch.load instead of torch.export.save and load', 'ex-5',
           ('    torch.export.save(program, path)\n    return torch.export.load(path)', '    torch.save(program, path)\n    return torch.load(path)'),
           says='save_and_load. raised.*torch.export.save'),
+    wrong('01.export', 'the dynamic dimension declared on axis 1 (the features), not the batch', 'ex-5',
+          ('{"x": {0: batch}}', '{"x": {1: batch}}'),
+          says='export_dynamic. raised.*dimension 0'),
+    wrong('01.export', 'Dim.DYNAMIC for the batch, without max_batch', 'ex-5',
+          ('dynamic_shapes={"x": {0: batch}}', 'dynamic_shapes={"x": {0: torch.export.Dim.DYNAMIC}}'),
+          says='accepted a batch above max_batch'),
+    wrong('01.export', "dynamic_shapes keyed by a name that is not forward's argument", 'ex-5',
+          ('{"x": {0: batch}}', '{"input": {0: batch}}'),
+          says="export_dynamic. raised.*name of forward's argument"),
+    wrong('01.export', 'save_and_load returns the module of the loaded program', 'ex-5',
+          ('    return torch.export.load(path)', '    return torch.export.load(path).module()'),
+          says='ExportedProgram'),
 
     # ---------------------------------------------------------------- 6: the traffic model
     traffic('bytes per element fixed at 4', ('* bytes_per_element', '* 4'), says='does not follow the rule'),
@@ -281,6 +372,23 @@ WRONG = [
             ('bytes_moved(1, n_ops, fused=False) / bytes_moved(1, n_ops, fused=True)',
              'bytes_moved(1, n_ops, fused=True) / bytes_moved(1, n_ops, fused=False)'),
             says="eager's bytes over the fused kernel's"),
+    traffic("the default bytes per element of a float16 (2), not the float32 the chain runs on",
+            ('bytes_per_element=4', 'bytes_per_element=2'), says='without bytes_per_element'),
+    traffic('the default bytes per element of a float64 (8)', ('bytes_per_element=4', 'bytes_per_element=8'),
+            says='without bytes_per_element'),
+    traffic('eager counted as one read of the input and a write per op (n_ops + 1 tensors)',
+            ('return kernels * 2 * numel * bytes_per_element', 'return (kernels + 1) * numel * bytes_per_element'),
+            says='does not follow the rule'),
+    traffic("the fused kernel said to read an operand per op (n_ops reads, one write)",
+            ('return kernels * 2 * numel * bytes_per_element',
+             'return (n_ops + 1 if fused else 2 * n_ops) * numel * bytes_per_element'),
+            says='does not follow the rule'),
+    traffic('the count in gigabytes', ('return kernels * 2 * numel * bytes_per_element',
+                                       'return kernels * 2 * numel * bytes_per_element / 1e9'),
+            says='does not follow the rule'),
+    traffic('predicted_speedup hard-coded to the chain of five',
+            ('return bytes_moved(1, n_ops, fused=False) / bytes_moved(1, n_ops, fused=True)', 'return 5.0'),
+            says="predicted_speedup.*eager's bytes over"),
 ]
 
 RIGHT = [
@@ -349,5 +457,56 @@ def bytes_moved(numel, n_ops, fused, bytes_per_element=4):
 
 def predicted_speedup(n_ops):
     return bytes_moved(1000, n_ops, False, 2) / bytes_moved(1000, n_ops, True, 2)
+'''),
+    right('01.recording_backend', 'a recorder class whose instances are the backend and hold the list; count_graphs with torch.compiler.reset()', 'ex-3', source='''
+class Recorder:
+    def __init__(self):
+        self.graphs = []
+
+    def __call__(self, gm, example_inputs):
+        self.graphs.append(gm)
+        return gm
+
+
+def make_recording_backend():
+    recorder = Recorder()
+    return recorder, recorder.graphs
+
+
+def count_graphs(fn, *args):
+    torch.compiler.reset()
+    recorder, graphs = make_recording_backend()
+    torch.compile(fn, backend=recorder)(*args)
+    return len(graphs)
+'''),
+    right('01.no_breaks', 'no_item and no_branch work in place on tensors of their own (never on x)', 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'out = x / x.abs().max().clamp(min=1)\n    out.add_(1)\n    return out'),
+          ('    y = x * 3\n    return torch.where(y.sum() > 0, y.relu(), -y)', '    y = x.mul(3)\n    return torch.where(y.sum() > 0, y.clamp_min(0), y.neg_())')),
+    right('01.count_compiles', 'count_compiles with torch.compiler.reset() and a CompileCounter made inline', 'ex-4',
+          ('    torch._dynamo.reset()\n    counter = CompileCounter()', '    torch.compiler.reset()\n    counter = torch._dynamo.testing.CompileCounter()'),
+          ('    from torch._dynamo.testing import CompileCounter\n', '    import torch._dynamo.testing\n')),
+    right('01.export', 'dynamic_shapes per dimension as a tuple, exported strictly', 'ex-5',
+          ('dynamic_shapes={"x": {0: batch}})', 'dynamic_shapes={"x": (batch, None)}, strict=True)')),
+    late_right('01.dispatch', 'the floor from heapq.nsmallest by size, the knee as the least size beyond the limit', 'ex-1', source='''
+import heapq
+
+
+def overhead_floor_us(rows):
+    return statistics.median(r["median_us"] for r in heapq.nsmallest(3, rows, key=lambda r: r["numel"]))
+
+
+def first_size_beyond_overhead(rows, factor=2.0):
+    limit = factor * overhead_floor_us(rows)
+    beyond = [r["numel"] for r in rows if r["median_us"] > limit]
+    return min(beyond) if beyond else None
+'''),
+    late_right('01.traffic_model', 'bytes_per_element defaulting to float32 by torch.finfo, the speedup as a kernel ratio', 'ex-6', source='''
+def bytes_moved(numel, n_ops, fused, bytes_per_element=torch.finfo(torch.float32).bits // 8):
+    one_kernel = 2 * numel * bytes_per_element
+    return one_kernel if fused else n_ops * one_kernel
+
+
+def predicted_speedup(n_ops):
+    return n_ops / 1
 '''),
 ]
