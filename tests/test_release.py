@@ -164,3 +164,15 @@ def test_bundle_leaves_the_int8_kernel_out_and_says_so(bundle):
     script = "from helpers.llm_bench import make_backend\nmake_backend('int8-triton', 'tiny', device='cpu')"
     proc = subprocess.run([sys.executable, "-c", script], cwd=bundle, capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0 and "leaves out" in proc.stderr and "int8-compiled" in proc.stderr, proc.stderr[-800:]
+    # the benchmark's command line says so in one line, before anything runs
+    cli = subprocess.run([sys.executable, "-m", "helpers.llm_bench", "--device", "cpu", "--backend", "int8-triton"],
+                         cwd=bundle, capture_output=True, text=True, timeout=300)
+    assert cli.returncode == 2 and "Traceback" not in cli.stderr and cli.stdout == "", cli.stderr[-800:]
+    assert cli.stderr.strip().count("\n") == 0 and "leaves out" in cli.stderr, cli.stderr[-800:]
+    # and 07.int8_kernel, which refuses the package's kernel while it runs, runs without it (a learner's right kernel
+    # scored 0 when the check imported the module the bundle leaves out)
+    check = subprocess.run([sys.executable, "-c", "from helpers.checks import lab07\n"
+                            "print(sorted(lab07.package_versions(*lab07.INT8_KERNEL, *lab07.INT8)))"],
+                           cwd=bundle, capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0 and "int8_triton" not in check.stdout and "Int8Linear" in check.stdout, \
+        check.stdout[-800:] + check.stderr[-800:]

@@ -36,6 +36,17 @@ BACKENDS: dict[str, Callable[..., LLMBackend]] = {
 }
 
 
+INT8_TRITON_LEFT_OUT = ("int8-triton runs the course's answer to Lab 07 part E2, which the learner bundle leaves out: "
+                        "use int8-compiled, or time your own kernel in Lab 07's part E2 cells")
+
+
+def int8_triton_present() -> bool:
+    """Whether this copy of the package has the int8-triton backend's kernel (the learner bundle does not)."""
+    import importlib.util
+
+    return importlib.util.find_spec("helpers.llm_bench.int8_triton") is not None
+
+
 def _int8_triton(mode, model, device, dtype, seed, fused) -> LLMBackend:
     """The Triton kernel's int8 backend: its decode step compiled on a GPU (CUDA graphs), eager in the CPU interpreter."""
     try:
@@ -43,8 +54,7 @@ def _int8_triton(mode, model, device, dtype, seed, fused) -> LLMBackend:
     except ModuleNotFoundError as err:
         if err.name != "helpers.llm_bench.int8_triton":
             raise
-        raise ValueError("int8-triton runs the course's answer to Lab 07 part E2, which the learner bundle leaves out: "
-                         "use int8-compiled, or time your own kernel in Lab 07's part E2 cells") from None
+        raise ValueError(INT8_TRITON_LEFT_OUT) from None
 
     return Int8TritonBackend(model, device, dtype, seed, compile_mode=mode if device.type == "cuda" else None,
                              fused=fused)

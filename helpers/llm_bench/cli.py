@@ -140,6 +140,11 @@ def settings(args: argparse.Namespace):
         raise ValueError("--repeats must be at least 1 and --warmup at least 0")
     if len(set(args.backend)) != len(args.backend):
         raise ValueError(f"--backend names one backend twice ({' '.join(args.backend)}): the rounds tell them apart by name")
+    if any(b.startswith("int8-triton") for b in args.backend):
+        from helpers.llm_bench.backends import INT8_TRITON_LEFT_OUT, int8_triton_present
+
+        if not int8_triton_present():
+            raise ValueError(INT8_TRITON_LEFT_OUT)
     if args.hf_model and "hf" not in args.backend:
         raise ValueError("--hf-model is for the hf backend: add --backend hf")
     if "hf" in args.backend:
