@@ -102,6 +102,7 @@ def probe_compile(learner: Learner, case: HeadCase) -> dict:
                 "same": getattr(compiled, "_orig_mod", None) is model, "type": type(compiled).__name__,
                 "in_place": compiled is model and getattr(model, "_compiled_call_impl", None) is not None}
         if info["optimized"]:
+            info["mode"] = mode_options(compiled)
             counters = torch._dynamo.utils.counters
             torch._dynamo.reset()
             graphs, inductor = counters["stats"]["unique_graphs"], sum(counters["inductor"].values())
@@ -114,6 +115,32 @@ def probe_compile(learner: Learner, case: HeadCase) -> dict:
     except Exception as err:
         return {"raised": raised(err)}
     return info
+
+
+# The Inductor settings a torch.compile mode turns on ("max-autotune", "reduce-overhead"): none of them is on by default.
+MODE_SETTINGS = ("max_autotune", "max_autotune_gemm", "max_autotune_pointwise", "coordinate_descent_tuning",
+                 "triton.cudagraphs")
+
+
+def mode_options(compiled) -> list[str]:
+    """The mode settings the compiled module turns on that Inductor's own config leaves off (empty when its backend
+    keeps no Inductor config, or this torch cannot say)."""
+    import torch._inductor.config as inductor_config
+
+    try:
+        config = compiled.get_compiler_config()
+    except Exception:
+        return []
+    if not isinstance(config, dict):
+        return []
+
+    def setting(dotted: str):
+        value = inductor_config
+        for part in dotted.split("."):
+            value = getattr(value, part, None)
+        return value
+
+    return [k for k in MODE_SETTINGS if config.get(k) and not setting(k)]
 
 
 def compiled_problems(info: dict, want: torch.Tensor, about: str) -> list[str]:
@@ -130,6 +157,10 @@ def compiled_problems(info: dict, want: torch.Tensor, about: str) -> list[str]:
     if not info.get("same"):
         return ["compile_head returned a compiled module, but not of the model it was given (compile `model` itself, "
                 "not a copy)."]
+    if info.get("mode"):
+        return [f"compile_head compiled with a mode other than the default ({', '.join(info['mode'])} turned on, as "
+                "mode='max-autotune' or 'reduce-overhead' does): the exercise asks for torch.compile's default backend "
+                "and default mode."]
     err = max_abs_diff(info.get("out"), want)
     if err > 1e-6:
         said = "is not a finite tensor of the right shape" if math.isinf(err) else f"differs from eager by {err:.2e}"
@@ -201,9 +232,38 @@ def warm_caches(fn: Callable, shape: tuple) -> None:
         torch.compile(fn)(torch.randn(*shape))
 
 
+# The settings a dump turns on or off for its own compile (module, setting): each must be as it was once it returns,
+# or every later compile of the notebook writes debug folders and misses the FX graph cache.
+DUMP_SETTINGS = (("torch._inductor.config", "trace.enabled"), ("torch._inductor.config", "fx_graph_cache"),
+                 ("torch._functorch.config", "enable_autograd_cache"), ("torch._dynamo.config", "debug_dir_root"))
+
+
+def _setting(module: str, dotted: str) -> tuple[Any, Any]:
+    """(the config object that holds the setting, its value)."""
+    import importlib
+
+    holder = importlib.import_module(module)
+    *parents, name = dotted.split(".")
+    for part in parents:
+        holder = getattr(holder, part)
+    return holder, getattr(holder, name)
+
+
+def settings_left_changed(saved: dict) -> list[str]:
+    """The dump settings whose value differs from `saved` ({(module, setting): value}); each is put back."""
+    changed = []
+    for (module, dotted), value in saved.items():
+        holder, now = _setting(module, dotted)
+        if now != value:
+            changed.append(dotted)
+            setattr(holder, dotted.rsplit(".", 1)[-1], value)
+    return changed
+
+
 def probe_debug_dump(learner: Learner, fn: Callable, shape: tuple) -> dict:
     """dump_inductor_debug on a folder holding other runs' dumps, after fn was compiled once with the caches on: what it
-    returned (or raised), the files there, the generated code."""
+    returned (or raised), the files there, the generated code, whether the other runs' dumps are still there, and the
+    settings it left changed (put back here)."""
     from helpers import inductor as package_inductor     # its capture() does part B's job: refused while B is checked
     from helpers.checks.own_work import refusing
 
@@ -211,6 +271,7 @@ def probe_debug_dump(learner: Learner, fn: Callable, shape: tuple) -> dict:
     try:
         plant_decoys(root)
         warm_caches(fn, shape)
+        saved = {key: _setting(*key)[1] for key in DUMP_SETTINGS}
         try:
             with refusing("04.debug_dump", {"helpers.inductor.capture": package_inductor.capture}):
                 folder = learner.call("dump_inductor_debug", fn, (torch.randn(*shape),), root)
@@ -218,10 +279,13 @@ def probe_debug_dump(learner: Learner, fn: Callable, shape: tuple) -> dict:
             raise
         except Exception as err:
             return {"raised": raised(err)}
+        finally:
+            left = settings_left_changed(saved)
         if folder is None:
             return {"folder": None}
         folder = Path(folder)
-        info = {"folder": str(folder), "is_dir": folder.is_dir(), "under_root": str(folder.resolve()).startswith(str(root.resolve()))}
+        info = {"folder": str(folder), "is_dir": folder.is_dir(), "under_root": str(folder.resolve()).startswith(str(root.resolve())),
+                "settings_left": left, "others_kept": all((root / run).is_dir() for run, _ in DECOY_RUNS)}
         if folder.is_dir():
             info["files"] = sorted(p.name for p in folder.iterdir() if p.is_file())
             code = folder / "output_code.py"
@@ -260,6 +324,14 @@ def debug_folder_problems(info: dict, marker: str, kernels: tuple = ()) -> list[
         return ["output_code.py in the folder returned is not the code of the function you were given: return the "
                 "folder of THIS compile, not the newest folder on disk (debug_root held other runs' folders, one of "
                 "them newer), and not an older one."]
+    if not info.get("others_kept", True):
+        return ["dump_inductor_debug deleted other runs' debug folders under debug_root: they are not yours to remove. "
+                "Leave them, and tell this compile's folder apart from them (note the folders there before compiling)."]
+    if info.get("settings_left"):
+        return [f"dump_inductor_debug left {', '.join(info['settings_left'])} changed after it returned: every later "
+                "compile in the notebook would write debug folders or miss the cache. Change the settings only for "
+                "the dump and restore them (inductor_config.patch(...) and the other configs' patch, as context "
+                "managers)."]
     return []
 
 
@@ -280,7 +352,7 @@ class KernelsCase:
     """A list of parsed kernels (None: the notebook's capture) and the name of its softmax kernel (None: by the rule)."""
 
     about: str
-    kernels: list | None = CAPTURE
+    kernels: list | str | None = CAPTURE     # or ONLINE: a GPU's kernels, made where the probe runs
     want: str | None = None
 
 
@@ -298,6 +370,26 @@ def look_alikes() -> list:
                  ["var_mean", "sub", "add", "rsqrt", "mul", "amax", "sum", "div"], ["welford", "max", "sum"]),
             fake("triton_red_fused__softmax_sum_2", "reduction", ["sum"], ["sum"]),
             fake("triton_poi_fused__softmax_exp_3", "pointwise", ["sub", "exp", "div"], [])]
+
+
+ONLINE = "online"   # a case's kernels: a GPU's, whose softmax is an online softmax (no amax, no separate max and sum ops)
+
+
+def online_softmax_kernels() -> list:
+    """A GPU capture of a small transformer block as a recent torch writes it: the softmax kernel computes an online
+    softmax (prepare_softmax_online), so its ops are not the CPU's amax, sub, exp, sum, div."""
+    from helpers.inductor import Kernel
+
+    def fake(name, kind, ops, reductions):
+        return Kernel(name=name, kind=kind, device="cuda", aten_ops=ops, aten_ops_source="kernel_name", loads=[],
+                      stores=[], reductions=reductions, source=f"# {name}: {', '.join(ops)}; reductions: {', '.join(reductions) or 'none'}")
+
+    return [fake("triton_poi_fused_embedding_0", "pointwise", ["embedding"], []),
+            fake("triton_per_fused_native_layer_norm_1", "persistent_reduction", ["var_mean", "sub", "rsqrt", "mul", "add"],
+                 ["welford"]),
+            fake("triton_per_fused__softmax_div_exp_prepare_softmax_online_sub_2", "persistent_reduction",
+                 ["prepare_softmax_online", "sub", "exp", "_softmax", "div"], ["max", "sum"]),
+            fake("triton_poi_fused_gelu_3", "pointwise", ["mul", "erf", "add"], [])]
 
 
 def decoys(kernels: list) -> tuple[list, dict]:
@@ -323,7 +415,8 @@ def probe_find_softmax(learner: Learner, kernels: list | None) -> dict:
     look-alikes; save_kernel on each kernel and on a Triton look-alike.
 
     Nothing of the answer travels here: the grader knows which kernel it expects, the probe reports what happened."""
-    kernels = list(learner.value("code").kernels) if kernels is None else list(kernels)
+    kernels = list(learner.value("code").kernels) if kernels is None else \
+        online_softmax_kernels() if kernels == ONLINE else list(kernels)
     info = {"found": [], "saved": {}, "softmax_by_rule": [k.name for k in kernels if kernel_is_softmax(k)]}
     mixed, names = decoys(kernels)
     for ks in (kernels, mixed):
@@ -337,6 +430,8 @@ def probe_find_softmax(learner: Learner, kernels: list | None) -> dict:
         info["found"].append(found_name(got, names))
     for kernel in [*kernels, look_alikes()[1]]:
         folder = Path(tempfile.mkdtemp(prefix="save-kernel-"))
+        for stale in ("kernel.cpp", "kernel.py"):          # an earlier run's kernel files: saving replaces them
+            (folder / stale).write_text("// an earlier run's kernel, not this one\n")
         try:
             path = learner.call("save_kernel", kernel, folder)
             entry = {"kind": kernel.kind}
@@ -381,12 +476,13 @@ def find_problems(info: dict, want: str | None, about: str, reveal: bool) -> lis
             return ["save_kernel's file is not in the folder it was given: write it to out_dir (the argument) and return "
                     "its path."]
         if not saved.get("matches"):
-            return ["save_kernel's file is not exactly the kernel's source."]
+            return ["save_kernel's file is not exactly the kernel's source: write kernel.source as it is, replacing "
+                    "whatever a kernel file of that name held before (an earlier run's kernel)."]
     return []
 
 
 @register("04.find_softmax", points=2, exercise="C", title="find the fused softmax kernel and save it",
-          cases=[KernelsCase("your capture")])
+          cases=[KernelsCase("your capture"), KernelsCase("a GPU's kernels (an online softmax)", ONLINE)])
 def _find_softmax(ctx: Context, cases: list[KernelsCase]) -> str:
     for case in cases:
         fail_if(find_problems(ctx.probe(probe_find_softmax, case.kernels), case.want, case.about, ctx.reveal))
@@ -498,6 +594,13 @@ def stated_roles(text: str) -> dict[str, str]:
     return said
 
 
+def listed_ops(line: str) -> set[str]:
+    """The ops a comma-separated list names: the first word of each item ("div: together, the softmax" lists div; the
+    words that explain it list nothing)."""
+    items = re.split(r"[,;/→]|\band\b|\s->\s|\s\+\s", line)
+    return {m.group(1) for item in items if (m := re.match(r"[\s`*'\"(\[]*([\w.]+)", item))}
+
+
 def annotation_problems(text: str, kernel) -> list[str]:
     """Everything wrong with an annotation of `kernel` (plain facts or a Kernel); an empty list when it is right."""
     k = kernel_facts(kernel)
@@ -514,7 +617,8 @@ def annotation_problems(text: str, kernel) -> list[str]:
     if absent:
         problems.append(f"'Fused ATen ops' misses {len(absent)} of the {len(k['aten_ops'])} ATen ops your dump's kernel "
                         f"({k['name']}) fuses: read them from the kernel's source-node comments or the IR, not from memory.")
-    wrong = [op for op in SOFTMAX_VOCAB if op not in have and _mentions(ops_line, op)
+    listed = listed_ops(ops_line)
+    wrong = [op for op in SOFTMAX_VOCAB if op not in have and op in listed
              and not (op == "softmax" and "_softmax" in have) and not (op == "max" and "amax" in have)]
     if wrong:
         problems.append(f"the first line of 'Fused ATen ops' lists {', '.join(wrong)}, which this kernel does not hold "
@@ -671,6 +775,10 @@ class SweepCase:
     d: int = 16
     eager_ms: float = 1.0
     compiled_ms: float = 40.0
+    even: tuple = ()      # batch sizes (among `batches`) at which the compiled stand-in takes as long as the eager one
+
+    def compiled_floor(self, batch: int) -> float:
+        return self.eager_ms if batch in self.even else self.compiled_ms
 
 
 class CountingHead(torch.nn.Module):
@@ -678,16 +786,17 @@ class CountingHead(torch.nn.Module):
     really timed, at each size, and over many calls? (A sweep that times nothing, invents its rows, or times one
     call, cannot hide it.)"""
 
-    def __init__(self, d: int, ms: float):
+    def __init__(self, d: int, ms: float, ms_at: dict | None = None):
         super().__init__()
         from helpers.models import TinyHead
 
         self.head, self.ms, self.seen, self.with_autograd = TinyHead(d, 24).eval(), ms, [], 0
+        self.ms_at = dict(ms_at or {})     # {batch: ms} where a call takes another time
 
     def forward(self, x):
         self.seen.append(int(x.shape[0]))
         self.with_autograd += torch.is_grad_enabled()     # timed while autograd records a backward graph
-        time.sleep(self.ms / 1000)
+        time.sleep(self.ms_at.get(int(x.shape[0]), self.ms) / 1000)
         return self.head(x)
 
 
@@ -710,7 +819,8 @@ def probe_crossover(learner: Learner, row_lists: list[list[dict]], sweep: SweepC
         from helpers.env import pick_device
 
         device = pick_device(learner.settings.device)
-        eager, compiled = CountingHead(sweep.d, sweep.eager_ms).to(device), CountingHead(sweep.d, sweep.compiled_ms).to(device)
+        eager = CountingHead(sweep.d, sweep.eager_ms).to(device)
+        compiled = CountingHead(sweep.d, sweep.compiled_ms, {b: sweep.eager_ms for b in sweep.even}).to(device)
         fn = learner.function("measure_sweep")
         kw = {"d": sweep.d} if "d" in inspect.signature(fn).parameters else {}
         start = time.perf_counter()
@@ -790,13 +900,14 @@ def measured_problems(info: dict, sweep: SweepCase, reveal: bool) -> list[str]:
                 f"features); the check's models were called with batch sizes {seen['eager']} and {seen['compiled']}, "
                 f"not {sorted(set(batches))}." if reveal else "measure_sweep should time both models on an input of "
                 "each batch size it is given (rows of d features); the grader's models were not called with those batch sizes."]
-    low = (0.9 * sweep.eager_ms, 0.9 * sweep.compiled_ms)
-    # The stand-ins differ 40-fold and sleep at least that long: load only adds time, so it cannot make them look
-    # swapped or faster than their sleeps.
-    if all(r["eager_ms"] >= low[1] and r["compiled_ms"] < low[1] for r in rows):
+    low = {r["batch"]: (0.9 * sweep.eager_ms, 0.9 * sweep.compiled_floor(r["batch"])) for r in rows}
+    # The stand-ins differ 40-fold (but at the `even` sizes) and sleep at least that long: load only adds time, so it
+    # cannot make them look swapped or faster than their sleeps.
+    uneven = [r for r in rows if r["batch"] not in sweep.even]
+    if uneven and all(r["eager_ms"] >= low[r["batch"]][1] and r["compiled_ms"] < low[r["batch"]][1] for r in uneven):
         return ["measure_sweep's eager_ms and compiled_ms are swapped: eager_ms times the first model (eager), "
                 "compiled_ms the second (compiled)."]
-    if not all(r["eager_ms"] >= low[0] and r["compiled_ms"] >= low[1] for r in rows):
+    if not all(r["eager_ms"] >= low[r["batch"]][0] and r["compiled_ms"] >= low[r["batch"]][1] for r in rows):
         return ["measure_sweep's times are shorter than the models it was given can run: each row must be the measured "
                 "time of one call of each model, in milliseconds (not seconds), not a guess."]
     fewest = min((n for counts in info.get("calls", {}).values() for n in counts), default=0)
@@ -825,8 +936,8 @@ def crossover_problems(info: dict, cases: list[CrossoverCase], sweep: SweepCase,
         if got != case.want:
             if reveal:
                 return [f"{where}, find_crossover returned {got!r}; expected {case.want!r} (the smallest batch from which "
-                        "compiled's verdict is 'faster', at every larger batch too; a 'no difference' row is not faster, "
-                        "whatever its speedup; None if never)."]
+                        "compiled's verdict is 'faster', at every larger batch too; go by the verdict, not the speedup: a "
+                        "'no difference' row is not faster and a 'faster' row is, whatever its speedup; None if never)."]
             return [f"find_crossover gave a wrong answer {where}; sort the rows by batch, go by each row's verdict (not "
                     "its speedup), and handle every size, not only the ones shown in the notebook."]
     if sweep.batches is None:
@@ -841,8 +952,9 @@ def crossover_problems(info: dict, cases: list[CrossoverCase], sweep: SweepCase,
                   CrossoverCase((0.9, 1.0, 1.4), (1, 2, 4), 4), CrossoverCase((0.6, 1.1, 1.3), (16, 32, 64), 32, largest_first=True),
                   CrossoverCase((0.7, 1.02, 1.3), (1, 4, 16), 16, verdicts=(SLOWER, SAME, FASTER)),
                   CrossoverCase((1.2, 1.4, 1.1), (2, 8, 32), None, verdicts=(FASTER, FASTER, SAME)),
+                  CrossoverCase((0.7, 0.98, 1.3), (1, 4, 16), 4, verdicts=(SLOWER, FASTER, FASTER)),
                   CrossoverCase((), (), None)],
-                 SweepCase(batches=(2, 6))))
+                 SweepCase(batches=(2, 4, 6), even=(4,))))
 def _crossover(ctx: Context, cases: tuple) -> str:
     crossovers, sweep = cases
     rows_only = dataclasses.replace(sweep, batches=None)     # find_crossover first: the sweep takes seconds
@@ -874,24 +986,23 @@ op3.writes = []
 """
 
 
-# Ten nodes and more: names in graph order are not in sorted order.
-SCHEDULER_CASE_LONG = """op9: SchedulerNode(ComputedBuffer)
-op9.writes = [MemoryDep('buf9', c0, {c0: 8})]
+def _long_case() -> str:
+    """Nodes numbered to two digits (names in graph order are not in sorted order, and `op1` is a prefix of `op10`),
+    with a fused node of twelve members (member numbers of two digits: `.snodes[10] =`)."""
+    members = [f"op{i}" for i in range(10, 22)]
+    fused = "_".join(members)
+    lines = ["op1: SchedulerNode(ComputedBuffer)", "op1.writes = [MemoryDep('buf1', c0, {c0: 8})]", "", "",
+             "op9: SchedulerNode(ComputedBuffer)", "op9.writes = [MemoryDep('buf9', c0, {c0: 8})]", "", "",
+             f"{fused}: OuterLoopFusedSchedulerNode({','.join(['SchedulerNode'] * len(members))})",
+             f"{fused}.writes = [" + ", ".join(f"MemoryDep('buf{m[2:]}', c0, {{c0: 8}})" for m in members) + "]"]
+    for i, m in enumerate(members):
+        lines += [f"{fused}.snodes[{i}] =", f"{m}: SchedulerNode(ComputedBuffer)", f"{m}.writes = [MemoryDep('buf{m[2:]}', c0, {{c0: 8}})]"]
+    lines += ["", "", "op22: ExternKernelSchedulerNode(ExternKernelOut)", "op22.writes = [StarDep(name='buf22', mode=None)]", ""]
+    return "\n".join(lines)
 
 
-op10_op11: OuterLoopFusedSchedulerNode(FusedSchedulerNode,SchedulerNode)
-op10_op11.writes = [MemoryDep('buf10', c0, {c0: 8}), MemoryDep('buf11', c0, {c0: 8})]
-op10_op11.snodes[0] =
-op10: SchedulerNode(ComputedBuffer)
-op10.writes = [MemoryDep('buf10', c0, {c0: 8})]
-op10_op11.snodes[1] =
-op11: SchedulerNode(ComputedBuffer)
-op11.writes = [MemoryDep('buf11', c0, {c0: 8})]
-
-
-op12: ExternKernelSchedulerNode(ExternKernelOut)
-op12.writes = [StarDep(name='buf12', mode=None)]
-"""
+SCHEDULER_CASE_LONG = _long_case()
+SCHEDULER_LONG_NODES = ("op1", "op9", "_".join(f"op{i}" for i in range(10, 22)), "op22")
 
 
 @dataclass(frozen=True)
@@ -963,7 +1074,8 @@ def scheduler_case_problems(got: list, cases: list[IRCase], reveal: bool) -> lis
 
 @register("04.scheduler", points=2, exercise="S", title="list Inductor's scheduler nodes before and after fusion",
           cases=[IRCase("a small IR sample", SCHEDULER_CASE, ("op0", "op1_op2", "op3")),
-                 IRCase("a sample with node numbers of two digits", SCHEDULER_CASE_LONG, ("op9", "op10_op11", "op12")),
+                 IRCase("a sample with node and member numbers of two digits", SCHEDULER_CASE_LONG,
+                        SCHEDULER_LONG_NODES),
                  IRCase("your capture")])
 def _scheduler(ctx: Context, cases: list[IRCase]) -> str:
     fail_if(scheduler_case_problems(ctx.probe(probe_scheduler, [c.text for c in cases]), cases, ctx.reveal))
@@ -995,10 +1107,13 @@ def probe_report(learner: Learner, with_capture: bool) -> dict:
         path = root / str(name)
         inside = path.resolve().is_relative_to(root.resolve())
         listed[str(name)] = {"exists": inside and path.is_file(),
-                             "sha256": hashlib.sha256(path.read_bytes()).hexdigest() if inside and path.is_file() else None}
+                             "sha256": hashlib.sha256(path.read_bytes()).hexdigest() if inside and path.is_file() else None,
+                             "bytes": path.stat().st_size if inside and path.is_file() else None}
     info["listed"] = listed
     info["sweep_rows"] = learner.value("sweep_rows") if learner.has("sweep_rows") else None
     info["sweep_written"] = sweep_written(learner)
+    crossover = learner.ns.get("crossover", "not run")          # part E's answer, as the notebook computed it
+    info["crossover"] = crossover if crossover is None or isinstance(crossover, (int, float)) else "not run"
     info["kernel_saved"] = any((root / name).is_file() for name in ("kernel.cpp", "kernel.py"))   # part C's file
     err = learner.value("max_err") if learner.has("max_err") else None
     info["max_err"] = float(err) if isinstance(err, (int, float)) else None
@@ -1031,14 +1146,100 @@ def _number(cell: str) -> float | None:
     return float(m.group().replace(",", "")) if m else None
 
 
+EAGER, COMPILED = re.compile(r"eager", re.I), re.compile(r"compiled|inductor", re.I)
+UNIT_SCALE = ((re.compile(r"µs|μs|\bus\b|micro", re.I), 1e-3), (re.compile(r"\bms\b|milli", re.I), 1.0),
+              (re.compile(r"\bs\b|\bsec", re.I), 1e3))
+
+
+def _columns(cells: list[str]) -> dict | None:
+    """A header row's columns: {"batch": i, "eager": i, "compiled": i, "scale": (eager, compiled) to ms}, by the words
+    of its cells; None when the row is not a header that names an eager and a compiled column."""
+    def one(pattern, other):
+        return next((i for i, c in enumerate(cells) if pattern.search(c) and not other.search(c)
+                     and not re.search(r"speedup|ratio|vs|×", c, re.I)), None)
+
+    eager, compiled = one(EAGER, COMPILED), one(COMPILED, EAGER)
+    if eager is None or compiled is None:
+        return None
+    batch = next((i for i, c in enumerate(cells) if re.search(r"batch|size|rows|\bb\b|\bn\b", c, re.I)), 0)
+    scale = lambda c: next((f for unit, f in UNIT_SCALE if unit.search(c)), 1.0)
+    return {"batch": batch, "eager": eager, "compiled": compiled, "scale": (scale(cells[eager]), scale(cells[compiled]))}
+
+
 def profile_table(profile: str) -> dict[int, tuple[float, float]]:
-    """{batch: (eager ms, compiled ms)} from the first three cells of each table row that holds three numbers."""
-    table = {}
+    """{batch: (eager ms, compiled ms)} from the table rows: by the columns its header names (eager, compiled, their
+    unit), or, without such a header, the first three cells of each row that holds three numbers."""
+    table, columns = {}, None
     for cells in table_rows(profile):
-        nums = [_number(c) for c in cells[:3]]
-        if len(nums) == 3 and None not in nums and float(nums[0]).is_integer():
-            table.setdefault(int(nums[0]), (nums[1], nums[2]))
+        header = _columns(cells) if _number(cells[0]) is None else None
+        if header is not None:
+            columns = header
+            continue
+        where = columns or {"batch": 0, "eager": 1, "compiled": 2, "scale": (1.0, 1.0)}
+        if max(where["batch"], where["eager"], where["compiled"]) >= len(cells):
+            continue
+        nums = [_number(cells[where[k]]) for k in ("batch", "eager", "compiled")]
+        if None not in nums and float(nums[0]).is_integer():
+            table.setdefault(int(nums[0]), (nums[1] * where["scale"][0], nums[2] * where["scale"][1]))
     return table
+
+
+def verdict_rows_problems(profile: str, rows: list) -> list[str]:
+    """Whether each size's table row gives that size's verdict."""
+    words = {"faster": r"faster", "slower": r"slower",
+             "no difference": r"no (?:\w+ )?difference|not? (?:\w+ )?resolv|unresolv|inconclusive|\bsame\b|\btie\b|≈"}
+    table = table_rows(profile)
+
+    def row_of(batch: int) -> str:
+        """The table row of that batch: the one that starts with it, else one with a cell that is just that number."""
+        first = [cells for cells in table if _number(cells[0]) == batch]
+        alone = [cells for cells in table if any(re.fullmatch(rf"[*`\s]*{batch}[*`\s]*", c) for c in cells)]
+        return " ".join((first or alone or [[""]])[0])
+
+    for r in rows:
+        want = words.get(r.get("verdict")) if isinstance(r, dict) else None
+        if want and not re.search(want, row_of(int(r["batch"])), re.I):
+            return ["'Profile' should give each size's verdict in its table row (faster, slower or no difference: the "
+                    "comparison's verdict on compiled), not only the times."]
+    return []
+
+
+def crossover_stated_problems(report: str, profile: str, crossover) -> list[str]:
+    """Whether the report states part E's crossover: a line about the crossover that gives its batch, or says there is
+    none (without the word, a sentence of 'Profile' that does)."""
+    if crossover == "not run":
+        return []
+    lines = [line for line in report.splitlines() if re.search(r"cross-?over|break-?even", line, re.I)]
+    if not lines:
+        prose = " ".join(line for line in profile.splitlines() if "|" not in line)
+        said = re.search(r"\bnever\b|\bnot faster\b|\bno (?:batch|size)\b|\bnone\b", prose, re.I) if crossover is None \
+            else re.search(rf"(?<![\d.]){int(crossover)}(?![\d.])", prose.replace(",", ""))
+        return [] if said else ["'Profile' should state the crossover your sweep found (part E's `crossover`: the batch, "
+                                "or that there is none)."]
+    if crossover is None:
+        said = any(re.search(r"\bnone\b|\bno\b|\bnever\b|\bnot\b|n/a|\bnowhere\b|cross-?over\W*$", line, re.I)
+                   for line in lines)
+    else:
+        said = any(re.search(rf"(?<![\d.]){int(crossover)}(?![\d.])", line.replace(",", "")) for line in lines)
+    return [] if said else ["the report's crossover is not the one part E found (`crossover`, from your sweep's "
+                            "verdicts): state that one, the batch or that there is none, not a value worked out "
+                            "another way."]
+
+
+def explanation_problems(text: str, rows: list) -> list[str]:
+    """'When compiling pays' quotes the sweep: a verdict and a batch size, a speedup or an interval it measured."""
+    says_verdict = re.search(r"faster|slower|no (?:\w+ )?difference|resolv", text, re.I)
+    measured = set()
+    for r in rows:
+        if isinstance(r, dict):
+            measured |= {float(v) for v in [r.get("batch"), r.get("speedup"), *(r.get("ci") or [])]
+                         if isinstance(v, (int, float))}
+    numbers = [float(m.group().replace(",", "")) for m in NUMBER.finditer(text) if re.search(r"\d", m.group())]
+    quotes = any(abs(n - v) <= 0.011 for n in numbers for v in measured)     # as printed, to two decimals
+    if says_verdict and quotes:
+        return []
+    return ["'When compiling pays' should quote your sweep: the verdicts (where compiled was faster, slower or no "
+            "different from eager) with the batch sizes and intervals they come from, then say why."]
 
 
 def profile_problems(profile: str, rows) -> list[str]:
@@ -1070,6 +1271,15 @@ def compile_match_problems(body: str, max_err: Any) -> list[str]:
                                     "measured a non-finite value, and the report should say so."]
     if says_nan or not says_number:
         return ["'Compile match' should give the measured max abs error as a finite number."]
+    text = measured.replace(",", "")
+    stated = [abs(float(m.group())) for m in NUMBER.finditer(text) if re.search(r"\d", m.group())]
+    bounds = [abs(float(m.group(1))) for m in re.finditer(rf"(?:<|≤|<=|below|under|less than|smaller than)\s*~?\s*({NUMBER.pattern})", text, re.I)]
+    # rounded to a significant digit at least (4.66e-10 may read 5e-10, never 3.7e-09), or bounded within a decade
+    err = abs(max_err)
+    slack = 0.0 if err == 0 else 0.51 * 10 ** math.floor(math.log10(err))
+    if not any(abs(n - err) <= slack for n in stated) and not any(err <= b <= 10 * err for b in bounds):
+        return ["'Compile match' should give the max abs error part A measured (max_err), as your notebook measured "
+                "it: the number in the report is not that one (re-run write_report after part A)."]
     return []
 
 
@@ -1093,11 +1303,17 @@ def report_problems(info: dict, kernels: list[str]) -> list[str]:
             problems.append("'Kernel' should name the fused softmax kernel of your dump, as Inductor named it.")
     elif ANNOTATION_FILE not in found["kernel"]:   # part C not done (charged there): nothing to point to but part D's file
         problems.append("'Kernel' should point to KERNEL_ANNOTATION.md.")
+    rows = info.get("sweep_rows")
     if info.get("sweep_written", True):     # part E not done (charged there): no sweep for these two sections
-        problems += profile_problems(found["profile"], info.get("sweep_rows"))
+        problems += profile_problems(found["profile"], rows)
+        if not problems and isinstance(rows, list):
+            problems += verdict_rows_problems(found["profile"], rows) or \
+                crossover_stated_problems(report, found["profile"], info.get("crossover", "not run"))
     if info.get("sweep_written", True) and len(found["when compiling pays"].split()) < 25:
         problems.append("'When compiling pays' should explain, in a few sentences, what your sweep's verdicts say (where "
                         "compiled was faster, slower or no different from eager) and why.")
+    elif info.get("sweep_written", True) and isinstance(rows, list) and rows:
+        problems += explanation_problems(found["when compiling pays"], rows)
     if manifest is None:
         return problems + [f"{MANIFEST_FILE} does not exist: write_report should write it."]
     fmt = "manifest.json should be a JSON object with 'files' ({name: {\"sha256\": ..., \"bytes\": ...}}) and 'versions' ({\"torch\": ...})."
@@ -1118,6 +1334,9 @@ def report_problems(info: dict, kernels: list[str]) -> list[str]:
             problems.append(f"manifest.json lists {name}, which does not exist in the output folder.")
         elif not isinstance(meta, dict) or meta.get("sha256") != seen.get("sha256"):
             problems.append(f"manifest.json's sha256 for {name} does not match the file (re-run write_report after changing files).")
+        elif "bytes" in seen and meta.get("bytes", meta.get("size")) != seen["bytes"]:
+            problems.append(f"manifest.json's bytes for {name} is not the file's size in bytes (its length on disk, "
+                            "stat().st_size: a count of characters differs wherever the file holds non-ASCII text).")
     return problems
 
 

@@ -75,7 +75,9 @@ def annotation_case(refs: dict) -> public.AnnotationCase:
 
 
 def scheduler_cases() -> list:
-    cases = [public.IRCase("the notebook's small sample", public.SCHEDULER_CASE, ("op0", "op1_op2", "op3"))]
+    cases = [public.IRCase("the notebook's small sample", public.SCHEDULER_CASE, ("op0", "op1_op2", "op3")),
+             public.IRCase("the notebook's sample with numbers of two digits", public.SCHEDULER_CASE_LONG,
+                           public.SCHEDULER_LONG_NODES)]
     for name in ("tinyhead", "minigpt", "chain"):
         for dump in stored_dumps(name):
             for text, stage in ((dump.ir_pre_fusion, "pre"), (dump.ir_post_fusion, "post")):
@@ -102,8 +104,11 @@ CASES = {
                       public.CrossoverCase((1.4, 1.01, 1.5), (2, 6, 18), 18,
                                            "a size between two faster ones with no difference", True,
                                            (public.FASTER, public.SAME, public.FASTER)),
+                      public.CrossoverCase((0.6, 0.97, 1.2), (2, 8, 32), 8,
+                                           "a faster verdict where the ratio of the medians is just below 1", True,
+                                           (public.SLOWER, public.FASTER, public.FASTER)),
                       public.CrossoverCase((), (), None, "no rows at all", True)],
-                     public.SweepCase(batches=(3, 5), d=16)),
+                     public.SweepCase(batches=(3, 5, 7), d=16, even=(7,))),
     "04.scheduler": lambda refs: scheduler_cases(),
     "04.report": lambda refs: public.ReportCase(tuple(k.name for d in [refs["tinyhead"], *stored_dumps("tinyhead")]
                                                       for k in softmax_kernels(d))),

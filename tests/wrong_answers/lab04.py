@@ -11,7 +11,7 @@ SOLUTION = ROOT / "solutions" / "04_inductor_output.ipynb"
 CELLS = ["parameters", "setup", "ex-a", "run-a", "run-c", "ex-e", "run-e", "ex-b", "ex-c", "run-c2", "d-show", "ex-d",
          "write-d", "d-eager", "e-guards", "ex-e2", "ex-s", "facts", "ex-g", "run-g"]
 # Words the hidden messages must never show: the grader's function, its size, its batch sizes.
-HIDDEN_NAMES = ("graded_fn", "sigmoid", "187", "[3, 5]")
+HIDDEN_NAMES = ("graded_fn", "sigmoid", "187", "[3, 5, 7]")
 
 DUMP_FOLDER = '''    fresh = [p.parent for p in debug_root.glob("run_*/torchinductor/*/output_code.py") if p.parent not in before]
     if not fresh:
@@ -55,6 +55,19 @@ WRONG = [
     wrong('04.compile_match', 'compiles a deep copy of the model, not the model it was given', 'ex-a',
           ('torch.compile(model, mode="default")', 'torch.compile(__import__("copy").deepcopy(model))'),
           says='not a copy'),
+    wrong('04.compile_match', 'compiled with backend="aot_eager": AOTAutograd runs, Inductor never generates code', 'ex-a',
+          ('torch.compile(model, mode="default")', 'torch.compile(model, backend="aot_eager")'),
+          says='not by Inductor'),
+    wrong('04.compile_match', 'compiled with mode="max-autotune" (copied from the stretch), not the default mode', 'ex-a',
+          ('torch.compile(model, mode="default")', 'torch.compile(model, mode="max-autotune")'),
+          says='default mode'),
+    wrong('04.compile_match', 'traced with torch.jit.trace instead of compiled with torch.compile', 'ex-a',
+          ('return torch.compile(model, mode="default")', 'return torch.jit.trace(model, torch.randn(2, model.fc.in_features))'),
+          says='torch.compile'),
+    wrong('04.compile_match', 'warms the compiled model up on a [2, 64] input inside compile_head: another model size fails', 'ex-a',
+          ('return torch.compile(model, mode="default")',
+           'c = torch.compile(model)\n    with torch.no_grad():\n        c(torch.randn(2, 64))\n    return c'),
+          says='raised'),
 
     # ---- B: debug dump
     wrong('04.debug_dump', "calls the package's capture, which does the job, instead of writing it", 'ex-b',
@@ -85,6 +98,19 @@ WRONG = [
           ('return max(fresh, key=lambda p: (p / "output_code.py").stat().st_mtime)',
            'return max(fresh, key=lambda p: (p / "output_code.py").stat().st_mtime) / "output_code.py"'),
           says='is not a folder'),
+    wrong('04.debug_dump', "deletes everything under debug_root first (other runs' dumps too), so the only folder is its own", 'ex-b',
+          ('    debug_root = Path(debug_root)\n', '    debug_root = Path(debug_root)\n    __import__("shutil").rmtree(debug_root, ignore_errors=True)\n'),
+          says="other runs"),
+    wrong('04.debug_dump', 'sets the trace and cache settings globally and never restores them', 'ex-b',
+          ('    with inductor_config.patch(settings), torch._functorch.config.patch(enable_autograd_cache=False), \\\n'
+           '            torch._dynamo.config.patch(debug_dir_root=str(debug_root)), torch.no_grad():\n',
+           '    inductor_config.trace.enabled = True\n    inductor_config.fx_graph_cache = False\n'
+           '    torch._functorch.config.enable_autograd_cache = False\n    torch._dynamo.config.debug_dir_root = str(debug_root)\n'
+           '    with torch.no_grad():\n'),
+          says='restore'),
+    wrong('04.debug_dump', 'patches the settings around torch.compile only: the first call, where it compiles, runs after', 'ex-b',
+          ('        torch.compile(fn)(*args)\n', '        compiled_fn = torch.compile(fn)\n    with torch.no_grad():\n        compiled_fn(*args)\n'),
+          says='lazy'),
 
     # ---- C: find the kernel
     wrong('04.find_softmax', 'picks the kernel by its name, which the text forbids', 'ex-c',
@@ -119,6 +145,18 @@ WRONG = [
     wrong('04.find_softmax', "writes the kernel's name, not its source", 'ex-c',
           ('path.write_text(kernel.source)', 'path.write_text(kernel.name)'),
           says="not exactly the kernel's source"),
+    wrong('04.find_softmax', "requires the CPU's five decomposed ops (amax, sub, exp, sum, div): a GPU's online softmax has no amax", 'ex-c',
+          (FIND, '    return next(k for k in kernels if {"amax", "sub", "exp", "sum", "div"} <= set(k.aten_ops))\n'),
+          says='both reduces and exponentiates'),
+    wrong('04.find_softmax', 'picks the reducing kernel with amax among its ops', 'ex-c',
+          (FIND, '    return next(k for k in kernels if k.reductions and "amax" in k.aten_ops)\n'),
+          says='both reduces and exponentiates'),
+    wrong('04.find_softmax', "save_kernel appends to the file: an earlier run's kernel stays in front of this one", 'ex-c',
+          ('    path.write_text(kernel.source)\n', '    with open(path, "a") as f:\n        f.write(kernel.source)\n'),
+          says="exactly the kernel's source"),
+    wrong('04.find_softmax', 'save_kernel never overwrites a kernel file that is already there (a stale one stays)', 'ex-c',
+          ('    path.write_text(kernel.source)\n', '    if not path.exists():\n        path.write_text(kernel.source)\n'),
+          says="earlier run"),
 
     # ---- D: annotation
     wrong('04.annotation', "quotes the index of the row's max read back (x0), not of the input", 'ex-d',
@@ -214,6 +252,15 @@ WRONG = [
     wrong('04.crossover', 'the two models swapped in bench.compare', 'ex-e',
           ('bench.compare(model, compiled, xb,', 'bench.compare(compiled, model, xb,'),
           says='swapped'),
+    wrong('04.crossover', "requires a speedup above 1 as well as the verdict 'faster'", 'ex-e',
+          ('if row.get("verdict") != "faster":', 'if row.get("verdict") != "faster" or row["speedup"] <= 1:'),
+          says='not the speedup', hidden_says='not its speedup'),
+    wrong('04.crossover', 'each verdict made from the speedup (faster above 1, else slower), the interval from the comparison', 'ex-e',
+          ('"verdict": c.verdict,', '"verdict": "faster" if c.a.median_ms > c.b.median_ms else "slower",'),
+          says='not from the speedup'),
+    wrong('04.crossover', 'compiles the model inside measure_sweep, ignoring the compiled model it is given', 'ex-e',
+          ('bench.compare(model, compiled, xb,', 'bench.compare(model, torch.compile(model), xb,'),
+          says='time both models'),
 
     # ---- S: scheduler
     wrong('04.scheduler', 'counts the members of fused nodes too', 'ex-s',
@@ -231,6 +278,13 @@ WRONG = [
     wrong('04.scheduler', 'requires a prefix before SchedulerNode: the plain nodes before fusion are missed', 'ex-s',
           (r'm = re.match(r"^(\w+): \w*SchedulerNode\(", line)', r'm = re.match(r"^(\w+): \w+SchedulerNode\(", line)'),
           says='whatever its kind'),
+    wrong('04.scheduler', 'drops every name found inside another name, as a member (op1 is inside op10_op11)', 'ex-s',
+          ('    return names\n', '    found = re.findall(r"^(\\w+): \\w*SchedulerNode\\(", ir_text, re.M)\n'
+           '    return [n for n in found if not any(n in o for o in found if o != n)]\n'),
+          says='whatever its kind'),
+    wrong('04.scheduler', 'matches one-digit member numbers only: the members from snodes[10] on count as top-level', 'ex-s',
+          (r're.match(r"^\w+\.snodes\[\d+\] =", line)', r're.match(r"^\w+\.snodes\[\d\] =", line)'),
+          says='top-level nodes only'),
 
     # ---- G: report
     wrong('04.report', 'the manifest written as a list of files', 'ex-g',
@@ -259,7 +313,33 @@ WRONG = [
           says="name the fused softmax kernel"),
     wrong('04.report', 'a one-line explanation of when compiling pays', 'ex-e2',
           ('EXPLANATION = (\n', 'EXPLANATION = "Compiled is slower for small batches."\n_unused = (\n'),
-          says='a few sentences'),
+          says='a few sentences'),    wrong('04.report', "the manifest gives each file's size in characters, not bytes", 'ex-g',
+          ('{"bytes": (out_dir / n).stat().st_size,', '{"bytes": len((out_dir / n).read_text()),'),
+          says='size in bytes'),
+    wrong('04.report', 'the profile header names compiled first while the numbers are eager first', 'ex-g',
+          ('"| batch | eager ms | compiled ms | speedup |', '"| batch | compiled ms | eager ms | speedup |'),
+          says='do not match'),
+    wrong('04.report', 'the profile table without the verdicts', 'ex-g',
+          (" {r['speedup']:.2f}× | {verdict(r)} |", " {r['speedup']:.2f}× |"),
+          ('| speedup | compiled vs eager (speedup, 95 % CI) |', '| speedup |'), ('|---:|---:|---:|---:|---|', '|---:|---:|---:|---:|'),
+          says="each size's verdict"),
+    wrong('04.report', 'the profile without the crossover', 'ex-g',
+          ('Crossover (compiled faster by its verdict from this batch on): {crossover_text}. ', ''),
+          says='state the crossover'),
+    wrong('04.report', 'the crossover worked out again in the report, as the first batch with a speedup above 1', 'ex-g',
+          ("        crossover_text = f\"batch {facts['crossover']}\"\n",
+           "        crossover_text = f\"batch {facts['crossover']}\"\n"
+           "    crossover_text = f\"batch {next((r['batch'] for r in rows if r['speedup'] > 1), rows[0]['batch'] + 1000)}\"\n"),
+          says='not the one part E found'),
+    wrong('04.report', 'Compile match states an error copied from another run, not the one measured', 'ex-g',
+          ("{fmt(facts.get('max_err'), '.2e')}", "3.73e-09"),
+          says='part A measured'),
+    wrong('04.report', "an explanation in general words that quotes none of the sweep's verdicts", 'ex-e2',
+          ('EXPLANATION = (\n', 'EXPLANATION = ("Compiling pays when the batch is large enough for the fused kernel to beat '
+           'the fixed cost of a compiled call, the guard check and the wrapper, and it does not pay for small batches where '
+           'those costs dominate.")\n_unused = (\n'),
+          says='quote your sweep'),
+
 ]
 
 ALTERNATIVE = submissions.ALTERNATIVE     # the grading tests' alternative solution, every function written another way
@@ -277,4 +357,32 @@ RIGHT = [
           ('## Fused ATen ops\n', '### 1. FUSED ATEN OPS:\n'), ('## Input read\n', '### 2) Input read\n'),
           ('`{row_var}` walks the 2 rows\n(step 600), and `{col_var}` walks the 600 columns of a row, contiguously.',
            'the row index is `{row_var}` (2 rows,\nstep 600) and the column index is `{col_var}` (600 columns of a row, contiguous).')),
+    right('04.report', 'the profile columns compiled first, the header saying so; the crossover said without the word', 'ex-g',
+          ('"| batch | eager ms | compiled ms | speedup |', '"| batch | compiled ms | eager ms | speedup |'),
+          ("{r['eager_ms']:.4f} | {r['compiled_ms']:.4f}", "{r['compiled_ms']:.4f} | {r['eager_ms']:.4f}"),
+          ('Crossover (compiled faster by its verdict from this batch on): {crossover_text}. ',
+           "{'Compiled was never faster by its verdict from some batch on.' if facts.get('crossover') is None else "
+           "'Compiled is faster by its verdict from batch ' + str(facts['crossover']) + ' on.'} ")),
+    right('04.report', 'the profile in microseconds (the header says so), the verdict second, no outer pipes; the error '
+          'as a bound', 'ex-g',
+          ('"| batch | eager ms | compiled ms | speedup | compiled vs eager (speedup, 95 % CI) |",\n'
+           '                       "|---:|---:|---:|---:|---|"]',
+           '"batch | verdict | eager (µs) | compiled (µs) | speedup", "---|---|---|---|---"]'),
+          ("f\"| {r['batch']} | {r['eager_ms']:.4f} | {r['compiled_ms']:.4f} | {r['speedup']:.2f}× | {verdict(r)} |\"",
+           "f\"{r['batch']} | {verdict(r)} | {r['eager_ms'] * 1000:.1f} | {r['compiled_ms'] * 1000:.1f} | {r['speedup']:.2f}×\""),
+          ("max |eager − compiled| = {fmt(facts.get('max_err'), '.2e')} (criterion: ≤ 1e-6).",
+           "The largest difference is {'0' if facts.get('max_err') == 0 else 'below ' + format(2 * (facts.get('max_err') or 0), '.1e')}.")),
+    right('04.annotation', "the op list's first line also says what the ops add up to", 'ex-d',
+          ('## Fused ATen ops\n{", ".join(k.aten_ops)}', '## Fused ATen ops\n{", ".join(k.aten_ops)}: together, the softmax')),
+    right('04.crossover', 'the sweep timed under torch.inference_mode(); the crossover found from the smallest batch up', 'ex-e',
+          ('with torch.no_grad():', 'with torch.inference_mode():'),
+          (CROSSOVER, '    answer = None\n    for row in sorted(rows, key=lambda r: r["batch"]):\n'
+           '        if row.get("verdict") == "faster":\n            answer = row["batch"] if answer is None else answer\n'
+           '        else:\n            answer = None\n    return answer\n')),
+    right('04.scheduler', 'every node line, less the names that are parts of a fused name', 'ex-s',
+          ('    return names\n', '    found = re.findall(r"^(\\w+): \\w*SchedulerNode\\(", ir_text, re.M)\n'
+           '    parts = {p for n in found if "_" in n for p in n.split("_")}\n    return [n for n in found if n not in parts]\n')),
+    right('04.debug_dump', "takes the folder of this process's run (its pid in the run's name) that was not there before", 'ex-b',
+          (DUMP_FOLDER, '    mine = [p for p in debug_root.glob(f"run_*-pid_{os.getpid()}/torchinductor/*")\n'
+           '            if p not in before and (p / "output_code.py").is_file()]\n    return mine[-1]\n')),
 ]
