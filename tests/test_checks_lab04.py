@@ -199,3 +199,19 @@ def test_the_report_is_spared_the_sweep_only_while_measure_sweep_is_its_stub():
     assert not lab04.sweep_written(Learner(stub))
     assert lab04.sweep_written(Learner(dodging))
     assert not lab04.sweep_written(Learner({}))
+
+
+@pytest.mark.parametrize("body", ["max abs error 4.66e-10", "max abs error 4.66 × 10⁻¹⁰", "error 4.7x10^-10",
+                                  "error 4.66*10**-10 (below the 1e-6 tolerance)", "error 4.66 · 10^(-10)",
+                                  "max |compiled − eager| = 0.000000000466", "error below 1e-9"])
+def test_compile_match_reads_the_error_however_it_is_written(body):
+    from helpers.checks.lab04 import compile_match_problems
+
+    assert compile_match_problems(body, 4.66e-10) == []
+
+
+@pytest.mark.parametrize("body", ["error 3.7e-09", "error 3.7 × 10⁻⁹", "within the 1e-6 tolerance"])
+def test_compile_match_refuses_an_error_that_is_not_the_measured_one(body):
+    from helpers.checks.lab04 import compile_match_problems
+
+    assert compile_match_problems(body, 4.66e-10)

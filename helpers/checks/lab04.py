@@ -1123,6 +1123,14 @@ def probe_report(learner: Learner, with_capture: bool) -> dict:
 
 
 NUMBER = re.compile(r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+TIMES_TEN = re.compile(r"(\d)\s*(?:×|x|\*|·|⋅)\s*10\s*(?:\^|\*\*)?\s*\(?([-+−]?\d+)\)?")
+
+
+def e_notation(text: str) -> str:
+    """Numbers written as 4.66 × 10⁻¹⁰, 4.66x10^-10 or 4.66*10**-10 rewritten as 4.66e-10 (NUMBER reads those)."""
+    text = re.sub(r"10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: "10^" + m.group(1).translate(SUPERSCRIPT), text)
+    return TIMES_TEN.sub(lambda m: f"{m.group(1)}e{m.group(2).replace('−', '-')}", text)
 
 
 def table_rows(text: str) -> list[list[str]]:
@@ -1261,7 +1269,7 @@ def profile_problems(profile: str, rows) -> list[str]:
 def compile_match_problems(body: str, max_err: Any) -> list[str]:
     """'Compile match' must state what part A measured, faithfully: a finite error as a number, a NaN or an infinity
     as such (part A's own check charges the mistake, once), and nothing in particular when part A did not run."""
-    measured = re.sub(r"\b1(?:\.0*)?e-0?6\b", "", body)          # the criterion is not the measurement
+    measured = re.sub(r"\b1(?:\.0*)?e-0?6\b", "", e_notation(body))   # the criterion is not the measurement
     says_nan = re.search(r"\bnan\b|\binf(?:inity|inite)?\b|∞", measured, re.I) is not None
     says_number = re.search(r"\d\.?\d*e-\d+|0\.0+\d*|\b0\b|\d\.\d+", measured) is not None
     if max_err is None:                                   # part A left undone: the report cannot state a measurement
