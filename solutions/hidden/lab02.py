@@ -76,7 +76,7 @@ def fold_cases() -> list[public.FoldCase]:
 
 def dead_code_cases() -> list[public.CleanupCase]:
     return [public.cleanup_case(
-        "remove_dead_code", "the grader's model (a dead chain through a module, in-place ops written as a function, "
+        "remove_dead_code", "the grader's model (a dead chain through a module and a parameter, in-place ops written as a function, "
         "with inplace=True and as a module, a check that returns nothing, an unused input)", public.built(80, inputs.HDead), randn(90, (2, 5), (2, 5), (1,)),
         {"add": 2, "mul": 1, "relu": 2, "clone": 1, "Hardtanh": 1, "min": 1, "ge": 1, "_assert": 1}, placeholders=3),
             public.cleanup_case("remove_dead_code", "the grader's hand-built graph (unread dunder calls beside an in-place "
@@ -85,9 +85,9 @@ def dead_code_cases() -> list[public.CleanupCase]:
 
 def fold_constants_cases() -> list[public.CleanupCase]:
     return [public.cleanup_case(
-        "fold_constants", "the grader's model (constants through a functional call, a list input, views and reductions; "
-        "a random op)", public.built(81, inputs.HConst), randn(91, (4, 5)),
-        {"matmul": 1, "dropout": 1, "mul": 1, "sum": 1, "add": 2})]
+        "fold_constants", "the grader's model (constants through a functional call with a keyword, a list input, views "
+        "and reductions, .size() and .cpu(); a random op)", public.built(81, inputs.HConst), randn(91, (4, 5)),
+        {"matmul": 1, "dropout": 1, "mul": 1, "sum": 1, "add": 2, "view": 1, "size": 1})]
 
 
 # ---------------------------------------------------------------- 3
@@ -138,8 +138,8 @@ def reference_costs(gm: fx.GraphModule, example: tuple) -> dict[str, dict]:
 
 def cost_cases() -> list[public.CostCase]:
     """The grader's CNN (symbolic_trace) and a MiniGPT (torch.export, ATen spellings), with their costs by the rule."""
-    cnn = public.cost_case("the grader's model (a grouped strided conv, F.conv2d with a parameter, a split into a tuple, "
-                           "batched matmuls, a Linear on 3-D input, a broadcast add)", public.built(101, inputs.HCost),
+    cnn = public.cost_case("the grader's model (a grouped strided conv, a batch norm, F.conv2d with a parameter, a split "
+                           "into a tuple, batched matmuls, a Linear on 3-D input, a broadcast add)", public.built(101, inputs.HCost),
                            randn(100, (2, 4, 8, 8), (2, 6, 16)), 7.5, reference_costs)
     gpt = public.built(102, MiniGPT, vocab=50, d_model=32, n_heads=2, n_layers=1, max_len=16).eval()
     with public.seeded(103):
@@ -157,7 +157,7 @@ REFERENCES = {"node_costs": cost_cases}
 
 
 # ---------------------------------------------------------------- 4
-HPIPE_MATCHES = {"ReluToGelu": 3, "FoldConvBN": 2, "FoldConstants": 5, "DeadCode": 2}
+HPIPE_MATCHES = {"ReluToGelu": 3, "FoldConvBN": 2, "FoldConstants": 5, "DeadCode": 2}     # a third batch norm is not foldable
 
 
 def refused_pipelines(model, ins) -> tuple:
@@ -180,9 +180,10 @@ def pipeline_cases() -> list[public.PipelineCase]:
     ins = randn(112, (2, 2, 6, 6))
     large, large_ins = public.randomize_bn(public.built(110, inputs.HPipe), 111), tuple(t * 3e3 for t in randn(113, (2, 2, 6, 6)))
     ok = (public.IdentityPass(), public.Sleeps(0.04, "slow_identity"), public.NoRecompile(), public.RebuildWithoutDeadCode(),
-          public.DoubleWeightsInPlace(), public.ScaleOutput(1 + 1e-7, "tiny_rounding"))
-    return [public.PipelineCase("the grader's CNN (three ReLU spellings, two foldable pairs, a dead chain of modules, "
-                                "constants from a parameter)", model, ins, HPIPE_MATCHES, ok, refused_pipelines(model, ins)),
+          public.DoubleWeightsInPlace(), public.ScaleOutput(1 + 1e-7, "tiny_rounding"),
+          public.ShiftOutput(0.5e-4, "shifts_half_tol"))     # the first case's outputs are below 1: tol × max(1, ...) allows it
+    return [public.PipelineCase("the grader's CNN (three ReLU spellings, two foldable pairs and a batch norm after a ReLU, "
+                                "a dead chain of modules, constants from a parameter)", model, ins, HPIPE_MATCHES, ok, refused_pipelines(model, ins)),
             public.PipelineCase("the grader's CNN on inputs near 3·10³ (a pass that rounds by 3e-5 of the output keeps it)",
                                 large, large_ins, HPIPE_MATCHES, (*ok, public.ScaleOutput(1 + 3e-5, "relative_rounding")),
                                 refused_pipelines(large, large_ins))]
@@ -204,6 +205,11 @@ HARNESS_PASSES = (
     (inputs.output_plus_tiny, "a pass that shifts the output by 4e-6, checked with the default tol", {}),
     (inputs.output_plus_tiny, "a pass that shifts the output by 4e-6, checked with tol=1e-7",
      {c: "output" for c in public.ALL}, 1e-7),
+    (inputs.tanh_renamed, "a pass whose graph raises when run (a method tensors do not have)",
+     {"single op": "raised", "several users": "raised"}),
+    (inputs.tanh_or_raise, "a pass that raises where it finds nothing to rewrite (so on its own output)",
+     {"empty graph": "raised", "single op": "idempotent", "two-input op": "raised", "several users": "idempotent",
+      "call_module with parameters": "raised"}),
 )
 
 

@@ -44,6 +44,11 @@ WRONG = [
            'target = str(node.target)'),
           says='as text'),
 
+    wrong('02.graph_table', 'inputs walked through args and the lists in them, keyword arguments forgotten', 'ex-1',
+          ('"inputs": [n.name for n in node.all_input_nodes]',
+           '"inputs": [a.name for a in torch.utils._pytree.tree_leaves(list(node.args)) if isinstance(a, fx.Node)]'),
+          says='inputs'),
+
     # ---------------------------------------------------------------- 2a: ReLU → GELU by hand
     wrong('02.relu_to_gelu', "the page's rewrite: one spelling", 'ex-2a',
           ('return node.target in (torch.relu, torch.relu_, F.relu)', 'return False'),
@@ -88,6 +93,10 @@ WRONG = [
           ('gm.graph.call_function(F.gelu, (source,))', 'gm.graph.call_function(F.gelu, (node,))'),
           says="lint|used before it has been defined"),
 
+    wrong('02.relu_to_gelu', "ReLU's keyword arguments copied onto the GELU call (F.relu's inplace=False)", 'ex-2a',
+          ('gm.graph.call_function(F.gelu, (source,))', 'gm.graph.call_function(F.gelu, (source,), dict(node.kwargs))'),
+          says='raised|computes'),
+
     # ---------------------------------------------------------------- 2b: the pattern rewriter
     wrong('02.rewriter', 'a pattern rewriter that never calls replace_pattern', 'ex-2b',
           ('        subgraph_rewriter.replace_pattern(gm, pattern, gelu)', '        pass'),
@@ -112,6 +121,17 @@ WRONG = [
     wrong('02.rewriter', "the sigmoid approximation x·σ(1.702x) as the replacement", 'ex-2b',
           ('        return F.gelu(x)', '        return x * torch.sigmoid(1.702 * x)'),
           says='computes something else'),
+
+    wrong('02.rewriter', 'nn.ReLU modules turned into F.relu calls without its inplace keyword: the F.relu pattern does not match them', 'ex-2b',
+          ('call = gm.graph.call_function(torch.relu, (node.args[0],))', 'call = gm.graph.call_function(F.relu, (node.args[0],))'),
+          says='still there'),
+    wrong('02.rewriter', 'nn.ReLU modules swapped by setattr(gm, target, nn.GELU()): a dotted target becomes a new attribute', 'ex-2b',
+          ('            with gm.graph.inserting_before(node):\n                call = gm.graph.call_function(torch.relu, (node.args[0],))\n            node.replace_all_uses_with(call)\n            gm.graph.erase_node(node)\n',
+           '            setattr(gm, node.target, nn.GELU())\n'),
+          says='still there'),
+    wrong('02.rewriter', 'module calls rewired to torch.relu but the module nodes left in the graph', 'ex-2b',
+          ('            node.replace_all_uses_with(call)\n            gm.graph.erase_node(node)\n', '            node.replace_all_uses_with(call)\n'),
+          says='still there'),
 
     # ---------------------------------------------------------------- 2c: conv + batch-norm folding
     wrong('02.fold_conv_bn', 'folds the weights in place', 'ex-2c',
@@ -160,6 +180,20 @@ WRONG = [
     wrong('02.fold_conv_bn', 'forgets gm.recompile(): the module still runs the conv and the batch norm', 'ex-2c',
           (RECOMPILED, '    return gm\n'),
           says=r'did you call gm\.recompile\(\)'),
+
+    wrong('02.fold_conv_bn', "the folded conv stored under the conv's own name: a conv called twice gets one fold for both calls", 'ex-2c',
+          ('        name = conv_node.target.replace(".", "_") + "_folded"\n        while hasattr(gm, name):\n            name += "_"\n        gm.add_submodule(name, folded)\n        conv_node.target = name\n',
+           '        gm.add_submodule(conv_node.target, folded)\n'),
+          says='computes something else'),
+    wrong('02.fold_conv_bn', 'assumes every batch norm has affine weight and bias (affine=False has None)', 'ex-2c',
+          ('            s = torch.rsqrt(bn.running_var + bn.eps)\n            if bn.weight is not None:\n                s = s * bn.weight\n',
+           '            s = torch.rsqrt(bn.running_var + bn.eps) * bn.weight\n'),
+          ('shift = bn.bias if bn.bias is not None else torch.zeros_like(bn.running_mean)', 'shift = bn.bias'),
+          says='raised'),
+    wrong('02.fold_conv_bn', "looks the batch norm's input up as a submodule before checking it is a call_module node", 'ex-2c',
+          ('        if not (isinstance(conv_node, fx.Node) and conv_node.op == "call_module"\n                and isinstance(gm.get_submodule(conv_node.target), nn.Conv2d) and len(conv_node.users) == 1):',
+           '        if not (isinstance(gm.get_submodule(conv_node.target), nn.Conv2d) and len(conv_node.users) == 1):'),
+          says='raised'),
 
     # ---------------------------------------------------------------- 2d: dead code and constants
     wrong('02.dead_code', "the library's DCE, which removes in-place calls whose results are unused", 'ex-2d',
@@ -211,6 +245,39 @@ WRONG = [
           ('gm.register_buffer(name, values[node].detach().clone())', 'gm.register_buffer(name, values[node])'),
           says='require grad'),
 
+    wrong('02.dead_code', 'no inplace=True rule: F.relu(x, inplace=True) whose result is unread is erased', 'ex-2d',
+          ('if node.is_impure() or node.kwargs.get("inplace") is True:', 'if node.is_impure():'),
+          says='in place'),
+    wrong('02.dead_code', 'in-place rule for methods only: torch.relu_(x) is erased', 'ex-2d',
+          ('return node.op in ("call_function", "call_method") and name.endswith("_")', 'return node.op == "call_method" and name.endswith("_")'),
+          says='in place'),
+    wrong('02.dead_code', 'in-place modules: only nn.ReLU(inplace=True) kept', 'ex-2d',
+          ('        return getattr(gm.get_submodule(node.target), "inplace", False) is True',
+           '        return isinstance(gm.get_submodule(node.target), nn.ReLU) and gm.get_submodule(node.target).inplace'),
+          says='in place'),
+    wrong('02.dead_code', 'only call nodes are removed: a get_attr nobody reads stays', 'ex-2d',
+          ('if node.op not in ("placeholder", "output") and not node.users', 'if node.op in ("call_function", "call_method", "call_module") and not node.users'),
+          says='get_attr|still there'),
+
+    wrong('02.fold_constants', "each buffer named after its node (node.name): a node called 'float' or 'to' clashes with a method", 'ex-2e',
+          ('        name = f"_folded_{node.name}"\n        while hasattr(gm, name):\n            name += "_"\n', '        name = node.name\n'),
+          says='raised'),
+    wrong('02.fold_constants', 'constants evaluated without their keyword arguments', 'ex-2e',
+          ('values[node] = node.target(*args, **kwargs)', 'values[node] = node.target(*args)'),
+          ('values[node] = getattr(args[0], node.target)(*args[1:], **kwargs)', 'values[node] = getattr(args[0], node.target)(*args[1:])'),
+          says='computes something else'),
+    wrong('02.fold_constants', 'arguments looked up one level deep: a list of constant nodes (torch.cat) is passed as nodes', 'ex-2e',
+          ('args, kwargs = fx.node.map_arg((node.args, node.kwargs), lambda n: values[n])',
+           'args = tuple(values[a] if isinstance(a, fx.Node) else a for a in node.args)\n            kwargs = node.kwargs'),
+          says='raised'),
+    wrong('02.fold_constants', 'every constant value registered as a buffer, ints from .size() included', 'ex-2e',
+          ('folded = {n for n, v in values.items() if n.op != "get_attr" and isinstance(v, torch.Tensor)}',
+           'folded = {n for n, v in values.items() if n.op != "get_attr"}'),
+          says='raised'),
+    wrong('02.fold_constants', 'a buffer for every constant node, even those only other constants read: buffers nothing reads are left', 'ex-2e',
+          ('        if all(user in folded for user in node.users):\n            continue                                   # read only by constants that are folded themselves\n', ''),
+          says='buffer'),
+
     # ---------------------------------------------------------------- 3: shapes and cost
     wrong('02.node_costs', 'forgets module parameters', 'ex-3',
           ('moved += sum(t.numel() * t.element_size() for t in [*mod.parameters(), *mod.buffers()])', 'pass'),
@@ -257,6 +324,22 @@ WRONG = [
     wrong('02.node_costs', 'rows for call_function nodes only', 'ex-3',
           ('if node.op not in ("call_function", "call_method", "call_module"):', 'if node.op != "call_function":'),
           says='one row per'),
+
+    wrong('02.node_costs', "a module's parameters counted, not its buffers (a batch norm's running statistics)", 'ex-3',
+          ('for t in [*mod.parameters(), *mod.buffers()]', 'for t in mod.parameters()'),
+          says='bytes'),
+    wrong('02.node_costs', 'convolution functions (F.conv2d) not counted', 'ex-3',
+          ('    if node.op == "call_function" and node.target in CONV_FUNCTIONS:\n        return 2 * out * math.prod(inner(1)[1:])\n', ''),
+          says='flops'),
+    wrong('02.node_costs', 'matmul methods (x.matmul(y)) not counted', 'ex-3',
+          (' or (node.op == "call_method" and node.target in MATMUL_METHODS)', ''),
+          says='flops'),
+    wrong('02.node_costs', 'linear functions (F.linear) not counted', 'ex-3',
+          ('    if node.op == "call_function" and node.target in LINEAR_FUNCTIONS:\n        return 2 * out * inner(0)[-1]\n', ''),
+          says='flops'),
+    wrong('02.node_costs', 'tensor_bytes ignores tuples: a node that returns several tensors moves nothing', 'ex-3',
+          ('    if isinstance(meta, (list, tuple)):\n        return sum(tensor_bytes(m) for m in meta)\n', ''),
+          says='bytes'),
 
     # ---------------------------------------------------------------- 4: passes and the pipeline
     wrong('02.passes', 'analyze applies the pass', 'ex-4a',
@@ -336,6 +419,26 @@ WRONG = [
           ('"seconds": seconds, "max_abs_diff": diff})\n', '"seconds": seconds, "max_abs_diff": diff})\n        gm = new\n'),
           says='node counts|nodes'),
 
+    wrong('02.passes', 'FoldConvBN.analyze counts every BatchNorm2d node, foldable or not', 'ex-4a',
+          ('return {"matches": nodes_removed(fold_conv_bn, gm)}',
+           'return {"matches": sum(n.op == "call_module" and isinstance(gm.get_submodule(n.target), nn.BatchNorm2d) for n in gm.graph.nodes)}'),
+          says='sites'),
+    wrong('02.passes', 'DeadCode.analyze counts the nodes nobody reads now, not the dead chains behind them', 'ex-4a',
+          ('return {"matches": nodes_removed(remove_dead_code, gm)}',
+           'return {"matches": sum(not n.users and n.op not in ("placeholder", "output") and not has_side_effects(gm, n) for n in gm.graph.nodes)}'),
+          says='sites'),
+    wrong('02.passes', "ReluToGelu.analyze counts the nodes whose target mentions relu", 'ex-4a',
+          ('sum(is_relu(gm, n) for n in gm.graph.nodes)', 'sum("relu" in str(n.target) for n in gm.graph.nodes)'),
+          says='sites'),
+
+    wrong('02.pipeline', 'lint outside the try: a pass that leaves an invalid graph raises a raw error', 'ex-4b',
+          ('            gm = p.apply(gm)\n            gm.graph.lint()\n',
+           '            gm = p.apply(gm)\n        except Exception as err:\n            raise PassVerificationError(f"pass {p.name!r} failed: {err}") from err\n        gm.graph.lint()\n        try:\n'),
+          says='wrap it in PassVerificationError'),
+    wrong('02.pipeline', 'the scale without its floor of 1: small outputs get a tolerance below tol', 'ex-4b',
+          ('scale = max([1.0] + ', 'scale = max([0.0] + '),
+          says='keep the outputs|raised'),
+
     # ---------------------------------------------------------------- 5: the edge-case harness
     wrong('02.check_pass', 'idempotence judged by the node count: a pass that swaps a spelling back and forth goes through',
           'ex-5',
@@ -373,6 +476,14 @@ WRONG = [
           ('        if not (isinstance(got, torch.Tensor) and got.shape == case["expected"].shape\n                and torch.allclose(got, case["expected"], rtol=tol, atol=tol)):',
            '        if False:'),
           says='let .* through'),
+    wrong('02.check_pass', 'the rewritten graph run outside try/except: a graph that raises when run escapes the harness', 'ex-5',
+          ('        try:\n            with torch.no_grad():\n                got = gm(*case["inputs"])\n        except Exception as err:\n            return f"raised when run: {type(err).__name__}: {err}"\n',
+           '        with torch.no_grad():\n            got = gm(*case["inputs"])\n'),
+          says='check_pass itself raised'),
+    wrong('02.check_pass', 'the second run outside try/except: a pass that raises on its own output escapes the harness', 'ex-5',
+          ('        try:\n            second = signature(pass_fn(gm))\n        except Exception as err:\n            return f"idempotent: the second run raised {type(err).__name__}: {err}"\n',
+           '        second = signature(pass_fn(gm))\n'),
+          says='check_pass itself raised'),
 ]
 
 # ---------------------------------------------------------------- correct answers written another way

@@ -208,13 +208,14 @@ class HDunders(HandBuilt):
 
 
 class HDead(nn.Module):
-    """A dead chain through a module, in-place ops written as a function, with inplace=True and as an in-place
-    module, a torch._assert, an unused input."""
+    """A dead chain through a module and a parameter, in-place ops written as a function, with inplace=True and as an
+    in-place module, a torch._assert, an unused input."""
 
     def __init__(self):
         super().__init__()
         self.lin = nn.Linear(5, 5)
         self.clip = nn.Hardtanh(-0.5, 0.5, inplace=True)
+        self.g = nn.Parameter(torch.ones(5))
 
     def forward(self, x, y, unused):
         a = x + y
@@ -225,13 +226,14 @@ class HDead(nn.Module):
         self.clip(c)
         torch._assert(b.min() >= 0, "relu_ leaves no negative value")
         dead = self.lin(a)
-        dead2 = dead.exp() + a  # noqa: F841 (dead code, on purpose)
+        dead2 = dead.exp() + a * self.g  # noqa: F841 (dead code, on purpose)
         d = a.mean()  # noqa: F841 (dead code, on purpose)
         return b + c
 
 
 class HConst(nn.Module):
-    """Constants through a functional call, a list input, views and reductions; a random op."""
+    """Constants through a functional call with a keyword, a list input, views and reductions, an int from .size(), a
+    node named `cpu` (like nn.Module.cpu); a random op."""
 
     def __init__(self):
         super().__init__()
@@ -239,36 +241,38 @@ class HConst(nn.Module):
         self.v = nn.Parameter(torch.randn(5))
 
     def forward(self, x):
-        m = F.normalize(self.w, dim=-1)
+        m = F.normalize(self.w, dim=0).t().cpu()
         bias = torch.cat([self.v, self.v.flip(0)]).view(2, 5).sum(0)
         noise = F.dropout(self.v, p=0.5, training=True) * 0.0
-        h = x @ m.t()
+        h = x.view(-1, self.v.size(0)) @ m
         return h.sum(-1, keepdim=True) + (bias + noise)
 
 
 # ---------------------------------------------------------------- 3: shapes and cost
 class HCost(nn.Module):
-    """A grouped strided conv, F.conv2d with a parameter, a split into a tuple, batched matmuls, a Linear on 3-D
-    input, a broadcast add."""
+    """A grouped strided conv, a batch norm, F.conv2d with a parameter, a split into a tuple, batched matmuls (a method
+    and a function), a Linear on 3-D input, a broadcast add."""
 
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(4, 8, 3, stride=2, padding=1, groups=2)
+        self.bn = nn.BatchNorm2d(8)
         self.k = nn.Parameter(torch.randn(6, 8, 1, 1))
         self.fc = nn.Linear(16, 12)
         self.bias = nn.Parameter(torch.randn(12))
 
     def forward(self, x, q):
-        h = F.conv2d(self.conv(x), self.k)
+        h = F.conv2d(self.bn(self.conv(x)), self.k)
         a, b = h.flatten(2).split(8, dim=-1)
-        s = torch.bmm(a, b.transpose(1, 2))
+        s = a.matmul(b.transpose(1, 2))
         z = self.fc(q)
         return torch.bmm(s, z) + self.bias
 
 
 # ---------------------------------------------------------------- 4: the pipeline
 class HPipe(nn.Module):
-    """Three ReLU spellings, two foldable pairs, a dead chain of modules, constants from a parameter."""
+    """Three ReLU spellings, two foldable pairs and a batch norm after a ReLU, a dead chain of modules, constants from a
+    parameter."""
 
     def __init__(self):
         super().__init__()
@@ -276,6 +280,7 @@ class HPipe(nn.Module):
         self.b1 = nn.BatchNorm2d(4)
         self.c2 = nn.Conv2d(4, 4, 1, bias=False)
         self.b2 = nn.BatchNorm2d(4)
+        self.b3 = nn.BatchNorm2d(4)
         self.act = nn.ReLU()
         self.p1 = nn.AvgPool2d(2)
         self.p2 = nn.Flatten()
@@ -283,7 +288,7 @@ class HPipe(nn.Module):
 
     def forward(self, x):
         h = self.act(self.b1(self.c1(x)))
-        h = F.relu(self.b2(self.c2(h)))
+        h = self.b3(F.relu(self.b2(self.c2(h))))
         dead = self.p2(self.p1(h))  # noqa: F841 (dead code, on purpose)
         gate = torch.sigmoid(self.g * 3).view(1, 4, 1, 1)
         scale = self.g.abs()
@@ -447,3 +452,18 @@ def output_first(gm):
     if calls:
         next(iter(gm.graph.nodes)).prepend(calls[0])
     return _recompiled(gm)
+
+
+def tanh_renamed(gm):
+    """Renames x.tanh() to x.gelu(), which tensors do not have: the graph raises when run."""
+    for n in gm.graph.nodes:
+        if n.op == "call_method" and n.target == "tanh":
+            n.target = "gelu"
+    return _recompiled(gm)
+
+
+def tanh_or_raise(gm):
+    """Rewrites x.tanh() as torch.tanh(x); raises where there is none (so on its own output)."""
+    if not any(n.op == "call_method" and n.target == "tanh" for n in gm.graph.nodes):
+        raise RuntimeError("nothing to rewrite")
+    return tanh_as_function(gm)
