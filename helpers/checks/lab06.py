@@ -61,7 +61,8 @@ class GPTCase:
 
 class GatedLM(nn.Module):
     """A one-layer language model with a gated projection: one Linear to 2·d, split in two halves with chunk, one
-    half times the sigmoid of the other. Autograd saves a half, a view of a storage twice its size."""
+    half times the SiLU of the other. Autograd saves both halves, views of one storage twice their size that start at
+    different places in it (the storage is one allocation: counted once)."""
 
     def __init__(self, vocab: int, d_model: int):
         super().__init__()
@@ -71,7 +72,7 @@ class GatedLM(nn.Module):
 
     def forward(self, idx):
         a, b = self.up(self.embed(idx)).chunk(2, dim=-1)
-        return self.head(a * torch.sigmoid(b))
+        return self.head(a * F.silu(b))
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,12 @@ def probe_two_graphs(learner: Learner, case: GPTCase) -> dict:
     step really ran backward."""
     torch._dynamo.reset()
     model, idx, targets = case.build(run_device(learner))
-    graphs = learner.call("record_train_graphs", model, idx, targets)
+    try:
+        graphs = learner.call("record_train_graphs", model, idx, targets)
+    except Exception as err:          # aot_autograd(partition_fn=None): Dynamo wraps the TypeError of calling None
+        if "'NoneType' object is not callable" in str(err):
+            return {"type": "raised", "none_partition": True}
+        raise
     if not isinstance(graphs, dict):
         return {"type": type(graphs).__name__}
     info = {"type": "dict", "keys": sorted(map(str, graphs)), "grads": all(p.grad is not None for p in model.parameters())}
@@ -134,7 +140,26 @@ def probe_two_graphs(learner: Learner, case: GPTCase) -> dict:
         if gms and info[side]["modules"]:
             info[side]["truth"] = [histogram_of(g) for g in gms]
             info[side]["learner"] = [learner.call("op_histogram", g) for g in gms]
+    info["partition_used"] = partition_handed_on(learner, case)
     return info
+
+
+def partition_handed_on(learner: Learner, case: GPTCase) -> bool:
+    """Whether record_train_graphs hands a partition_fn it is given on to aot_autograd (part B records min-cut's
+    graphs with it): a partitioner that does the default partition's work and notes that it was called."""
+    from torch._functorch.partitioners import default_partition
+
+    called = []
+
+    def partition(*args, **kwargs):
+        called.append(True)
+        return default_partition(*args, **kwargs)
+
+    torch._dynamo.reset()
+    model, idx, targets = case.build(run_device(learner))
+    learner.call("record_train_graphs", model, idx, targets, partition)
+    torch._dynamo.reset()
+    return bool(called)
 
 
 def per_layer_counts(n_layers: int) -> dict:
@@ -147,6 +172,10 @@ def per_layer_counts(n_layers: int) -> dict:
 
 
 def two_graphs_problems(info: dict, about: str, n_layers: int = 1) -> list[str]:
+    if info.get("none_partition"):
+        return ["record_train_graphs handed aot_autograd partition_fn=None, and aot_autograd calls whatever it is "
+                "given: with None, leave partition_fn out (aot_autograd then uses its default partitioner); pass it "
+                "on only when one is given."]
     if info.get("type") != "dict" or not {"forward", "backward"} <= set(info.get("keys", [])):
         return [f"record_train_graphs should return a dict with 'forward' and 'backward' lists of GraphModules; it returned "
                 f"{info.get('type')} with keys {info.get('keys')}."]
@@ -185,6 +214,11 @@ def two_graphs_problems(info: dict, about: str, n_layers: int = 1) -> list[str]:
             return [f"op_histogram of the {side} graph is off for {', '.join(map(str, wrong)) or 'its type'}: count every "
                     "call_function node once, named by its overload packet ('aten.mm', not 'aten.mm.default'; "
                     "operator.getitem as 'getitem')."]
+    if info.get("partition_used") is False:
+        return ["record_train_graphs was given a partition_fn and aot_autograd never called it: pass it on "
+                "(aot_autograd(..., partition_fn=partition_fn)) when it is not None, so that part B records the "
+                "min-cut partitioner's graphs and not the default's again; and compile afresh on every call "
+                "(torch._dynamo.reset() first), never handing back graphs kept from an earlier compile."]
     return []
 
 
@@ -422,7 +456,8 @@ def probe_recompute(learner: Learner, case: "GPTCase | tuple") -> dict:
     with learner.replacing("op_histogram", histogram_of):   # part A's: its mistakes are A's to pay
         got = learner.call("recomputed_ops", *graphs)
     try:
-        return {"ops": sorted({str(o).split(".")[-1] for o in got})}
+        named = [str(o).split(".")[-1] for o in got]
+        return {"ops": sorted(set(named)), "twice": sorted({o for o in named if named.count(o) > 1})}
     except TypeError:
         return {"ops": None, "type": type(got).__name__}
 
@@ -437,6 +472,10 @@ def recompute_problems(got: dict, case: RecomputeCase, reveal: bool) -> list[str
         return [f"on {case.about}, recomputed_ops lists {len(views)} view or copy op(s){named}: leave out the ops "
                 "that only view or copy memory (VIEW_AND_COPY_OPS, matched on the bare name without 'aten.') and keep "
                 "the compute ops min-cut's backward runs more often."]
+    if got.get("twice"):
+        return [f"on {case.about}, recomputed_ops names {len(got['twice'])} op(s) more than once: list each op that "
+                "min-cut's backward runs more often once, however many more times it runs (a sorted list of names, "
+                "not Counter(...).elements())."]
     if got["ops"] != want:
         said = f"{got['ops']}, expected {want}" if reveal else "another set of ops"
         return [f"on {case.about}, recomputed_ops gave {said}: compare the compute ops (views and copies left out) "
@@ -511,15 +550,37 @@ def backward_kernel_problems(got: dict, about: str) -> list[str]:
             return [f"on {about}, derivative_kernels's keys are not kernel names: key the dict by each kernel's name (k.name)."]
         if answer != truth:
             named_only = [k for k in answer if k not in truth]
+            missed = [k for k in truth if k not in answer]
             hint = (f" {len(named_only)} of yours compute no derivative: a kernel's name can mention "
-                    "'backward' because of where its ops came from; decide by its aten_ops." if named_only else "")
+                    "'backward' because of where its ops came from; decide by its aten_ops." if named_only else
+                    f" {len(missed)} kernel(s) that fuse a derivative are missing: an op is a derivative when its name "
+                    "ends in _backward or _backward_data, whatever the model." if missed else
+                    " The kernels are the right ones: list every derivative op each one fuses, and only those.")
             return [f"on {about}, derivative_kernels picked {len(answer)} kernels, and {len(truth)} fuse a derivative "
                     f"op (an op whose name ends in _backward or _backward_data), or the ops listed are off.{hint}"]
     return []
 
 
+def kernels_of(*fused: tuple) -> list:
+    """Kernels as helpers.inductor parses them, from (name, aten ops) pairs: the checker's own kernel lists, of models
+    whose derivatives are not MiniGPT's (a derivative decided by a list of MiniGPT's own ops misses them)."""
+    from helpers.inductor import Kernel
+
+    return [Kernel(name=name, kind="pointwise", device="cpu", aten_ops=list(ops)) for name, ops in fused]
+
+
+def other_model_kernels() -> KernelListCase:
+    return KernelListCase("the kernels of a training step through tanh, sigmoid and relu (another model)", kernels_of(
+        ("cpp_fused_addmm_tanh_0", ("addmm", "tanh")),
+        ("cpp_fused_relu_sigmoid_1", ("sigmoid", "relu")),
+        ("cpp_fused_sigmoid_sigmoid_backward_threshold_backward_2", ("sigmoid_backward", "mul", "threshold_backward")),
+        ("cpp_fused_backward_sum_3", ("sum", "view")),
+        ("cpp_fused_tanh_tanh_backward_4", ("tanh", "tanh_backward", "sum")),
+        ("cpp_fused__softmax_backward_data_5", ("_softmax_backward_data", "mul"))))
+
+
 @register("06.backward_kernels", points=1, exercise="C", title="the fused backward kernels in Inductor's code",
-          cases=[KernelListCase("this notebook's capture of a training step")])
+          cases=lambda: [KernelListCase("this notebook's capture of a training step"), other_model_kernels()])
 def _backward_kernels(ctx: Context, cases: list[KernelListCase]) -> str:
     for case in cases:
         fail_if(backward_kernel_problems(ctx.probe(probe_backward_kernels, case.kernels), case.about))
@@ -568,8 +629,9 @@ def breaks_problems(got: dict, case: BreakCase, reveal: bool) -> list[str]:
     if got.get("got") is None or len(got["got"]) != 2:
         return [f"count_graphs should return (forward graphs, backward graphs); it returned a {got.get('type')}."]
     if not got.get("grad"):
-        return [f"on {case.about}, count_graphs never ran backward (the weight has no .grad): call .sum().backward() on "
-                "the output, so the backward graphs get compiled and counted."]
+        return [f"on {case.about}, the weight handed to count_graphs has no .grad afterwards: call fn on the arguments "
+                "as given (not on copies of them) and call .sum().backward() on the output, so the backward graphs get "
+                "compiled and counted."]
     if tuple(got["got"]) != tuple(case.want):
         said = f"{tuple(got['got'])}, expected {tuple(case.want)}" if reveal else f"{tuple(got['got'])}, which is not what Dynamo compiled"
         fw, bw = got["got"]
@@ -683,12 +745,15 @@ def compiles_of(make: Callable, script: Callable) -> int:
 
 
 def probe_guards(learner: Learner, cases: list[GuardCase], with_predictions: bool) -> dict:
-    counts = []
-    for case in cases:
-        torch.manual_seed(0)
-        fn = case.make()
-        counts.append(learner.call("count_compiles", fn, case.script))
-    info = {"counts": counts}
+    """count_compiles on each scenario, then on each again (a count must not depend on what was compiled before: the
+    second round finds the graphs and the dynamic sizes an answer without torch._dynamo.reset() carries over)."""
+    rounds: list[list] = [[], []]
+    for counts in rounds:
+        for case in cases:
+            torch.manual_seed(0)
+            fn = case.make()
+            counts.append(learner.call("count_compiles", fn, case.script))
+    info = {"counts": rounds[0], "again": rounds[1]}
     if with_predictions:
         said = learner.value("PREDICTED_COMPILES")
         info["predictions"] = ({str(k): v if is_count(v) else None if v is Ellipsis else f"{v!r} (a {type(v).__name__})"
@@ -706,6 +771,11 @@ def guard_problems(got: dict, cases: list[GuardCase], reveal: bool) -> list[str]
             return [f"on the '{case.key}' scenario, count_compiles gave {said}: {first}compile with a counting backend "
                     "(torch._dynamo.testing.CompileCounter), torch._dynamo.reset() first, run the script on the compiled "
                     "function, and return the counter's frame_count."]
+    for n, first, case in zip(got.get("again", []), got["counts"], cases):
+        if n != first:
+            return [f"asked about the '{case.key}' scenario a second time, count_compiles gave {n!r} (the first time "
+                    f"{first!r}): call torch._dynamo.reset() first, so that the graphs and the dynamic sizes Dynamo "
+                    "kept from an earlier call do not change the count."]
     return []
 
 
@@ -717,8 +787,12 @@ def prediction_problems(predictions: dict | None, cases: list[GuardCase]) -> lis
     if predictions is None:
         return ["PREDICTED_COMPILES should be a dict {scenario: number of compiles}."]
     wrong, one_short = [], True
+    unknown = sorted(set(predictions) - {c.key for c in cases})
     for case in cases:
         said = predictions.get(case.key)
+        if case.key not in predictions and unknown:
+            return [f"PREDICTED_COMPILES has no '{case.key}', and it has {', '.join(map(repr, unknown))}, which is no "
+                    f"scenario: use the scenario names {', '.join(repr(c.key) for c in cases)}."]
         if said is None:
             return [f"PREDICTED_COMPILES['{case.key}'] is not filled in yet: write the number of compiles you expect."]
         if isinstance(said, str):
