@@ -46,11 +46,12 @@ if not _cuda_available():
 # come before the tests that compile the same lab in-process or under nbval, which then start from the caches their
 # warm-up left.
 LONGEST_FIRST = ("tests/test_grading.py", "tests/test_grading_labs.py::TestGradeLab06", "tests/test_sealed_grader.py",
+                 "tests/test_catch_rates.py::TestLab06", "tests/test_grading_labs.py::TestGradeLab05",
                  "tests/test_catch_rates.py::TestLab04", "tests/test_checks_lab05.py",
-                 "tests/test_grading_labs.py::TestGradeLab03", "tests/test_grading_labs.py::TestGradeLab05",
-                 "solutions/05", "tests/test_release.py", "tests/test_catch_rates.py::TestLab06",
-                 "tests/test_checks_lab03.py", "tests/test_grading_labs.py", "solutions/", "tests/test_catch_rates.py",
-                 "tests/test_job.py", "tests/test_checks_lab06.py", "tests/test_dist.py")
+                 "tests/test_grading_labs.py::TestGradeLab03", "tests/test_catch_rates.py::TestLab03",
+                 "solutions/05", "tests/test_release.py", "tests/test_checks_lab03.py", "tests/test_grading_labs.py",
+                 "solutions/", "tests/test_catch_rates.py", "tests/test_job.py", "tests/test_checks_lab06.py",
+                 "tests/test_dist.py")
 
 
 def _rank(item) -> int:
