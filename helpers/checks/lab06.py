@@ -537,6 +537,12 @@ def probe_backward_kernels(learner: Learner, kernels: list | None) -> dict:
             if dataclasses.is_dataclass(kernels[0] if kernels else None) else []}
 
 
+def shown(names: list[str], most: int = 2) -> str:
+    """Up to `most` kernel names, and how many more."""
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
 def backward_kernel_problems(got: dict, about: str) -> list[str]:
     truth = {k["name"]: sorted(o for o in k["aten_ops"] if is_derivative(o)) for k in got["kernels"]}
     truth = {k: v for k, v in truth.items() if v}
@@ -551,11 +557,14 @@ def backward_kernel_problems(got: dict, about: str) -> list[str]:
         if answer != truth:
             named_only = [k for k in answer if k not in truth]
             missed = [k for k in truth if k not in answer]
-            hint = (f" {len(named_only)} of yours compute no derivative: a kernel's name can mention "
-                    "'backward' because of where its ops came from; decide by its aten_ops." if named_only else
-                    f" {len(missed)} kernel(s) that fuse a derivative are missing: an op is a derivative when its name "
-                    "ends in _backward or _backward_data, whatever the model." if missed else
-                    " The kernels are the right ones: list every derivative op each one fuses, and only those.")
+            off = [k for k in truth if k in answer and answer[k] != truth[k]]
+            hint = (f" {len(named_only)} of yours compute no derivative ({shown(named_only)}): a kernel's name can "
+                    "mention 'backward' because of where its ops came from; decide by its aten_ops." if named_only else
+                    f" {len(missed)} kernel(s) that fuse a derivative are missing, e.g. {missed[0]} (it fuses "
+                    f"{', '.join(truth[missed[0]])}): an op is a derivative when its name ends in _backward or "
+                    "_backward_data, whatever the model." if missed else
+                    f" The kernels are the right ones, but the ops listed for {shown(off)} are not the derivative ops they fuse: "
+                    "list every derivative op each one fuses, and only those.")
             return [f"on {about}, derivative_kernels picked {len(answer)} kernels, and {len(truth)} fuse a derivative "
                     f"op (an op whose name ends in _backward or _backward_data), or the ops listed are off.{hint}"]
     return []
