@@ -206,8 +206,13 @@ def lab_path(lab: str, folder: str = "labs", root: Path | None = None) -> Path:
 
 def with_lab_table(intro: str, table: str) -> str:
     """The intro cell's text with its points table (from LAB_HEADING on) replaced, or appended."""
-    kept = intro.split(f"\n\n{LAB_HEADING}", 1)[0].rstrip()
+    kept = without_points_table(intro)
     return f"{kept}\n\n{table}"
+
+
+def without_points_table(intro: str) -> str:
+    """The intro cell's text without its points table (a reference solution's intro has none)."""
+    return intro.split(f"\n\n{LAB_HEADING}", 1)[0].rstrip()
 
 
 def manual_items(nb) -> list[tuple[str, float]]:

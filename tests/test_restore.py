@@ -40,6 +40,21 @@ def test_untouched_lab_needs_no_repair(lab):
     assert [c.id for c in repaired.nb.cells] == [c.id for c in lab.cells]
 
 
+@pytest.mark.parametrize("solution", sorted((ROOT / "solutions").glob("0*.ipynb")), ids=lambda p: p.name[:2])
+def test_the_reference_solution_needs_no_repair(solution):
+    """A solution's introduction has no points table (the build adds it to the lab's): not an edit to report. The
+    warm-up grades the reference solution, and its record is shown to the instructor."""
+    lab = notebooks.read(ROOT / "labs" / solution.name)
+    assert restore(notebooks.read(solution), lab).notes == []
+
+
+def test_an_edited_introduction_is_still_reported(lab):
+    sub = nbformat.from_dict(lab)
+    intro = cell(sub, "intro")
+    intro.source = intro.source.replace(notebooks.LAB_HEADING, "**Points (mine).**").replace("Lab 04", "Lab 4", 1)
+    assert any("'intro'" in n and "restored" in n for n in restore(sub, lab).notes)
+
+
 def test_edited_check_cell_is_restored_and_reported(lab):
     sub = nbformat.from_dict(lab)
     cell(sub, "check-c").source = "print('✅ all checks passed')"
