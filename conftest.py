@@ -176,7 +176,7 @@ def pytest_sessionfinish(session):
     corpus = sys.modules.get("tests.wrong_answers")
     if hasattr(session.config, "workeroutput"):
         if corpus is not None:
-            session.config.workeroutput["catch_rates"] = json.dumps(corpus.RESULTS)
+            session.config.workeroutput["catch_rates"] = json.dumps({"rates": corpus.RESULTS, "missed": corpus.MISSED})
         return
     try:
         _keep_lab_caches(session.config)
@@ -193,8 +193,10 @@ def pytest_testnodedown(node, error):
     if counted:
         from tests import wrong_answers
 
-        for lab, rows in json.loads(counted).items():
+        counted = json.loads(counted)
+        for lab, rows in counted["rates"].items():
             wrong_answers.RESULTS.setdefault(lab, {}).update(rows)
+        wrong_answers.MISSED.update(counted["missed"])
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -55,6 +55,7 @@ class CatchRates:
         hidden = sum(v.caught_hidden for v in found) / n
         missed = [f"{v.wrong.name} [public {'caught' if v.caught_public else 'MISSED'}, hidden "
                   f"{'caught' if v.caught_hidden else 'MISSED'}]" for v in found if not (v.caught_public and v.caught_hidden)]
+        wa.MISSED[lab] = missed
         assert hidden >= HIDDEN_RATE and public >= PUBLIC_RATE, (
             f"Lab {lab}: public {public:.0%}, hidden {hidden:.0%} of {n}; let through:\n  " + "\n  ".join(missed))
 
