@@ -23,12 +23,19 @@ import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-try:
+if TYPE_CHECKING:
     import nbformat
-except ImportError:  # a GPU box without Jupyter packages can still `workbook run --no-kernel`
-    nbformat = None
+
+
+def _nbformat():
+    """nbformat, imported on first use. Importing it costs about a second of CPU (jsonschema builds a URI grammar
+    at import), which a process that only needs stub_message should not pay: every rank helpers.dist starts, and a
+    lab's kernel. (A GPU box without Jupyter packages can still `workbook run --no-kernel`.)"""
+    import nbformat
+
+    return nbformat
 
 BEGIN = "### BEGIN SOLUTION"
 STUB = "### STUB"
@@ -59,10 +66,10 @@ class Problem:
 
 def read(path: str | Path) -> nbformat.NotebookNode:
     """Read a notebook, upgrading it to nbformat 4.5 so every cell has an id."""
-    nb = nbformat.read(str(path), as_version=4)
+    nb = _nbformat().read(str(path), as_version=4)
     if nb.nbformat_minor < NBFORMAT_MINOR:
         nb.nbformat_minor = NBFORMAT_MINOR
-    nbformat.validator.normalize(nb)
+    _nbformat().validator.normalize(nb)
     return nb
 
 
@@ -74,7 +81,7 @@ def write(nb: nbformat.NotebookNode, path: str | Path) -> None:
 
 def dumps(nb: nbformat.NotebookNode) -> str:
     """The exact text `write` would produce."""
-    return nbformat.writes(nb, version=4) + "\n"
+    return _nbformat().writes(nb, version=4) + "\n"
 
 
 def tags(cell) -> list[str]:
@@ -169,7 +176,7 @@ def has_solution(text: str) -> bool:
 
 def make_lab(solution: nbformat.NotebookNode, points: str | None = None) -> nbformat.NotebookNode:
     """The learner's notebook generated from a solution notebook; `points` (a Markdown table) ends its introduction."""
-    lab = nbformat.from_dict(solution)
+    lab = _nbformat().from_dict(solution)
     strip_outputs(lab)
     intro = next((c for c in lab.cells if c.cell_type == "markdown"), None)
     if points and intro is not None:
@@ -242,7 +249,7 @@ def build(root: Path, check: bool = False, *, points: Callable[[str, list[tuple[
         except MarkerError as err:
             problems.append(Problem(sol_path, str(err)))
             continue
-        problems.extend(_run_all_stoppers(nbformat.reads(text, as_version=4), lab_path))
+        problems.extend(_run_all_stoppers(_nbformat().reads(text, as_version=4), lab_path))
         current = lab_path.read_text(encoding="utf-8") if lab_path.exists() else None
         if current != text:
             if check:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import nbformat
+
 from helpers import notebooks
 from helpers.points_table import build_labs
 
@@ -97,7 +99,7 @@ def leaks_in(bundle: Path, root: Path) -> list[str]:
         rel = path.relative_to(bundle)
         lines = {line.strip() for line in text.splitlines()}
         if path.suffix == ".ipynb":
-            lines = {line.strip() for cell in notebooks.nbformat.reads(text, as_version=4).cells for line in cell.source.splitlines()}
+            lines = {line.strip() for cell in nbformat.reads(text, as_version=4).cells for line in cell.source.splitlines()}
         if {notebooks.BEGIN, notebooks.END} & lines or any(line.startswith(notebooks.MD_BEGIN) for line in lines):
             found.append(f"{rel} holds a solution region")
         if hidden_defs & lines:
