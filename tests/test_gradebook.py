@@ -130,3 +130,11 @@ def test_two_submissions_with_one_name_keep_two_rows(tmp_path):
     assert len(list(csv.reader((tmp_path / "grades.csv").open()))) == 3
     with pytest.raises(ValueError, match="report-"):
         gradebook.by_submission(data)
+
+
+def test_a_check_line_says_points_or_that_it_is_practice():
+    from helpers.checks import Result
+
+    assert Result("07.latency", "passed", 2, 2, "ok").line() == "✅ 07.latency [2/2] ok"
+    assert Result("03.step", "failed", 0, 1.5, "off").line() == "❌ 03.step [0/1.5] off"
+    assert Result("07.roofline", "passed", 0, 0, "ok").line() == "✅ 07.roofline [practice, no points] ok"

@@ -380,7 +380,8 @@ class Result:
     def line(self) -> str:
         """One line for a notebook or a feedback file."""
         mark = "✅" if self.passed else "❌"
-        return f"{mark} {self.name} [{self.score:g}/{self.max_score:g}] {self.message}"
+        points = f"{self.score:g}/{self.max_score:g}" if self.max_score else "practice, no points"
+        return f"{mark} {self.name} [{points}] {self.message}"
 
     def to_dict(self) -> dict:
         return asdict(self)
