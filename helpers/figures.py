@@ -137,7 +137,7 @@ def record(kept_files: Iterable[Path], out_dir: Path = FIGURES_DIR) -> list[Path
         data["figures"].update(figures)
         data["figures"] = dict(sorted(data["figures"].items()))
         out_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(data, indent=1) + "\n")
+        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         written.append(path)
     return written
 
