@@ -15,7 +15,8 @@ NotImplementedError (a NameError or AttributeError cascading from an unfinished 
 check of another exercise that fails. Exit 1 when anything is listed.
 
 --each and --wrong print one row per exercise: the checks that failed (exactly that exercise's checks must, and
-no other) and the cells that raised that should not have; `--markdown` prints the rows as a table.
+no other) and the cells that raised that should not have; `--markdown` prints the rows as a table. Each row runs
+in a process of its own, as each run of a notebook has a fresh kernel.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import os
 import re
 import subprocess
@@ -221,6 +223,23 @@ def print_row(lab: str, row: dict, markdown: bool) -> None:
               f"checks failed: {others}; cells raised: {raised} ({row['seconds']} s)", flush=True)
 
 
+def row_in_a_process(lab: str, exercise: str, mode: str) -> dict:
+    """matrix_row in a fresh process, as a fresh kernel runs a notebook: no row inherits another's Dynamo caches,
+    recompile counts or memory (one process for a whole Lab 03 matrix grew past 24 GB). A process that dies gives
+    a failed row saying how."""
+    done = subprocess.run([sys.executable, __file__, "--lab", lab, "--row", f"{exercise}:{mode}"], capture_output=True,
+                          text=True)
+    found = [line[len(ROW):] for line in done.stdout.splitlines() if line.startswith(ROW)]
+    if found:
+        return json.loads(found[-1])
+    tail = " ".join((done.stdout + done.stderr).strip().splitlines()[-2:])[-200:]
+    return {"exercise": exercise, "mode": mode, "about": f"the run died (exit {done.returncode}): {tail}", "lost": [],
+            "others": [], "raised": [f"the process: exit {done.returncode}"], "ok": False, "seconds": 0}
+
+
+ROW = "MATRIX ROW "
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--lab", choices=LABS, action="append", default=[])
@@ -230,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--wrong", action="store_true", help="the matrix: each exercise in turn given a wrong answer")
     p.add_argument("--exercises", help="with --each/--wrong: only these exercises (comma-separated)")
     p.add_argument("--markdown", action="store_true", help="print the matrix as a Markdown table")
+    p.add_argument("--row", help=argparse.SUPPRESS)   # EXERCISE:MODE, one row of the matrix, printed as JSON
     args = p.parse_args(argv)
     labs = list(LABS) if args.all else args.lab
     if not labs:
@@ -243,6 +263,11 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("WORKBOOK_DEVICE", "cpu")
     os.environ.setdefault("MPLBACKEND", "Agg")
     bad = 0
+    if args.row:
+        exercise, mode = args.row.rsplit(":", 1)
+        row = matrix_row(labs[0], exercise, mode)
+        print(ROW + json.dumps(row), flush=True)
+        return 0
     if args.each or args.wrong:
         if args.markdown:
             print("| lab | exercise | made | its checks failed | other checks failed | cells that raised | verdict |\n"
@@ -251,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
             wanted = args.exercises.split(",") if args.exercises else exercises(lab)
             for exercise in wanted:
                 for mode in ("stub",) * args.each + ("wrong",) * args.wrong:
-                    row = matrix_row(lab, exercise, mode)
+                    row = row_in_a_process(lab, exercise, mode)
                     print_row(lab, row, args.markdown)
                     bad += row["ok"] is False
         return 1 if bad else 0
