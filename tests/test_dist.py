@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import textwrap
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 import torch
@@ -222,3 +223,16 @@ def test_a_taken_port_is_retried_but_a_rank_error_is_not(tmp_path):
     assert not hd._port_taken("ValueError: wrong shape", tmp_path)
     (tmp_path / "error_rank0.txt").write_text("ValueError\n0\ntraceback")
     assert not hd._port_taken("Address already in use", tmp_path)
+
+
+def test_a_rank_imports_no_notebook_machinery():
+    """Every rank of every launch imports helpers.dist: nbformat (and jsonschema under it, which builds a URI grammar
+    at import) would cost each rank about a second of CPU, half a small launch's own cost."""
+    import subprocess
+    import sys
+
+    code = "import sys, helpers.dist; print(sorted(m for m in ('nbformat', 'jsonschema') if m in sys.modules))"
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout
