@@ -290,3 +290,20 @@ def test_copy_bandwidth_is_bytes_per_second_of_a_copy():
 
     gbps = bench.copy_bandwidth("cpu", torch.float32, numel=1 << 16, min_run_time=0.05) / 1e9
     assert math.isfinite(gbps) and gbps > 0.01
+
+
+def test_a_block_stretched_by_a_wait_does_not_fix_the_block_size_at_one_call():
+    """One call that spends its time off the CPU (here a sleep; on a busy machine, another program's turn on the
+    core) must not settle the block size: single calls time their cold caches, not the call."""
+    from helpers import bench
+
+    calls = []
+
+    def fn():
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(0.05)          # the first call: 50 ms of wall clock, almost no CPU time
+
+    number, block_s = bench._block_size(fn, (), torch.device("cpu"), target_s=0.01)
+    assert number > 100, number
+    assert block_s < 0.05, block_s
