@@ -244,7 +244,15 @@ def order_statistic_ci(values: Iterable[float], confidence: float = CONFIDENCE) 
     return xs[k - 1], xs[n - k], 1 - 2 * below(k - 1)
 
 
-def _fmt_x(r: float) -> str:
+def no_difference_words(low: float, high: float, band: tuple[float, float] = (1 / RESOLUTION, RESOLUTION)) -> str:
+    """How a 'no difference' verdict reads: unresolved when the interval holds 1, else a gap inside the noise band."""
+    if low <= 1 <= high:
+        return "no difference this machine can resolve right now"
+    width = max(band[1] - 1, 1 - band[0]) * 100
+    return f"no difference larger than the ±{width:.0f} % that load moves from run to run"
+
+
+def fmt_x(r: float) -> str:
     """A ratio: 1.03, 12.4, 153."""
     if not math.isfinite(r):
         return f"{r:g}"
@@ -324,18 +332,18 @@ class Comparison:
         low, high = self.ci
         pct = f"{self.confidence:.0%}".replace("%", " %")
         if self.verdict == FASTER:
-            return f"{b} is {_fmt_x(self.ratio)}× faster than {a} ({pct} CI {_fmt_x(low)}–{_fmt_x(high)}×)"
+            return f"{b} is {fmt_x(self.ratio)}× faster than {a} ({pct} CI {fmt_x(low)}–{fmt_x(high)}×)"
         if self.verdict == SLOWER:
-            return f"{b} is {_fmt_x(1 / self.ratio)}× slower than {a} ({pct} CI {_fmt_x(1 / high)}–{_fmt_x(1 / low)}×)"
-        return (f"{a} vs {b}: no difference this machine can resolve right now ({b} runs at {_fmt_x(low)}–"
-                f"{_fmt_x(high)}× {a}'s speed, {pct} CI)")
+            return f"{b} is {fmt_x(1 / self.ratio)}× slower than {a} ({pct} CI {fmt_x(1 / high)}–{fmt_x(1 / low)}×)"
+        return f"{a} vs {b}: {no_difference_words(low, high, self.band)} ({b} runs at {fmt_x(low)}–" \
+               f"{fmt_x(high)}× {a}'s speed, {pct} CI)"
 
     def __str__(self) -> str:
         text = f"{self.sentence()}; {self.n} paired rounds, {_where(self.a.device, self.threads, self.a.clock)}"
         text += _load_note(self.other_load, self.a.clock)
         if self.null is not None:
             low, high = self.null.ci
-            text += f"; noise floor: {self.a.label} against itself {_fmt_x(low)}–{_fmt_x(high)}×"
+            text += f"; noise floor: {self.a.label} against itself {fmt_x(low)}–{fmt_x(high)}×"
         return text
 
     def to_dict(self) -> dict:

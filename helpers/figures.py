@@ -162,7 +162,8 @@ def recorded(key: str, folder: Path = FIGURES_DIR) -> dict[str, dict]:
 
 def fmt(value: Any) -> str:
     """One cell: 12.3, '0.182 (0.181–0.183)' for a spread, '1.23× faster (1.18–1.30)' for a comparison."""
-    from helpers.bench import FASTER, SLOWER, fmt_ms
+    from helpers.bench import FASTER, RESOLUTION, SLOWER, fmt_ms
+    from helpers.bench import fmt_x as _x
 
     if value is None:
         return "–"
@@ -180,10 +181,13 @@ def fmt(value: Any) -> str:
         low, high = value["ci"]
         r = value["ratio"]
         if value["verdict"] == FASTER:
-            return f"{r:.2f}× faster ({low:.2f}–{high:.2f})"
+            return f"{_x(r)}× faster ({_x(low)}–{_x(high)})"
         if value["verdict"] == SLOWER:
-            return f"{1 / r:.2f}× slower ({1 / high:.2f}–{1 / low:.2f})"
-        return f"no difference ({low:.2f}–{high:.2f}×)"
+            return f"{_x(1 / r)}× slower ({_x(1 / high)}–{_x(1 / low)})"
+        if low <= 1 <= high:
+            return f"no difference ({_x(low)}–{_x(high)}×)"
+        within = f"±{(RESOLUTION - 1) * 100:.0f} %" if value.get("null_ci") is None else "the noise floor"
+        return f"no difference: within {within} ({_x(low)}–{_x(high)}×)"   # a measured gap too small to be a verdict
     if isinstance(value, (list, tuple)):
         return ", ".join(fmt(v) for v in value)
     return str(value)

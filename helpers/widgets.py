@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from matplotlib.figure import Figure
 
-from helpers.bench import fmt_ms
+from helpers.bench import fmt_ms, no_difference_words
 from helpers.plots import LabFigure
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -334,7 +334,7 @@ def _verdict(stats: list[dict], baseline: str) -> str:
         elif verdict == "slower":
             parts.append(f"{s['label']} {1 / x:.2f}× slower than {baseline} (95 % CI {1 / hi:.2f}–{1 / lo:.2f}×)")
         else:
-            parts.append(f"{s['label']} vs {baseline}: no difference this machine can resolve ({lo:.2f}–{hi:.2f}×)")
+            parts.append(f"{s['label']} vs {baseline}: {no_difference_words(lo, hi)} ({lo:.2f}–{hi:.2f}×)")
     return "; ".join(parts)
 
 

@@ -267,6 +267,20 @@ def test_moses_rank_matches_the_mann_whitney_tables():
     assert k == 1 and coverage == pytest.approx(0.9)
 
 
+def test_a_gap_inside_the_noise_band_reads_as_too_small_not_as_unresolved():
+    from helpers import figures
+    from helpers.bench import SAME, paired
+
+    a = [10.0 + 0.01 * i for i in range(15)]
+    c = paired(a, [x / 0.975 for x in a], labels=("A", "B"))      # B steadily 2.5 % slower: the interval excludes 1
+    assert c.verdict == SAME and c.ci_high < 1
+    assert "no difference larger than the ±3 % that load moves" in c.sentence() and "can resolve" not in c.sentence()
+    assert figures.fmt(c.to_dict()).startswith("no difference: within ±3 % (0.97")
+    unresolved = paired(a, a[::-1], labels=("A", "B"))
+    assert "no difference this machine can resolve right now" in unresolved.sentence()
+    assert figures.fmt(unresolved.to_dict()).startswith("no difference (")
+
+
 def test_unpaired_verdicts_from_two_separate_sets_of_runs():
     from helpers.bench import FASTER, SAME, SLOWER, unpaired
 
