@@ -3,7 +3,8 @@
 Each check is a probe (`probe_*`: runs the learner's code through the door, returns plain data) and a judge
 (`*_problems`), run on cases: the public ones below in the notebook, the grader's hidden ones (other rows, other
 functions, other call sequences, another model) in the submission's kernel. Timings are judged by what the code
-did (one row per size asked for, the op really run on tensors of those sizes, quartiles in order), never against
+did (one row per size asked for, in that order, the op really run on tensors of those sizes with autograd off, each row
+the median and quartiles of bench.measure's own Timing of its size, watched as it ran), never against
 thresholds that a busy machine could break: the unit is judged with an op of the grader's that sleeps a known time,
 which load can lengthen but never shorten, against bounds a wrong unit crosses by 1000× (see SLEEP_MS).
 """
@@ -16,7 +17,7 @@ import math
 import tempfile
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -41,21 +42,26 @@ COLUMNS = {
 
 
 @contextlib.contextmanager
-def calling(label: str, hint: str = ""):
+def calling(label: str, hint: str = "", explain: Callable[[Exception], str | None] | None = None):
     """Code under this block runs the learner's `label`: an exception it raises fails the check in words that name
-    the function and, with `hint`, the likely cause (not as a bare traceback)."""
+    the function and, with `hint`, the likely cause (not as a bare traceback). `explain(err)`, when it gives a
+    message, says it instead (and the exception's own text, which may show the grader's sizes, is left out)."""
     try:
         yield
     except (CheckFailed, NotImplementedError):
         raise
     except Exception as err:
+        said = explain(err) if explain is not None else None
+        if said:
+            raise LearnerError(said) from None
         text = str(err).strip().splitlines()[0][:160].rstrip(". ") if str(err).strip() else ""
         raise LearnerError(f"`{label}` raised {type(err).__name__}{': ' + text if text else ''}.{hint}") from None
 
 
-def call(learner: Learner, name: str, *args, hint: str = "", **kwargs):
+def call(learner: Learner, name: str, *args, hint: str = "", explain: Callable[[Exception], str | None] | None = None,
+         **kwargs):
     """learner.call, with an exception the learner's function raises said in words (see `calling`)."""
-    with calling(name, hint):
+    with calling(name, hint, explain):
         return learner.call(name, *args, **kwargs)
 
 
@@ -75,27 +81,70 @@ class KneeCase:
     floor: float
     knee: int | None
     about: str
-    factor: float = 2.0      # first_size_beyond_overhead is asked with this factor
+    factor: float | None = None   # first_size_beyond_overhead is asked with this factor; None: without one (its default)
+
+    def asked(self) -> str:
+        return "without a factor" if self.factor is None else f"with factor={self.factor:g}"
 
 
 SLEEP_MS = 1.0    # the grader's op sleeps this long per call: a time in µs is at least 1000 × this
 UNIT_STEP = 1000  # a wrong unit is off by 1000× (ms, ns) or 10⁶× (s)
 MIN_CALLS = 5     # a measurement is a median over repeated calls: fewer calls on a size is one timing, not a median
+ROUNDING_US = 0.05  # a row's time still is bench.measure's when rounded to a tenth of a µs
 
 
 class RecordingOp:
     """An op for time_op_sweep that remembers the sizes it ran on, once per call (is each size really timed, and
-    more than once?), and sleeps a known time on every call (is the time reported in microseconds?)."""
+    more than once?), and whether autograd recorded it, and sleeps a known time on every call (is the time reported
+    in microseconds?)."""
 
     def __init__(self, sleep_ms: float = 0.0):
         self.seen: list[int] = []
+        self.grad = False
         self.sleep_s = sleep_ms / 1e3
 
     def __call__(self, t: torch.Tensor) -> torch.Tensor:
         self.seen.append(int(t.numel()))
+        self.grad = self.grad or (t.requires_grad and torch.is_grad_enabled())
         if self.sleep_s:
             time.sleep(self.sleep_s)
         return t * 3
+
+
+def holds_tensor(value) -> bool:
+    """Whether a tensor is among these arguments (in lists, tuples and dicts too), where bench finds the device."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    return isinstance(value, torch.Tensor) or isinstance(value, (list, tuple)) and any(map(holds_tensor, value))
+
+
+@contextlib.contextmanager
+def watching_bench():
+    """What helpers.bench measures while the block runs: every Timing it summarises (bench.measure's, however it was
+    imported, and compare_many's), and for every measurement the device it synchronised and whether it knew it
+    (device= given, or a tensor among the arguments) rather than assuming the CPU."""
+    from helpers import bench
+
+    seen: dict[str, list] = {"timings": [], "devices": []}
+    summarize, infer_device = bench.summarize, bench.infer_device
+
+    def summarizing(*args, **kwargs):
+        timing = summarize(*args, **kwargs)
+        seen["timings"].append({**{k: getattr(timing, k) for k in ("median_ms", "q25_ms", "q75_ms", "min_ms")},
+                                **quartile_readings(timing.times_ms)})
+        return timing
+
+    def inferring(args, device=None):
+        found = infer_device(args, device)
+        known = device is not None or holds_tensor(list(args))
+        seen["devices"].append([str(found), known])
+        return found
+
+    bench.summarize, bench.infer_device = summarizing, inferring
+    try:
+        yield seen
+    finally:
+        bench.summarize, bench.infer_device = summarize, infer_device
 
 
 @dataclass(frozen=True)
@@ -106,17 +155,34 @@ class DispatchCases:
     sleep_ms: float = SLEEP_MS   # ... and sleeps this long on every call: the reported times' unit is judged against it
 
 
-def probe_knees(learner: Learner, row_lists: list[list[dict]], factors: list[float]) -> list:
-    """The floor and the knee (with each case's factor) on each list of rows."""
-    return [(call(learner, "overhead_floor_us", list(rows)), call(learner, "first_size_beyond_overhead", list(rows), factor))
-            for rows, factor in zip(row_lists, factors)]
+def asked_order(sizes) -> list[int]:
+    """The sweep's sizes as time_op_sweep is asked for them: the first moved to the end, so that rows sorted by size
+    are not the order given."""
+    sizes = list(sizes)
+    return sizes[1:] + sizes[:1]
+
+
+def probe_knees(learner: Learner, row_lists: list[list[dict]], factors: list, abouts: list[str]) -> list:
+    """The floor and the knee (with each case's factor, or none) on each list of rows; an exception says which rows."""
+    answers = []
+    for rows, factor, about in zip(row_lists, factors, abouts):
+        floor = call(learner, "overhead_floor_us", list(rows),
+                     hint=f" (The rows: {about}.) The floor is the median time of the three smallest sizes among the "
+                          "rows, whatever those sizes are.")
+        knee = call(learner, "first_size_beyond_overhead", *([list(rows)] if factor is None else [list(rows), factor]),
+                    hint=f" (The rows: {about}; asked {'without a factor' if factor is None else 'with a factor'}.)")
+        answers.append((floor, knee))
+    return answers
 
 
 def probe_sweep(learner: Learner, sweep_sizes: list[int], notebook_rows: bool, sleep_ms: float = SLEEP_MS) -> dict:
-    """time_op_sweep on the sizes with a sleeping op, with how many times the op ran on each; the notebook's op_rows."""
+    """time_op_sweep on the sizes with a sleeping op: its rows, how many times the op ran on each size and whether
+    autograd recorded it, what bench measured meanwhile (see watching_bench) and the notebook's `device`; op_rows."""
     info = {}
     op = RecordingOp(sleep_ms)
-    info["rows"] = call(learner, "time_op_sweep", op, list(sweep_sizes))
+    with watching_bench() as measured:
+        info["rows"] = call(learner, "time_op_sweep", op, list(sweep_sizes))
+    info.update(measured, grad=op.grad, device=str(learner.value("device")) if learner.has("device") else None)
     info["seen"] = sorted(set(op.seen))
     info["calls"] = {n: op.seen.count(n) for n in info["seen"]}
     if notebook_rows:
@@ -131,10 +197,11 @@ def knee_problems(answers: list, cases: list[KneeCase], reveal: bool) -> list[st
             said = f"gave {floor!r} on {case.about}; expected {case.floor:g}" if reveal else f"is wrong on {case.about}"
             return [f"overhead_floor_us {said} (the median of the three smallest sizes)."]
         if knee != case.knee:
-            said = (f"gave {knee!r} on {case.about} with factor={case.factor:g}; expected {case.knee!r}" if reveal
-                    else f"is wrong on {case.about}")
-            return [f"first_size_beyond_overhead {said} (the smallest size whose time is strictly more than factor × "
-                    "the floor, with the factor it is given; None when no size is)."]
+            said = (f"gave {knee!r} on {case.about}, asked {case.asked()}; expected {case.knee!r}" if reveal
+                    else f"is wrong on {case.about}, asked {case.asked()}")
+            return [f"first_size_beyond_overhead {said}: it should return the smallest size whose time is strictly "
+                    "more than factor × the floor, with the factor it is given (2 when it is given none); None when no "
+                    "size is."]
     return []
 
 
@@ -143,9 +210,10 @@ def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None, calls:
     """Whether the sweep's rows are one measurement per size, each with its quartiles in order, in microseconds.
 
     The unit is judged on the grader's op, which sleeps sleep_ms on every call. Load can lengthen a sleep but never
-    shorten it, so a time in µs is at least the sleep, and a time in ms (or s) falls 1000× (10⁶×) below it whatever
-    the load. A time in ns reads at least UNIT_STEP × the sleep; a right one reaches that only if every call took
-    1000 × its sleep (a second per call), which no load does. No bound here depends on how fast the machine is.
+    shorten it, so every time of a row in µs (its quartiles too) is at least the sleep, and a time in ms (or s)
+    falls 1000× (10⁶×) below it whatever the load. A time in ns reads at least UNIT_STEP × the sleep; a right one
+    reaches that only if every call took 1000 × its sleep (a second per call), which no load does. No bound here
+    depends on how fast the machine is.
     """
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         return ["time_op_sweep should return a list of dicts {numel, median_us, q25_us, q75_us}."]
@@ -162,15 +230,18 @@ def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None, calls:
         return ["time_op_sweep should run the op it is given on a tensor of each size; the grader's op did not see those sizes."]
     if sleep_ms:
         sleep_us = sleep_ms * 1e3
-        low = min(rows, key=lambda r: r["median_us"])
-        if low["median_us"] < sleep_us:
-            return [f"time_op_sweep says the grader's op took {low['median_us']:.3g} µs on {low['numel']} element(s), but "
-                    f"it sleeps {sleep_us:g} µs on every call. Report microseconds: bench.measure gives milliseconds "
-                    "(median_ms × 1e3), time.perf_counter seconds (× 1e6)."]
-        high = max(rows, key=lambda r: r["median_us"])
-        if high["median_us"] >= UNIT_STEP * sleep_us:
+        low = min(rows, key=lambda r: r["q25_us"])
+        if low["q25_us"] < sleep_us:
+            key = "median_us" if low["median_us"] < sleep_us else "q25_us"
+            return [f"time_op_sweep says the grader's op took {low[key]:.3g} µs ({key}) on {low['numel']} element(s), "
+                    f"but it sleeps {sleep_us:g} µs on every call. Report microseconds, the median and both quartiles: "
+                    "bench.measure gives milliseconds (median_ms, q25_ms, q75_ms: each × 1e3), time.perf_counter "
+                    "seconds (× 1e6)."]
+        high = max(rows, key=lambda r: r["q75_us"])
+        if high["q75_us"] >= UNIT_STEP * sleep_us:
+            key = "median_us" if high["median_us"] >= UNIT_STEP * sleep_us else "q75_us"
             return [f"time_op_sweep says the grader's op, which sleeps {sleep_us:g} µs per call, took "
-                    f"{high['median_us']:.4g} µs on {high['numel']} element(s): {UNIT_STEP}× its sleep or more. Report "
+                    f"{high[key]:.4g} µs ({key}) on {high['numel']} element(s): {UNIT_STEP}× its sleep or more. Report "
                     "microseconds (bench.measure gives milliseconds: median_ms × 1e3, not × 1e6)."]
     few = {n: k for n, k in (calls or {}).items() if k < MIN_CALLS}
     if few:
@@ -178,6 +249,82 @@ def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None, calls:
         return [f"time_op_sweep ran the op only {k} time(s) on {n} element(s): one timing is no measurement (the first "
                 "call warms up, and the next are noisy). Time many calls with bench.measure(op, x) and report its "
                 "median and quartiles."]
+    return []
+
+
+QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf", "averaged_inverted_cdf",
+                    "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+                    "normal_unbiased")
+
+
+def quartile_readings(times_ms: list[float]) -> dict:
+    """The quartiles of bench.measure's samples as the usual functions compute them (numpy's methods, which include
+    statistics.quantiles' two and torch.quantile's): a learner who takes Timing.times_ms's quartiles with any of them
+    reports the same measurement as q25_ms and q75_ms."""
+    import numpy as np
+
+    if not times_ms:
+        return {"q25_alts": [], "median_alts": [], "q75_alts": []}
+    xs = np.asarray(sorted(times_ms), dtype=float)
+    alts = {p: [float(np.percentile(xs, p, method=m)) for m in QUANTILE_METHODS] for p in (25, 50, 75)}
+    return {"q25_alts": alts[25], "median_alts": alts[50], "q75_alts": alts[75]}
+
+
+def same_time(us, ms: float) -> bool:
+    """Whether a row's time in µs is this time of bench.measure's, in ms, × 1e3 (rounded to ROUNDING_US at most)."""
+    return isinstance(us, (int, float)) and math.isclose(us, ms * 1e3, rel_tol=1e-9, abs_tol=ROUNDING_US)
+
+
+def reads_as(us, t: dict, key: str) -> bool:
+    """Whether a row's time in µs is this Timing's `key` (median_ms, q25_ms, q75_ms) in any usual reading of it."""
+    alts = t.get(key.replace("_ms", "_alts"), [])
+    return any(same_time(us, ms) for ms in (t[key], *alts))
+
+
+def timing_problem(row: dict, timings: list[dict]) -> str | None:
+    """Whether the row is one of bench.measure's Timings in µs: its median and both quartiles, × 1e3 (quartiles of its
+    samples taken by numpy's or statistics' usual methods count as its quartiles)."""
+    n = row["numel"]
+    same = [t for t in timings if reads_as(row["median_us"], t, "median_ms")]
+    if not same:
+        return (f"time_op_sweep's median_us on {n} element(s) is not the median of a bench.measure of that size: time "
+                "op(x) with bench.measure for every size, and report its Timing (median_ms × 1e3, in µs).")
+    if any(reads_as(row["q25_us"], t, "q25_ms") and reads_as(row["q75_us"], t, "q75_ms") for t in same):
+        return None
+    t = same[-1]
+    key, field, side = (("q25_us", "q25_ms", "lower") if not reads_as(row["q25_us"], t, "q25_ms")
+                        else ("q75_us", "q75_ms", "upper"))
+    what = (" but the median again" if same_time(row[key], t["median_ms"]) else
+            " but the fastest call (min_ms)" if same_time(row[key], t["min_ms"]) else "")
+    return (f"time_op_sweep's {key} on {n} element(s) is not bench.measure's {side} quartile{what}: report the "
+            f"quartiles it measured beside the median ({field} × 1e3, in µs).")
+
+
+def measured_problems(info: dict) -> list[str]:
+    """Whether the sweep timed each size with bench.measure, autograd off, on the notebook's device (told to it), and
+    reported the Timing it gave: the grader's op and bench itself tell (probe_sweep)."""
+    if info.get("grad"):
+        return ["time_op_sweep ran the op on a tensor that requires grad: with autograd on, every call also records a "
+                "backward node (the graph of part 1's last cell), a cost that is not the op's. Make the tensor as it "
+                "is, torch.randn(n, device=device), without requires_grad."]
+    if not info.get("timings"):
+        return ["time_op_sweep did not time the sizes with bench.measure: a loop of your own has no warm-up, no GPU "
+                "synchronisation and no quartiles. Time op(x) with bench.measure(op, x) and report its median and "
+                "quartiles (median_ms, q25_ms, q75_ms, each × 1e3)."]
+    for row in info["rows"]:
+        problem = timing_problem(row, info["timings"])
+        if problem:
+            return [problem]
+    want = info.get("device")
+    for found, known in info.get("devices", []):
+        if not want or torch.device(found).type == torch.device(want).type:
+            continue
+        if not known:
+            return [f"time_op_sweep gave bench.measure a closure without device=: it cannot tell where the tensors live "
+                    f"and assumes the CPU, while `device` is {want}, so it does not synchronise it (the clock stops "
+                    "while the kernels still run). Pass the op and its tensor, bench.measure(op, x), or device=device."]
+        return [f"time_op_sweep timed the op on {found}, not on `device` ({want}): make each tensor on `device`, "
+                "torch.randn(n, device=device)."]
     return []
 
 
@@ -198,15 +345,24 @@ PUBLIC_KNEE_CASES = [
     KneeCase(rows_of({1: 5.0, 10: 4.0, 100: 6.0, 1000: 4.5, 10000: 7.0, 100000: 30.0}), 5.0, 100000,
              "noisy rows, as a real sweep gives them (size 10 faster than size 1, size 1000 faster than size 100)"),
 ]
+# Rows every run judges, the notebook's and the grader's: what they ask follows from the exercise's definition alone
+# (the smallest size beyond factor × the floor, whatever comes after it, even among the three sizes of the floor).
+DEFINITION_KNEE_CASES = (
+    KneeCase(rows_of({1: 5.0, 10: 12.0, 100: 5.0, 1000: 30.0, 10000: 9.0, 100000: 11.0}), 5.0, 10,
+             "rows where one of the three smallest sizes is already beyond factor × the floor, and a larger size "
+             "falls back below it"),
+)
 
 
 @register("01.dispatch", points=2, exercise="1", title="the fixed cost of one op, and where the work takes over",
           cases=DispatchCases(tuple(PUBLIC_KNEE_CASES), (1, 100, 10000), True))
 def _dispatch(ctx: Context, cases: DispatchCases) -> str:
-    fail_if(knee_problems(ctx.probe(probe_knees, [list(c.rows) for c in cases.knees], [c.factor for c in cases.knees]),
-                          cases.knees, ctx.reveal))
-    info = ctx.probe(probe_sweep, list(cases.sweep_sizes), cases.notebook_rows, cases.sleep_ms, timeout=180)
-    fail_if(sweep_problems(info["rows"], list(cases.sweep_sizes), info["seen"], info["calls"], cases.sleep_ms)
+    knees = (*cases.knees, *DEFINITION_KNEE_CASES)
+    fail_if(knee_problems(ctx.probe(probe_knees, [list(c.rows) for c in knees], [c.factor for c in knees],
+                                    [c.about for c in knees]), knees, ctx.reveal))
+    sizes = asked_order(cases.sweep_sizes)
+    info = ctx.probe(probe_sweep, sizes, cases.notebook_rows, cases.sleep_ms, timeout=180)
+    fail_if(sweep_problems(info["rows"], sizes, info["seen"], info["calls"], cases.sleep_ms) or measured_problems(info)
             or (sweep_problems(info["op_rows"], None, None) if cases.notebook_rows else []))
     return "the floor and the knee are right, and the sweep measures every size"
 
@@ -381,6 +537,16 @@ def two_graphs(x):
     return y.cos() * 2
 
 
+def two_inputs(x, y):
+    """Two arguments and one graph break (two graphs): count_graphs calls fn on every argument it is given."""
+    z = x * y
+    torch._dynamo.graph_break()
+    return z + y
+
+
+TWO_INPUT_GRAPHS = 2
+
+
 @dataclass(frozen=True)
 class BreakCase:
     """A function with graph breaks, an input, and how many graphs Dynamo makes of it."""
@@ -408,11 +574,14 @@ def probe_recording(learner: Learner, fn: Callable, x: torch.Tensor) -> dict:
     kept = list(graphs)
     with torch._dynamo.config.patch(recompile_limit=1):
         counts = [call(learner, "count_graphs", fn, x) for _ in range(2)]
+    two = call(learner, "count_graphs", two_inputs, x, x.flip(0),
+               hint=" count_graphs(fn, *args) calls the compiled fn once on all the arguments it is given: fn(*args).")
     again = call(learner, "make_recording_backend")
     fresh = isinstance(again, tuple) and len(again) == 2 and again[1] is not graphs and hasattr(again[1], "__len__") \
         and len(again[1]) == 0
     return {"out": out, "n": len(kept), "all_gm": all(isinstance(g, torch.fx.GraphModule) for g in kept),
-            "types": [type(g).__name__ for g in kept], "count": counts[0], "again": counts[1], "fresh": fresh}
+            "types": [type(g).__name__ for g in kept], "count": counts[0], "again": counts[1], "fresh": fresh,
+            "two_inputs": two}
 
 
 def recording_problems(info: dict, case: BreakCase) -> list[str]:
@@ -431,12 +600,17 @@ def recording_problems(info: dict, case: BreakCase) -> list[str]:
     if info["count"] != case.graphs:
         why = ("more graphs than the function makes: does it count graphs kept from an earlier call? Use a fresh "
                "recording backend on every call" if isinstance(info["count"], int) and info["count"] > case.graphs else
-               "did you reset Dynamo first? Without a reset, a function compiled before is found in Dynamo's cache, "
-               "and what it skips compiling never reaches the new backend")
+               "counting the breaks instead of the graphs? Count the GraphModules the backend received. Or did you "
+               "reset Dynamo first? Without a reset, a function compiled before is found in Dynamo's cache, and what "
+               "it skips compiling never reaches the new backend")
         problems.append(f"count_graphs on {case.about} returned {info['count']!r}; expected {case.graphs} ({why}).")
     elif info.get("again", info["count"]) != info["count"]:
         problems.append(f"count_graphs on {case.about} returned {info['count']!r}, then {info['again']!r} when called "
                         "again: it keeps graphs from an earlier call (use a fresh recording backend on every call).")
+    elif info.get("two_inputs", TWO_INPUT_GRAPHS) != TWO_INPUT_GRAPHS:
+        problems.append(f"count_graphs on a function of two tensors with one graph break returned "
+                        f"{info['two_inputs']!r}; expected {TWO_INPUT_GRAPHS}: call the compiled fn on all the arguments "
+                        "count_graphs is given, fn(*args).")
     return problems
 
 
@@ -568,6 +742,16 @@ def shift_calls() -> list[tuple]:
             (torch.ones(5), 2)]
 
 
+def negate(x):
+    """One argument: count_compiles makes each call with all of a call's arguments, however many there are."""
+    return -x
+
+
+def negate_calls() -> list[tuple]:
+    """One-argument calls for count_compiles: a call seen before, a dtype."""
+    return [(torch.ones(3),), (torch.ones(3),), (torch.ones(3, dtype=torch.float64),)]
+
+
 def lab_calls() -> list[tuple]:
     """The lab's call sequence of part 4 (the notebook's CALLS)."""
     return [(torch.ones(3), 2), (torch.ones(3), 2), (torch.ones(3), 3), (torch.ones(4), 2),
@@ -610,8 +794,15 @@ def probe_count(learner: Learner, fn: Callable, calls: list, also: list = ()) ->
     for args in calls:                             # reset Dynamo is then wrong
         warm(*args)
     counted = call(learner, "count_compiles", fn, list(calls))
-    return {"counted": counted, "again": call(learner, "count_compiles", fn, list(calls)),
-            "also": [call(learner, "count_compiles", f, list(c)) for f, c in also]}
+    info = {"counted": counted, "again": call(learner, "count_compiles", fn, list(calls)), "also": [], "raised": []}
+    for f, c in also:            # what these raise is judged after the counts above (a wrong count says more)
+        try:
+            info["also"].append(call(learner, "count_compiles", f, list(c), hint=" count_compiles makes each call with "
+                                     "all of its arguments, compiled(*args), however many the function takes."))
+        except LearnerError as err:
+            info["also"].append(None)
+            info["raised"].append(str(err))
+    return info
 
 
 def count_problems(info: dict, case: RecompileCase, reveal: bool) -> list[str]:
@@ -622,6 +813,8 @@ def count_problems(info: dict, case: RecompileCase, reveal: bool) -> list[str]:
     if info.get("again", info["counted"]) != info["counted"]:
         return [f"count_compiles returned {info['counted']!r}, then {info['again']!r} on the same calls: it keeps a "
                 "count from an earlier call (make a fresh CompileCounter on every call)."]
+    if info.get("raised"):
+        return info["raised"][:1]
     for (fn, calls, want), got in zip(case.also, info.get("also", [])):
         if got != want:
             on = f"{fn.__name__} over {len(calls)} calls" if reveal else "another of the grader's functions"
@@ -646,6 +839,8 @@ def _recompiles(ctx: Context, case: RecompileCase) -> str:
 @register("01.count_compiles", points=1, exercise="4", title="count the compiles with a CompileCounter",
           cases=public_recompile_case)
 def _count_compiles(ctx: Context, case: RecompileCase) -> str:
+    case = replace(case, also=(*case.also, (negate, tuple(negate_calls()),      # every run: one argument
+                                             measured_compiles(negate, negate_calls()))))
     fail_if(count_problems(ctx.probe(probe_count, case.fn, list(case.calls), [(f, list(c)) for f, c, _ in case.also]),
                            case, ctx.reveal))
     return "count_compiles agrees with Dynamo on every call sequence"
@@ -679,15 +874,36 @@ class ExportCase:
         return [torch.randn(b, self.d_in, generator=g) for b in self.batches]
 
 
+def shape_mismatch(err: Exception) -> str | None:
+    """What to say when the model itself raised while export_dynamic exported it: torch.export's own complaints (about
+    the Dims) are TorchDynamoExceptions, a plain RuntimeError is the model refusing the input it was traced on."""
+    if type(err) is RuntimeError:
+        return ("`export_dynamic` failed inside the model (a shape mismatch): export on `example`, the input it is "
+                "given, not on a tensor of your own (the grader's model takes another number of features than the "
+                "notebook's Head).")
+    return None
+
+
+def batch_range(program: torch.export.ExportedProgram) -> list | None:
+    """[lower, upper] of the range the program declares for dimension 0 of its input; None when that is static."""
+    names = set(program.graph_signature.user_inputs)
+    size = next((n.meta["val"].shape[0] for n in program.graph.nodes if n.op == "placeholder" and n.name in names), None)
+    if not isinstance(size, torch.SymInt):
+        return None
+    bounds = program.range_constraints.get(size.node.expr)
+    return None if bounds is None else [str(bounds.lower), str(bounds.upper)]
+
+
 def probe_export(learner: Learner, case: ExportCase) -> dict:
-    """export_dynamic on the case's model: outputs at each batch, whether max_batch + 1 is refused, save and load."""
+    """export_dynamic on the case's model: outputs at each batch, whether max_batch + 1 is refused, the batch range it
+    declares, save and load."""
     model = case.model()
     program = call(learner, "export_dynamic", model, torch.randn(case.example_batch, case.d_in), case.max_batch,
                    hint=" Declare dimension 0 of the example (the batch) dynamic, keyed by the name of forward's "
-                        "argument: dynamic_shapes={name: {0: Dim}}.")
+                        "argument: dynamic_shapes={name: {0: Dim}}.", explain=shape_mismatch)
     if not isinstance(program, torch.export.ExportedProgram):
         return {"type": type(program).__name__}
-    info = {"type": "ExportedProgram", "outs": []}
+    info = {"type": "ExportedProgram", "outs": [], "batch_range": batch_range(program)}
     for x in case.inputs():
         try:
             info["outs"].append(program.module()(x))
@@ -729,6 +945,11 @@ def export_problems(info: dict, case: ExportCase, reveal: bool) -> list[str]:
             return [f"at {batch} the exported program differs from eager."]
     if not info["refused"]:
         return ["the exported program accepted a batch above max_batch; its Dim should stop at max_batch."]
+    lower = (info.get("batch_range") or ["0"])[0]
+    if lower.isdigit() and int(lower) > 1:
+        return [f"the exported program declares its batch from {lower}: batch 1 lies outside the range it promises to "
+                "handle (torch does not stop it at run time, but nothing guarantees its result there). Declare the Dim "
+                "from 1 to max_batch."]
     if not info.get("saved_bytes"):
         return ["save_and_load wrote nothing at the path it was given: save the program there with torch.export.save, "
                 "then load it back with torch.export.load."]

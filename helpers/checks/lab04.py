@@ -8,6 +8,7 @@ Kernels travel as plain facts (`kernel_facts`): name, kind, fused ops, loads, st
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -19,8 +20,9 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -31,6 +33,7 @@ LAB = "04"
 ANNOTATION_FILE = "KERNEL_ANNOTATION.md"
 REPORT_FILE = "REPORT.md"
 MANIFEST_FILE = "manifest.json"
+REPORT_ARTIFACTS = ("kernel.cpp", "kernel.py", ANNOTATION_FILE, "sweep.png")   # files the report may point to
 ANNOTATION_SECTIONS = ("Fused ATen ops", "Input read", "Output written", "Reductions", "What is not there")
 REPORT_SECTIONS = ("Compile match", "Kernel", "Profile", "When compiling pays")
 # Ops a softmax annotation might name; naming one the kernel does not hold is an error.
@@ -213,16 +216,62 @@ class DumpCase:
 DECOY_RUNS = (("run_2000_01_01_00_00_00_000000-pid_1", -3600.0), ("run_2999_12_31_23_59_59_999999-pid_1", 3600.0))
 
 
+def plant_run(root: Path, run: str, when: float) -> Path:
+    """Another run's debug folder under `root`, with every debug file but none of this function's code, dated `when`."""
+    folder = root / run / "torchinductor" / "model__0_inference_0.0"
+    folder.mkdir(parents=True)
+    for name in DEBUG_FILES:
+        (folder / name).write_text("# another run's dump: not the function you were given\n")
+    for path in [*folder.iterdir(), folder, folder.parent, folder.parent.parent]:
+        os.utime(path, (when, when))
+    return root / run
+
+
 def plant_decoys(root: Path) -> None:
-    """Other runs' debug folders under `root`, with every debug file but none of this function's code."""
+    """Other runs' debug folders under `root`, written before the dump starts."""
     for run, age in DECOY_RUNS:
-        folder = root / run / "torchinductor" / "model__0_inference_0.0"
-        folder.mkdir(parents=True)
-        for name in DEBUG_FILES:
-            (folder / name).write_text("# another run's dump: not the function you were given\n")
-        when = time.time() + age
-        for path in [*folder.iterdir(), folder, folder.parent, folder.parent.parent]:
-            os.utime(path, (when, when))
+        plant_run(root, run, time.time() + age)
+
+
+@contextlib.contextmanager
+def run_alongside(root: Path) -> Iterator[list]:
+    """Another process's run writes its debug folder under `root` while this compile runs (yields [its run folder]):
+    planted as Inductor opens this compile's debug folder, so after the dump began and before this compile wrote any
+    file. A dump that takes the folders written since it started, earliest first, gets it; one that takes this compile's
+    folder, or the newest of the folders that were not there before (by any of its times), does not. Should this
+    compile's output_code.py not come out newer after all (a coarse file clock), the folder is taken away again."""
+    from torch._inductor import debug
+
+    context = getattr(debug, "DebugContext", None)
+    enter, close = getattr(context, "__enter__", None), getattr(context, "__exit__", None)
+    planted: list = []
+    if enter is None or close is None:      # another torch: no run alongside, nothing is judged by it
+        yield planted
+        return
+
+    def enter_and_plant(self):
+        result = enter(self)
+        folder = getattr(self, "_path", None)
+        if not planted and folder and Path(folder).resolve().is_relative_to(root.resolve()):
+            stamp = time.strftime("%Y_%m_%d_%H_%M_%S_000000")
+            planted.append(plant_run(root, f"run_{stamp}-pid_{os.getpid() + 1}", time.time()))
+        return result
+
+    def close_and_check(self, *exc):
+        folder = getattr(self, "_path", None)
+        result = close(self, *exc)
+        code = Path(folder or "") / "output_code.py"
+        if planted and folder and code.is_file():
+            mine, other = code.stat(), (planted[0] / "torchinductor").stat()
+            if mine.st_mtime <= other.st_mtime or mine.st_ctime <= other.st_ctime:
+                shutil.rmtree(planted.pop(), ignore_errors=True)
+        return result
+
+    context.__enter__, context.__exit__ = enter_and_plant, close_and_check
+    try:
+        yield planted
+    finally:
+        context.__enter__, context.__exit__ = enter, close
 
 
 def warm_caches(fn: Callable, shape: tuple) -> None:
@@ -261,9 +310,10 @@ def settings_left_changed(saved: dict) -> list[str]:
 
 
 def probe_debug_dump(learner: Learner, fn: Callable, shape: tuple) -> dict:
-    """dump_inductor_debug on a folder holding other runs' dumps, after fn was compiled once with the caches on: what it
-    returned (or raised), the files there, the generated code, whether the other runs' dumps are still there, and the
-    settings it left changed (put back here)."""
+    """dump_inductor_debug on a folder holding other runs' dumps (one written while it runs), after fn was compiled once
+    with the caches on: what it returned (or raised), the files there, the generated code, whether the other runs' dumps
+    are still there, and the settings it left changed (put back here); then, under "again", the same for a second dump
+    of fn to the same folder in this process (Dynamo keeps one run folder per process and folder)."""
     from helpers import inductor as package_inductor     # its capture() does part B's job: refused while B is checked
     from helpers.checks.own_work import refusing
 
@@ -272,28 +322,40 @@ def probe_debug_dump(learner: Learner, fn: Callable, shape: tuple) -> dict:
         plant_decoys(root)
         warm_caches(fn, shape)
         saved = {key: _setting(*key)[1] for key in DUMP_SETTINGS}
-        try:
-            with refusing("04.debug_dump", {"helpers.inductor.capture": package_inductor.capture}):
-                folder = learner.call("dump_inductor_debug", fn, (torch.randn(*shape),), root)
-        except CheckFailed:
-            raise
-        except Exception as err:
-            return {"raised": raised(err)}
-        finally:
-            left = settings_left_changed(saved)
-        if folder is None:
-            return {"folder": None}
-        folder = Path(folder)
-        info = {"folder": str(folder), "is_dir": folder.is_dir(), "under_root": str(folder.resolve()).startswith(str(root.resolve())),
-                "settings_left": left, "others_kept": all((root / run).is_dir() for run, _ in DECOY_RUNS)}
-        if folder.is_dir():
-            info["files"] = sorted(p.name for p in folder.iterdir() if p.is_file())
-            code = folder / "output_code.py"
-            info["output_code"] = code.read_text(errors="replace")[:500_000] if code.is_file() else None
-            info["dumps_below"] = not code.is_file() and any(folder.glob("*/**/output_code.py"))
+        with refusing("04.debug_dump", {"helpers.inductor.capture": package_inductor.capture}):
+            with run_alongside(root) as alongside:
+                info = dump_facts(learner, fn, shape, root, saved)
+            if "raised" not in info and info.get("folder") is not None:
+                info["again"] = dump_facts(learner, fn, shape, root, saved)
+        others = [root / run for run, _ in DECOY_RUNS] + alongside
+        info["others_kept"] = all(run.is_dir() for run in others)
         return info
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def dump_facts(learner: Learner, fn: Callable, shape: tuple, root: Path, saved: dict) -> dict:
+    """One call of dump_inductor_debug: what it returned (or raised), the files there, the generated code, the settings
+    it left changed (put back here)."""
+    try:
+        folder = learner.call("dump_inductor_debug", fn, (torch.randn(*shape),), root)
+    except CheckFailed:
+        raise
+    except Exception as err:
+        return {"raised": raised(err)}
+    finally:
+        left = settings_left_changed(saved)
+    if folder is None:
+        return {"folder": None}
+    folder = Path(folder)
+    info = {"folder": str(folder), "is_dir": folder.is_dir(), "under_root": str(folder.resolve()).startswith(str(root.resolve())),
+            "settings_left": left}
+    if folder.is_dir():
+        info["files"] = sorted(p.name for p in folder.iterdir() if p.is_file())
+        code = folder / "output_code.py"
+        info["output_code"] = code.read_text(errors="replace")[:500_000] if code.is_file() else None
+        info["dumps_below"] = not code.is_file() and any(folder.glob("*/**/output_code.py"))
+    return info
 
 
 CACHE_HINT = ("the function had been compiled before with the caches on, so a compile that is a cache hit writes no debug "
@@ -322,8 +384,9 @@ def debug_folder_problems(info: dict, marker: str, kernels: tuple = ()) -> list[
     code = info.get("output_code") or ""
     if marker not in code or (kernels and not any(name in code for name in kernels)):
         return ["output_code.py in the folder returned is not the code of the function you were given: return the "
-                "folder of THIS compile, not the newest folder on disk (debug_root held other runs' folders, one of "
-                "them newer), and not an older one."]
+                "folder of THIS compile, not the newest folder on disk, nor the first one written since the dump began "
+                "(debug_root held other runs' folders: an older one, a newer one, and one another run wrote while "
+                "this compile ran)."]
     if not info.get("others_kept", True):
         return ["dump_inductor_debug deleted other runs' debug folders under debug_root: they are not yours to remove. "
                 "Leave them, and tell this compile's folder apart from them (note the folders there before compiling)."]
@@ -332,6 +395,17 @@ def debug_folder_problems(info: dict, marker: str, kernels: tuple = ()) -> list[
                 "compile in the notebook would write debug folders or miss the cache. Change the settings only for "
                 "the dump and restore them (inductor_config.patch(...) and the other configs' patch, as context "
                 "managers)."]
+    again = info.get("again")
+    if again is None:
+        return []
+    said = ["returned the first call's folder again"] if again.get("folder") == info["folder"] else \
+        [again["raised"]] if "raised" in again else [f"failed: {p}" for p in debug_folder_problems(again, marker, kernels)]
+    if said:
+        return [f"dump_inductor_debug is right once, but not when it is called again with the same debug_root in the "
+                f"same process (the second call {said[0].rstrip('.')}). Dynamo keeps one run_* folder per process and "
+                "debug_root, so a later compile's debug folder is a new torchinductor/<graph> folder inside a run folder "
+                "that was already there: tell this compile's folder apart from the graph folders there before it, not "
+                "the run folders."]
     return []
 
 
@@ -357,17 +431,18 @@ class KernelsCase:
 
 
 def look_alikes() -> list:
-    """Kernels that look like the softmax by their name, their place or their size, but do not both reduce and exponentiate."""
+    """Kernels that look like the softmax by their name, their place or their size, but do not both reduce and
+    exponentiate. The second is Triton written for a CPU (Inductor's cpu_backend="triton"): its file is kernel.py."""
     from helpers.inductor import Kernel
 
-    def fake(name, kind, ops, reductions):
-        return Kernel(name=name, kind=kind, device="cpu" if kind == "cpp" else "cuda", aten_ops=ops,
+    def fake(name, kind, ops, reductions, device=None):
+        return Kernel(name=name, kind=kind, device=device or ("cpu" if kind == "cpp" else "cuda"), aten_ops=ops,
                       aten_ops_source="kernel_name", loads=[], stores=[], reductions=reductions,
                       source=f"// {name}: {', '.join(ops)}; reductions: {', '.join(reductions) or 'none'}")
 
     return [fake("cpp_fused__softmax_exp_0", "cpp", ["exp", "mul"], []),
             fake("triton_per_fused__softmax_layer_norm_1", "persistent_reduction",
-                 ["var_mean", "sub", "add", "rsqrt", "mul", "amax", "sum", "div"], ["welford", "max", "sum"]),
+                 ["var_mean", "sub", "add", "rsqrt", "mul", "amax", "sum", "div"], ["welford", "max", "sum"], "cpu"),
             fake("triton_red_fused__softmax_sum_2", "reduction", ["sum"], ["sum"]),
             fake("triton_poi_fused__softmax_exp_3", "pointwise", ["sub", "exp", "div"], [])]
 
@@ -377,7 +452,8 @@ ONLINE = "online"   # a case's kernels: a GPU's, whose softmax is an online soft
 
 def online_softmax_kernels() -> list:
     """A GPU capture of a small transformer block as a recent torch writes it: the softmax kernel computes an online
-    softmax (prepare_softmax_online), so its ops are not the CPU's amax, sub, exp, sum, div."""
+    softmax (prepare_softmax_online), so its ops are not the CPU's amax, sub, exp, sum, div, and its one reduction
+    (online_softmax_reduce) is not a max and a sum."""
     from helpers.inductor import Kernel
 
     def fake(name, kind, ops, reductions):
@@ -388,7 +464,7 @@ def online_softmax_kernels() -> list:
             fake("triton_per_fused_native_layer_norm_1", "persistent_reduction", ["var_mean", "sub", "rsqrt", "mul", "add"],
                  ["welford"]),
             fake("triton_per_fused__softmax_div_exp_prepare_softmax_online_sub_2", "persistent_reduction",
-                 ["prepare_softmax_online", "sub", "exp", "_softmax", "div"], ["max", "sum"]),
+                 ["prepare_softmax_online", "sub", "exp", "_softmax", "div"], ["online_softmax"]),
             fake("triton_poi_fused_gelu_3", "pointwise", ["mul", "erf", "add"], [])]
 
 
@@ -455,7 +531,7 @@ def find_problems(info: dict, want: str | None, about: str, reveal: bool) -> lis
             return [f"{about} should hold one softmax kernel but holds {len(info['softmax_by_rule'])}; re-run the capture cell."]
         want = info["softmax_by_rule"][0]
     rule = ("the kernel that both reduces and exponentiates, found by what it does, not by its name, its place or its "
-            "size")
+            "size, whatever its reductions are (a max and a sum, or one online softmax)")
     for got, order in zip(info["found"], ("as given", "renamed and shuffled among look-alike kernels named like a softmax")):
         if got.startswith("raised "):
             return [f"on {about} ({order}), find_softmax_kernel {got} (return {rule})."]
@@ -471,7 +547,7 @@ def find_problems(info: dict, want: str | None, about: str, reveal: bool) -> lis
             return [f"save_kernel returned a {saved['returned']}; return the path of the file it wrote."]
         if saved.get("name") != "kernel" + ext:
             return [f"save_kernel wrote {saved.get('name')!r} for {kind}; a C++ kernel (kind 'cpp') goes to kernel.cpp, "
-                    "every Triton kind to kernel.py."]
+                    "every Triton kind to kernel.py, whatever the device (Inductor writes Triton for CPUs too)."]
         if not saved.get("exists") or not saved.get("in_folder"):
             return ["save_kernel's file is not in the folder it was given: write it to out_dir (the argument) and return "
                     "its path."]
@@ -481,9 +557,13 @@ def find_problems(info: dict, want: str | None, about: str, reveal: bool) -> lis
     return []
 
 
+ONLINE_CASE = KernelsCase("a GPU's kernels (an online softmax)", ONLINE)
+
+
 @register("04.find_softmax", points=2, exercise="C", title="find the fused softmax kernel and save it",
-          cases=[KernelsCase("your capture"), KernelsCase("a GPU's kernels (an online softmax)", ONLINE)])
+          cases=[KernelsCase("your capture"), ONLINE_CASE])
 def _find_softmax(ctx: Context, cases: list[KernelsCase]) -> str:
+    cases = cases if ONLINE_CASE in cases else [*cases, ONLINE_CASE]    # whatever the cases, a GPU's online softmax too
     for case in cases:
         fail_if(find_problems(ctx.probe(probe_find_softmax, case.kernels), case.want, case.about, ctx.reveal))
     return f"found the softmax kernel in {len(cases)} list(s) of kernels and saved its source"
@@ -733,13 +813,16 @@ def verdict_of(speedup: float) -> str:
 
 
 def interval_for(speedup: float, verdict: str) -> list[float]:
-    """A 95 % interval of the speedup that agrees with the verdict: beyond 3 % either way for faster and slower,
-    across 1 for no difference (a speedup of 1.1 with an interval reaching below 1 is no difference)."""
+    """A 95 % interval of the speedup that agrees with the verdict: beyond 3 % either way for faster and slower; for
+    no difference, around the speedup but not wholly beyond the 3 % band, so above 1 when the speedup is well above 1
+    (1.03–1.11: a gap too small to resolve, and not "faster": the verdict needs the interval beyond the band)."""
+    from helpers.bench import RESOLUTION
+
     if verdict == FASTER:
         return [max(1.04, 0.95 * speedup), max(1.06, 1.05 * speedup)]
     if verdict == SLOWER:
         return [min(0.94, 0.95 * speedup), min(0.96, 1.05 * speedup)]
-    return [min(0.97, 0.95 * speedup), max(1.03, 1.05 * speedup)]
+    return [min(RESOLUTION, 0.97 * speedup), max(1 / RESOLUTION, 1.03 * speedup)]
 
 
 @dataclass(frozen=True)
@@ -758,6 +841,20 @@ class CrossoverCase:
         rows = rows_for(self.speedups, self.sizes, self.verdicts)
         return rows[::-1] if self.largest_first else rows
 
+    def orders(self) -> list[tuple[str, list[dict]]]:
+        """The rows as the case gives them, then the other way round and in no order (no order is promised):
+        [(how they come, rows)], each order once."""
+        given = self.rows()
+        ways = ("largest batch first", "smallest batch first")[::1 if self.largest_first else -1]
+        orders = [(ways[0], given), (ways[1], given[::-1]), ("in no particular order", given[1::2] + given[0::2])]
+        seen, out = set(), []
+        for how, rows in orders:
+            key = tuple(r["batch"] for r in rows)
+            if key not in seen:
+                seen.add(key)
+                out.append((how, rows))
+        return out
+
 
 def rows_for(speedups, sizes, verdicts=None) -> list[dict]:
     """Sweep rows with the given speedups (eager time / compiled time) and verdicts, each with an interval to match."""
@@ -769,34 +866,43 @@ def rows_for(speedups, sizes, verdicts=None) -> list[dict]:
 @dataclass(frozen=True)
 class SweepCase:
     """The notebook's `sweep_rows`, and (unless batches is None) measure_sweep on these batches with two stand-in
-    models that take at least `eager_ms` and `compiled_ms` per call (a sleep: load only adds)."""
+    models that take at least `eager_ms` and `compiled_ms` per call (a sleep: load only adds); every third call of the
+    compiled one takes `fast_ms` instead, so its median call takes `compiled_ms` and its fastest far less."""
 
     batches: tuple | None = None
     d: int = 16
     eager_ms: float = 1.0
     compiled_ms: float = 40.0
     even: tuple = ()      # batch sizes (among `batches`) at which the compiled stand-in takes as long as the eager one
+    fast_ms: float = 10.0
 
     def compiled_floor(self, batch: int) -> float:
         return self.eager_ms if batch in self.even else self.compiled_ms
 
 
 class CountingHead(torch.nn.Module):
-    """A small TinyHead that takes at least `ms` per call and records the batch size of every call: is the model
-    really timed, at each size, and over many calls? (A sweep that times nothing, invents its rows, or times one
-    call, cannot hide it.)"""
+    """A small TinyHead that takes at least `ms` per call and records the batch size of every call, and in `log`, which
+    two of them share, who was called at which size, in order: is the model really timed, at each size, over many
+    calls, in rounds with the other? (A sweep that times nothing, invents its rows, times one call, or times one model
+    and then the other, cannot hide it.)"""
 
-    def __init__(self, d: int, ms: float, ms_at: dict | None = None):
+    def __init__(self, d: int, ms: float, ms_at: dict | None = None, fast_ms: float | None = None,
+                 log: list | None = None, label: str = ""):
         super().__init__()
         from helpers.models import TinyHead
 
         self.head, self.ms, self.seen, self.with_autograd = TinyHead(d, 24).eval(), ms, [], 0
         self.ms_at = dict(ms_at or {})     # {batch: ms} where a call takes another time
+        self.fast_ms = fast_ms             # every third call at a size takes this long instead (not at ms_at sizes)
+        self.log, self.label = (log if log is not None else []), label
 
     def forward(self, x):
-        self.seen.append(int(x.shape[0]))
+        batch = int(x.shape[0])
+        self.seen.append(batch)
+        self.log.append((self.label, batch))
         self.with_autograd += torch.is_grad_enabled()     # timed while autograd records a backward graph
-        time.sleep(self.ms_at.get(int(x.shape[0]), self.ms) / 1000)
+        fast = self.fast_ms is not None and batch not in self.ms_at and self.seen.count(batch) % 3 == 0
+        time.sleep((self.fast_ms if fast else self.ms_at.get(batch, self.ms)) / 1000)
         return self.head(x)
 
 
@@ -819,8 +925,10 @@ def probe_crossover(learner: Learner, row_lists: list[list[dict]], sweep: SweepC
         from helpers.env import pick_device
 
         device = pick_device(learner.settings.device)
-        eager = CountingHead(sweep.d, sweep.eager_ms).to(device)
-        compiled = CountingHead(sweep.d, sweep.compiled_ms, {b: sweep.eager_ms for b in sweep.even}).to(device)
+        log: list = []
+        eager = CountingHead(sweep.d, sweep.eager_ms, log=log, label="eager").to(device)
+        compiled = CountingHead(sweep.d, sweep.compiled_ms, {b: sweep.eager_ms for b in sweep.even}, sweep.fast_ms,
+                                log, "compiled").to(device)
         fn = learner.function("measure_sweep")
         kw = {"d": sweep.d} if "d" in inspect.signature(fn).parameters else {}
         start = time.perf_counter()
@@ -836,6 +944,8 @@ def probe_crossover(learner: Learner, row_lists: list[list[dict]], sweep: SweepC
         info["with_autograd"] = eager.with_autograd + compiled.with_autograd
         info["calls"] = {name: [model.seen.count(b) for b in sweep.batches]    # per batch size asked, in order
                          for name, model in (("eager", eager), ("compiled", compiled))}
+        turns = [[label for label, b in log if b == batch] for batch in sweep.batches]
+        info["switches"] = [sum(a != b for a, b in zip(t, t[1:])) for t in turns]   # eager to compiled or back
     return info
 
 
@@ -907,6 +1017,10 @@ def measured_problems(info: dict, sweep: SweepCase, reveal: bool) -> list[str]:
     if uneven and all(r["eager_ms"] >= low[r["batch"]][1] and r["compiled_ms"] < low[r["batch"]][1] for r in uneven):
         return ["measure_sweep's eager_ms and compiled_ms are swapped: eager_ms times the first model (eager), "
                 "compiled_ms the second (compiled)."]
+    fast = [r for r in uneven if 0.9 * sweep.fast_ms <= r["compiled_ms"] < low[r["batch"]][1]]
+    if fast and all(r["eager_ms"] >= low[r["batch"]][0] for r in rows):
+        return ["measure_sweep's compiled_ms is shorter than most calls of the compiled model took: give each model's "
+                "median over the comparison's calls (c.a.median_ms, c.b.median_ms), not its fastest call or a mean."]
     if not all(r["eager_ms"] >= low[r["batch"]][0] and r["compiled_ms"] >= low[r["batch"]][1] for r in rows):
         return ["measure_sweep's times are shorter than the models it was given can run: each row must be the measured "
                 "time of one call of each model, in milliseconds (not seconds), not a guess."]
@@ -915,6 +1029,11 @@ def measured_problems(info: dict, sweep: SweepCase, reveal: bool) -> list[str]:
         return [f"measure_sweep called a model only {fewest} time(s) at one batch size: one call is not a measurement. "
                 "The first call of a freshly compiled model includes a compile, and a single call says nothing about "
                 "the next; compare many warmed-up calls of both models in paired rounds, as bench.compare does."]
+    if min(info.get("switches") or [MIN_CALLS]) < MIN_CALLS:
+        return ["measure_sweep timed the calls of one model, then those of the other, at a batch size: compare the two "
+                "in one run of paired rounds of random order (bench.compare), so that whatever else the machine does "
+                "hits both alike; two measurements taken one after the other (bench.measure twice, then an unpaired "
+                "comparison) are not a paired comparison."]
     total = sum(r["eager_ms"] + r["compiled_ms"] for r in rows)
     if total > info.get("wall_ms", math.inf):
         return [f"measure_sweep's rows say one call of each model took {total:.4g} ms in all, longer than the whole "
@@ -924,22 +1043,26 @@ def measured_problems(info: dict, sweep: SweepCase, reveal: bool) -> list[str]:
 
 
 def crossover_problems(info: dict, cases: list[CrossoverCase], sweep: SweepCase, reveal: bool) -> list[str]:
-    """Wrong crossover answers; then (for sweep batches) measure_sweep on the stand-ins and the notebook's sweep."""
-    for case, got in zip(cases, info["answers"]):
-        verdicts = [r["verdict"] for r in rows_for(case.speedups, case.sizes, case.verdicts)]
-        where = (f"for verdicts {verdicts} (speedups {list(case.speedups)}) at batch sizes {list(case.sizes)}"
-                 + (" (rows given largest batch first)" if case.largest_first else "")) if reveal else \
-            f"on the grader's case with {case.about}"
+    """Wrong crossover answers (info["answers"]: each case's, in each of its orders); then (for sweep batches)
+    measure_sweep on the stand-ins and the notebook's sweep."""
+    answers = iter(info["answers"])
+    asked = ((c, i, order, next(answers, None)) for c in cases for i, order in enumerate(c.orders()))
+    for case, i, (how, rows), got in asked:
+        where = ("for the rows (batch, verdict, speedup, interval) "
+                 f"{[(r['batch'], r['verdict'], r['speedup'], [round(v, 3) for v in r['ci']]) for r in rows]}, given "
+                 f"{how}") if reveal else f"on the grader's case with {case.about}" + (f", its rows given {how}" if i else "")
         if isinstance(got, dict):
             return [f"find_crossover {got.get('raised')} {where}: handle every list of rows, an empty one too "
                     "(None: compiled is never faster)."]
         if got != case.want:
             if reveal:
                 return [f"{where}, find_crossover returned {got!r}; expected {case.want!r} (the smallest batch from which "
-                        "compiled's verdict is 'faster', at every larger batch too; go by the verdict, not the speedup: a "
-                        "'no difference' row is not faster and a 'faster' row is, whatever its speedup; None if never)."]
-            return [f"find_crossover gave a wrong answer {where}; sort the rows by batch, go by each row's verdict (not "
-                    "its speedup), and handle every size, not only the ones shown in the notebook."]
+                        "compiled's verdict is 'faster', at every larger batch too; sort the rows by batch, whatever order "
+                        "they come in; go by the verdict, not the speedup or the interval: a 'no difference' row is not "
+                        "faster, even with an interval above 1, and a 'faster' row is, whatever its speedup; None if never)."]
+            return [f"find_crossover gave a wrong answer {where}; sort the rows by batch (they may come in any order), "
+                    "go by each row's verdict (not its speedup or its interval: the verdict is the comparison's own), "
+                    "and handle every size, not only the ones shown in the notebook."]
     if sweep.batches is None:
         return []
     # measure_sweep's own mistakes first (they have a precise cause), then the notebook's sweep
@@ -958,7 +1081,8 @@ def crossover_problems(info: dict, cases: list[CrossoverCase], sweep: SweepCase,
 def _crossover(ctx: Context, cases: tuple) -> str:
     crossovers, sweep = cases
     rows_only = dataclasses.replace(sweep, batches=None)     # find_crossover first: the sweep takes seconds
-    fail_if(crossover_problems(ctx.probe(probe_crossover, [c.rows() for c in crossovers], rows_only, timeout=60),
+    row_lists = [rows for c in crossovers for _, rows in c.orders()]
+    fail_if(crossover_problems(ctx.probe(probe_crossover, row_lists, rows_only, timeout=60),
                                crossovers, rows_only, ctx.reveal))
     if sweep.batches is not None:
         fail_if(crossover_problems(ctx.probe(probe_crossover, [], sweep, timeout=240), [], sweep, ctx.reveal))
@@ -987,22 +1111,31 @@ op3.writes = []
 
 
 def _long_case() -> str:
-    """Nodes numbered to two digits (names in graph order are not in sorted order, and `op1` is a prefix of `op10`),
-    with a fused node of twelve members (member numbers of two digits: `.snodes[10] =`)."""
-    members = [f"op{i}" for i in range(10, 22)]
-    fused = "_".join(members)
-    lines = ["op1: SchedulerNode(ComputedBuffer)", "op1.writes = [MemoryDep('buf1', c0, {c0: 8})]", "", "",
-             "op9: SchedulerNode(ComputedBuffer)", "op9.writes = [MemoryDep('buf9', c0, {c0: 8})]", "", "",
-             f"{fused}: OuterLoopFusedSchedulerNode({','.join(['SchedulerNode'] * len(members))})",
-             f"{fused}.writes = [" + ", ".join(f"MemoryDep('buf{m[2:]}', c0, {{c0: 8}})" for m in members) + "]"]
-    for i, m in enumerate(members):
-        lines += [f"{fused}.snodes[{i}] =", f"{m}: SchedulerNode(ComputedBuffer)", f"{m}.writes = [MemoryDep('buf{m[2:]}', c0, {{c0: 8}})]"]
-    lines += ["", "", "op22: ExternKernelSchedulerNode(ExternKernelOut)", "op22.writes = [StarDep(name='buf22', mode=None)]", ""]
+    """As older torch versions write it, naming each node after its buffer (`buf1`, a fused `buf10_buf11_...`; recent
+    ones write `op1`), with numbers of two digits (names in graph order are not in sorted order, and `buf1` is a prefix
+    of `buf10`), a fused node of twelve members (member numbers of two digits: `.snodes[10] =`), and a kind of node the
+    lab does not name (a ForeachKernelSchedulerNode: a GPU's grouped independent ops)."""
+    def node(name: str, kind: str) -> list[str]:
+        dep = f"StarDep(name='{name}', mode=None)" if kind.startswith("Extern") else f"MemoryDep('{name}', c0, {{c0: 8}})"
+        return [f"{name}: {kind}", f"{name}.writes = [{dep}]"]
+
+    def fused(members: list[str], kind: str) -> list[str]:
+        name = "_".join(members)
+        lines = [f"{name}: {kind}(NoneType)",
+                 f"{name}.writes = [" + ", ".join(f"MemoryDep('{m}', c0, {{c0: 8}})" for m in members) + "]"]
+        for i, m in enumerate(members):
+            lines += [f"{name}.snodes[{i}] =", *node(m, "SchedulerNode(ComputedBuffer)")]
+        return lines + ["", ""]
+
+    lines = [*node("buf1", "SchedulerNode(ComputedBuffer)"), "", "", *node("buf9", "SchedulerNode(ComputedBuffer)"), "", "",
+             *fused([f"buf{i}" for i in range(10, 22)], "FusedSchedulerNode"),
+             *node("buf22", "ExternKernelSchedulerNode(ExternKernelOut)"), "", "",
+             *fused(["buf23", "buf24"], "ForeachKernelSchedulerNode")]
     return "\n".join(lines)
 
 
 SCHEDULER_CASE_LONG = _long_case()
-SCHEDULER_LONG_NODES = ("op1", "op9", "_".join(f"op{i}" for i in range(10, 22)), "op22")
+SCHEDULER_LONG_NODES = ("buf1", "buf9", "_".join(f"buf{i}" for i in range(10, 22)), "buf22", "buf23_buf24")
 
 
 @dataclass(frozen=True)
@@ -1063,7 +1196,8 @@ def scheduler_case_problems(got: list, cases: list[IRCase], reveal: bool) -> lis
             hint = "in the order they appear in the file" if reordered else \
                 "top-level nodes only: the nodes listed under '.snodes[i] =' belong to the fused node above them" \
                 if len(answer) > len(case.want) else "every line `name: ...SchedulerNode(` opens a node, whatever its " \
-                "kind, and only the one right after a '.snodes[i] =' line is a member of the fused node above it"
+                "name (older torch versions name nodes after their buffers: buf1, buf2_buf3) and whatever its kind, " \
+                "and only the one right after a '.snodes[i] =' line is a member of the fused node above it"
             problems = [f"on {case.about}, scheduler_nodes {said} ({hint})."]
         else:
             problems = []
@@ -1074,8 +1208,8 @@ def scheduler_case_problems(got: list, cases: list[IRCase], reveal: bool) -> lis
 
 @register("04.scheduler", points=2, exercise="S", title="list Inductor's scheduler nodes before and after fusion",
           cases=[IRCase("a small IR sample", SCHEDULER_CASE, ("op0", "op1_op2", "op3")),
-                 IRCase("a sample with node and member numbers of two digits", SCHEDULER_CASE_LONG,
-                        SCHEDULER_LONG_NODES),
+                 IRCase("a sample in older torch's naming (buf1, buf10_buf11...), with node and member numbers of two "
+                        "digits and a foreach node", SCHEDULER_CASE_LONG, SCHEDULER_LONG_NODES),
                  IRCase("your capture")])
 def _scheduler(ctx: Context, cases: list[IRCase]) -> str:
     fail_if(scheduler_case_problems(ctx.probe(probe_scheduler, [c.text for c in cases]), cases, ctx.reveal))
@@ -1110,6 +1244,7 @@ def probe_report(learner: Learner, with_capture: bool) -> dict:
                              "sha256": hashlib.sha256(path.read_bytes()).hexdigest() if inside and path.is_file() else None,
                              "bytes": path.stat().st_size if inside and path.is_file() else None}
     info["listed"] = listed
+    info["artifacts"] = [name for name in REPORT_ARTIFACTS if (root / name).is_file()]
     info["sweep_rows"] = learner.value("sweep_rows") if learner.has("sweep_rows") else None
     info["sweep_written"] = sweep_written(learner)
     crossover = learner.ns.get("crossover", "not run")          # part E's answer, as the notebook computed it
@@ -1160,8 +1295,8 @@ UNIT_SCALE = ((re.compile(r"µs|μs|\bus\b|micro", re.I), 1e-3), (re.compile(r"\
 
 
 def _columns(cells: list[str]) -> dict | None:
-    """A header row's columns: {"batch": i, "eager": i, "compiled": i, "scale": (eager, compiled) to ms}, by the words
-    of its cells; None when the row is not a header that names an eager and a compiled column."""
+    """A header row's columns: {"batch": i, "eager": i, "compiled": i, "speedup": i or None, "scale": (eager, compiled)
+    to ms}, by the words of its cells; None when the row is not a header that names an eager and a compiled column."""
     def one(pattern, other):
         return next((i for i, c in enumerate(cells) if pattern.search(c) and not other.search(c)
                      and not re.search(r"speedup|ratio|vs|×", c, re.I)), None)
@@ -1170,13 +1305,17 @@ def _columns(cells: list[str]) -> dict | None:
     if eager is None or compiled is None:
         return None
     batch = next((i for i, c in enumerate(cells) if re.search(r"batch|size|rows|\bb\b|\bn\b", c, re.I)), 0)
+    speedup = next((i for i, c in enumerate(cells) if re.search(r"speed-?up|ratio", c, re.I)
+                    and not re.search(r"\bci\b|interval|verdict|%", c, re.I)), None)
     scale = lambda c: next((f for unit, f in UNIT_SCALE if unit.search(c)), 1.0)
-    return {"batch": batch, "eager": eager, "compiled": compiled, "scale": (scale(cells[eager]), scale(cells[compiled]))}
+    return {"batch": batch, "eager": eager, "compiled": compiled, "speedup": speedup,
+            "scale": (scale(cells[eager]), scale(cells[compiled]))}
 
 
-def profile_table(profile: str) -> dict[int, tuple[float, float]]:
-    """{batch: (eager ms, compiled ms)} from the table rows: by the columns its header names (eager, compiled, their
-    unit), or, without such a header, the first three cells of each row that holds three numbers."""
+def profile_table(profile: str) -> dict[int, tuple]:
+    """{batch: (eager ms, compiled ms, speedup)} from the table rows: by the columns its header names (eager, compiled,
+    their unit, a speedup), or, without such a header, the first three cells of each row that holds three numbers.
+    The speedup is None where there is no speedup column, or its cell says it in words ("4.8× slower")."""
     table, columns = {}, None
     for cells in table_rows(profile):
         header = _columns(cells) if _number(cells[0]) is None else None
@@ -1187,8 +1326,10 @@ def profile_table(profile: str) -> dict[int, tuple[float, float]]:
         if max(where["batch"], where["eager"], where["compiled"]) >= len(cells):
             continue
         nums = [_number(cells[where[k]]) for k in ("batch", "eager", "compiled")]
+        i = where.get("speedup")
+        said = cells[i] if i is not None and i < len(cells) and not re.search(r"slower|faster|%", cells[i], re.I) else ""
         if None not in nums and float(nums[0]).is_integer():
-            table.setdefault(int(nums[0]), (nums[1] * where["scale"][0], nums[2] * where["scale"][1]))
+            table.setdefault(int(nums[0]), (nums[1] * where["scale"][0], nums[2] * where["scale"][1], _number(said)))
     return table
 
 
@@ -1256,13 +1397,17 @@ def profile_problems(profile: str, rows) -> list[str]:
     if not isinstance(rows, list) or not rows:
         return ["'Profile' should give the table of your sweep (sweep_rows is empty or missing: run part E first)."]
     try:
-        want = {int(r["batch"]): (float(r["eager_ms"]), float(r["compiled_ms"])) for r in rows}
-    except (KeyError, TypeError, ValueError):
+        want = {int(r["batch"]): (float(r["eager_ms"]), float(r["compiled_ms"]),
+                                  float(r.get("speedup", float(r["eager_ms"]) / float(r["compiled_ms"])))) for r in rows}
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
         return []          # the sweep's own format is judged by 04.crossover
     close = lambda a, b: abs(a - b) <= 0.02 * abs(b) + 1e-3
-    if set(table) != set(want) or not all(close(table[b][0], e) and close(table[b][1], c) for b, (e, c) in want.items()):
+    if set(table) != set(want) or not all(close(table[b][0], e) and close(table[b][1], c) for b, (e, c, _) in want.items()):
         return ["'Profile' should be a table | batch | eager ms | compiled ms | speedup | verdict | with the numbers your "
                 "sweep measured (sweep_rows): the report's rows do not match them."]
+    if not all(table[b][2] is None or abs(table[b][2] - s) <= 0.02 * s + 0.006 for b, (_, _, s) in want.items()):
+        return ["the speedup column of 'Profile' does not give your sweep's speedups (sweep_rows): the speedup is "
+                "eager_ms / compiled_ms, above 1 when compiled is faster, below 1 when it is slower."]
     return []
 
 
@@ -1334,8 +1479,21 @@ def report_problems(info: dict, kernels: list[str]) -> list[str]:
         return problems + [fmt]
     if REPORT_FILE not in files:
         problems.append("manifest.json should list REPORT.md.")
+    unlisted = [name for name in info.get("artifacts", []) if name in report and name not in files]
+    if unlisted:
+        problems.append(f"manifest.json should list every file of the output folder the report points to, with its size "
+                        f"and SHA-256; it lacks {', '.join(unlisted)}.")
     if "torch" not in versions:
         problems.append("manifest.json 'versions' should include torch.")
+    lacking = [key for key in ("lab", "device") if not str(data.get(key) or "").strip()]
+    try:
+        datetime.fromisoformat(str(data.get("created", data.get("date"))).replace("Z", "+00:00"))
+    except ValueError:
+        lacking.insert(1, "created")
+    if lacking:
+        problems.append(f"manifest.json should give the lab, the date and time it was created (\"created\", in ISO 8601: "
+                        f"2026-11-23T10:00:00+00:00) and the device, as the exercise's shape shows; it lacks "
+                        f"{', '.join(lacking)}.")
     for name, meta in files.items():
         seen = info["listed"].get(str(name), {})
         if not seen.get("exists"):

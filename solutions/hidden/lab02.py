@@ -52,8 +52,8 @@ def rewrite_cases() -> list[public.RewriteCase]:
 
 
 FOLD_MODELS = (
-    ("the grader's CNN (a conv module called twice, each call followed by its own batch norm, grouped and strided "
-     "convs, a batch norm without affine parameters, a conv read twice, a batch norm after a ReLU)", inputs.HFold,
+    ("the grader's CNN (a conv module called twice, each call followed by its own batch norm, grouped, strided and "
+     "dilated convs, a batch norm without affine parameters, a conv read twice, a batch norm after a ReLU)", inputs.HFold,
      (2, 4, 9, 9), 2),
     ("a graph of one batch norm and no conv", inputs.HOnlyBN, (2, 3, 4, 4), 1),
     ("the empty graph", inputs.HIdentity, (3,), 0),
@@ -76,9 +76,11 @@ def fold_cases() -> list[public.FoldCase]:
 
 def dead_code_cases() -> list[public.CleanupCase]:
     return [public.cleanup_case(
-        "remove_dead_code", "the grader's model (a dead chain through a module and a parameter, in-place ops written as a function, "
-        "with inplace=True and as a module, a check that returns nothing, an unused input)", public.built(80, inputs.HDead), randn(90, (2, 5), (2, 5), (1,)),
-        {"add": 2, "mul": 1, "relu": 2, "clone": 1, "Hardtanh": 1, "min": 1, "ge": 1, "_assert": 1}, placeholders=3),
+        "remove_dead_code", "the grader's model (a dead chain through a module and a parameter, in-place ops written as functions, "
+        "with inplace=True and as modules, two checks that return nothing, an unused input)", public.built(80, inputs.HDead),
+        randn(90, (2, 5), (2, 5), (1,)),
+        {"add": 2, "mul": 1, "relu": 2, "clone": 1, "Hardtanh": 1, "clamp_": 1, "Hardswish": 1, "min": 1, "ge": 1,
+         "_assert": 1, "max": 1, "lt": 1, "_assert_async": 1}, placeholders=3),
             public.cleanup_case("remove_dead_code", "the grader's hand-built graph (unread dunder calls beside an in-place "
                                 "call)", inputs.HDunders(), randn(92, (6,)), {"clone": 1, "add_": 1, "sigmoid": 1}, placeholders=1)]
 
@@ -87,7 +89,11 @@ def fold_constants_cases() -> list[public.CleanupCase]:
     return [public.cleanup_case(
         "fold_constants", "the grader's model (constants through a functional call with a keyword, a list input, views "
         "and reductions, .size() and .cpu(); a random op)", public.built(81, inputs.HConst), randn(91, (4, 5)),
-        {"matmul": 1, "dropout": 1, "mul": 1, "sum": 1, "add": 2, "view": 1, "size": 1})]
+        {"matmul": 1, "dropout": 1, "mul": 1, "sum": 1, "add": 2, "view": 1, "size": 1}),
+            public.cleanup_case(
+        "fold_constants", "the grader's second model (a constant from a parameter two submodules deep, a parameter "
+        "through an op that returns it unchanged, an in-place call whose result is unread)", public.built(82, inputs.HConstParts),
+        randn(93, (2, 5)), {"sub": 1, "mul_": 1, "matmul": 1, "add": 1})]
 
 
 # ---------------------------------------------------------------- 3
@@ -150,20 +156,25 @@ def cost_cases() -> list[public.CostCase]:
         squares_in = (torch.randn(2, 3, 6, 6).bfloat16(),)
     squares = public.cost_case("the grader's bfloat16 model (a depthwise conv, then ops that read one input twice)",
                                public.built(105, inputs.HSquares).bfloat16(), squares_in, 7.5, reference_costs)
-    return [cnn, exported, squares]
+    seq, seq_in = public.built(106, inputs.HSeqCost), randn(107, (2, 4, 9), (2, 2, 4))
+    at = reference_costs(public.capture(seq, seq_in), seq_in)["bmm"]        # the ridge exactly at one node's intensity
+    sequence = public.cost_case("the grader's 1-D model (a grouped strided Conv1d, F.conv1d, a cat of a list, an input "
+                                "by keyword, batched and plain matrix products as methods; the ridge exactly at one node's "
+                                "intensity)", seq, seq_in, at["flops"] / at["bytes"], reference_costs)
+    return [cnn, exported, squares, sequence]
 
 
 REFERENCES = {"node_costs": cost_cases}
 
 
 # ---------------------------------------------------------------- 4
-HPIPE_MATCHES = {"ReluToGelu": 3, "FoldConvBN": 2, "FoldConstants": 5, "DeadCode": 2}     # a third batch norm is not foldable
+# a third and a fourth batch norm are not foldable (after a ReLU; after a conv read twice); an in-place call stays
+HPIPE_MATCHES = {"ReluToGelu": 3, "FoldConvBN": 2, "FoldConstants": 5, "DeadCode": 2}
 
 
 def refused_pipelines(model, ins) -> tuple:
     """The grader's bad pipelines for this model and input; the drift is 0.6 × tol of the output's scale per pass."""
-    with torch.no_grad():
-        step = 0.6e-4 * max(1.0, model(*ins).abs().max().item())
+    step = 0.6e-4 * public.output_scale(public.output_of(model, ins))
     return (((public.IdentityPass(), public.ScaleOutput(0.98, "shrinks")), "changes the output by 2%"),
             ((inputs.ReturnsNone(),), "returns None instead of a GraphModule"),
             ((public.IdentityPass(), inputs.BreaksOrder()), "leaves a node before its inputs"),
@@ -172,20 +183,25 @@ def refused_pipelines(model, ins) -> tuple:
             ((public.ShiftOutput(step, "drift_1"), public.IdentityPass(), public.ShiftOutput(step, "drift_2")),
              "drifts by 0.6 × tol in two passes (1.2 × tol from the original model)"),
             ((public.IdentityPass(), public.ShiftOutput(1.0, "adds_one"), public.ShiftOutput(-1.0, "takes_one_away")),
-             "adds 1 to the output before a pass that takes it away again"))
+             "adds 1 to the output before a pass that takes it away again"),
+            ((inputs.MissingMethod(),), "leaves a graph that passes lint and raises when run"))
 
 
 def pipeline_cases() -> list[public.PipelineCase]:
     model = public.randomize_bn(public.built(110, inputs.HPipe), 111)
     ins = randn(112, (2, 2, 6, 6))
     large, large_ins = public.randomize_bn(public.built(110, inputs.HPipe), 111), tuple(t * 3e3 for t in randn(113, (2, 2, 6, 6)))
+    large_scale = public.output_scale(public.output_of(large, large_ins))
     ok = (public.IdentityPass(), public.Sleeps(0.04, "slow_identity"), public.NoRecompile(), public.RebuildWithoutDeadCode(),
           public.DoubleWeightsInPlace(), public.ScaleOutput(1 + 1e-7, "tiny_rounding"),
           public.ShiftOutput(0.5e-4, "shifts_half_tol"))     # the first case's outputs are below 1: tol × max(1, ...) allows it
-    return [public.PipelineCase("the grader's CNN (three ReLU spellings, two foldable pairs and a batch norm after a ReLU, "
-                                "a dead chain of modules, constants from a parameter)", model, ins, HPIPE_MATCHES, ok, refused_pipelines(model, ins)),
-            public.PipelineCase("the grader's CNN on inputs near 3·10³ (a pass that rounds by 3e-5 of the output keeps it)",
-                                large, large_ins, HPIPE_MATCHES, (*ok, public.ScaleOutput(1 + 3e-5, "relative_rounding")),
+    return [public.PipelineCase("the grader's CNN (three ReLU spellings, two foldable pairs, two batch norms that are not, "
+                                "an in-place call, a dead chain of modules, constants from a parameter; two outputs)", model,
+                                ins, HPIPE_MATCHES, ok, refused_pipelines(model, ins)),
+            public.PipelineCase("the grader's CNN on inputs near 3·10³ (a pass that rounds by 3e-5 of the output, or shifts "
+                                "every element by 0.4 × tol × max |ref|, keeps it)", large, large_ins, HPIPE_MATCHES,
+                                (*ok, public.ScaleOutput(1 + 3e-5, "relative_rounding"),
+                                 public.ShiftOutput(0.4e-4 * large_scale, "shifts_0.4_allowed")),
                                 refused_pipelines(large, large_ins))]
 
 
@@ -197,6 +213,8 @@ HARNESS_PASSES = (
      {"several users": "raised"}),
     (inputs.times_one_every_run, "a pass that adds a node on every run", {c: "idempotent" for c in public.ALL}),
     (inputs.tanh_back_and_forth, "a pass that swaps a spelling back and forth, the node count unchanged",
+     {"single op": "idempotent", "several users": "idempotent"}),
+    (inputs.tanh_retargeted_in_place, "a pass that swaps a node's target back and forth in place, its op and name unchanged",
      {"single op": "idempotent", "several users": "idempotent"}),
     (inputs.last_call_required, "a pass that assumes the graph has a call node", {"empty graph": "raised"}),
     (inputs.conv_without_bias, "a pass that drops a module's bias", {"call_module with parameters": "output"}),
@@ -221,8 +239,18 @@ def grader_gallery() -> list[dict]:
     return [public.gallery_case(name, model, xy) for name, model in zip(public.ALL, models)]
 
 
+# a case whose expected output is the sigmoid's, not what its model (x.tanh()) computes
+REWRITE_PASSES = (
+    (inputs.tanh_as_sigmoid, "a rewrite meant to change the outputs, correct for the case", {}),
+    (inputs.tanh_as_function, "a pass that keeps the model's outputs where the case expects others", {"single op": "output"}),
+)
+
+
 def harness_cases() -> list[public.HarnessCase]:
-    return [public.HarnessCase(grader_gallery(), tuple(public.HarnessPass(*p) for p in HARNESS_PASSES))]
+    xy = randn(22, (1, 2, 7), (1, 2, 7))
+    rewrite = [{"name": "single op", "model": inputs.GSingle(), "inputs": xy, "expected": torch.sigmoid(xy[0])}]
+    return [public.HarnessCase(grader_gallery(), tuple(public.HarnessPass(*p) for p in HARNESS_PASSES)),
+            public.HarnessCase(rewrite, tuple(public.HarnessPass(*p) for p in REWRITE_PASSES), public.EXPECTED_HINT)]
 
 
 CASES = {

@@ -7,8 +7,8 @@ SOLUTION = ROOT / "solutions" / "02_fx_rewrites.ipynb"
 CELLS = ["parameters", "setup", "ex-1", "ex-2a", "ex-2b", "ex-2c", "ex-2d", "p2-random", "ex-2e", "p3-ops", "ex-3",
          "p4-base", "ex-4a", "ex-4b", "ex-5"]
 # Words the hidden messages must never show: the grader's models, nodes and submodules.
-HIDDEN_NAMES = ("HRelu", "HFold", "HDead", "HConst", "HCost", "HPipe", "HStaysTraining", "bn_t", "deep.0", "sub.0",
-                "shared", "tap", "slow_identity")
+HIDDEN_NAMES = ("HRelu", "HFold", "HDead", "HConst", "HCost", "HPipe", "HStaysTraining", "HSeqCost", "bn_t", "deep.0",
+                "sub.0", "head.0", "shared", "tap", "swish", "slow_identity")
 
 RECOMPILED = '    gm.graph.lint()\n    gm.recompile()\n    return gm\n'
 
@@ -195,6 +195,13 @@ WRONG = [
            '        if not (isinstance(gm.get_submodule(conv_node.target), nn.Conv2d) and len(conv_node.users) == 1):'),
           says='raised'),
 
+    wrong('02.fold_conv_bn', 'the folded conv built anew from in/out channels, kernel, stride, padding and groups: dilation '
+          '(and padding_mode) lost', 'ex-2c',
+          ('folded = copy.deepcopy(conv)',
+           'folded = nn.Conv2d(conv.in_channels, conv.out_channels, conv.kernel_size, stride=conv.stride, '
+           'padding=conv.padding, groups=conv.groups, bias=True)'),
+          says='does not convolve the way the conv it replaces did'),
+
     # ---------------------------------------------------------------- 2d: dead code and constants
     wrong('02.dead_code', "the library's DCE, which removes in-place calls whose results are unused", 'ex-2d',
           ('    if node.is_impure() or node.kwargs.get("inplace") is True:\n        return True\n', '    return node.is_impure()\n'),
@@ -278,6 +285,39 @@ WRONG = [
           ('        if all(user in folded for user in node.users):\n            continue                                   # read only by constants that are folded themselves\n', ''),
           says='buffer'),
 
+
+    wrong('02.dead_code', 'in-place calls found from a hand-written list (torch.relu_, add_, mul_ ...), not by the trailing '
+          'underscore: torch.clamp_(x) or x.clamp_() is erased', 'ex-2d',
+          ('    return node.op in ("call_function", "call_method") and name.endswith("_") and not name.endswith("__")',
+           '    return ((node.op == "call_function" and node.target in (torch.relu_, torch.sigmoid_, torch.tanh_))\n'
+           '            or (node.op == "call_method" and node.target in ("add_", "mul_", "sub_", "div_", "relu_")))'),
+          says='in place'),
+    wrong('02.dead_code', 'torch._assert named instead of node.is_impure(): other impure calls (torch._assert_async) are erased',
+          'ex-2d',
+          ('if node.is_impure() or node.kwargs.get("inplace") is True:',
+           'if node.op in ("placeholder", "output") or node.target is torch._assert or node.kwargs.get("inplace") is True:'),
+          says=r'node\.is_impure\(\) says must stay', hidden_says=r'node\.is_impure\(\) says must stay'),
+    wrong('02.dead_code', 'in-place modules from a list of activation classes (ReLU, LeakyReLU, Hardtanh): '
+          'nn.ELU(inplace=True) is erased', 'ex-2d',
+          ('        return getattr(gm.get_submodule(node.target), "inplace", False) is True',
+           '        mod = gm.get_submodule(node.target)\n'
+           '        return isinstance(mod, (nn.ReLU, nn.LeakyReLU, nn.Hardtanh)) and mod.inplace'),
+          says='in place'),
+    wrong('02.fold_constants', 'get_attr values read with getattr(gm, node.target): a parameter of a submodule (fc.weight) '
+          'raises', 'ex-2e',
+          ('            owner, _, attr = node.target.rpartition(".")\n'
+           '            values[node] = getattr(gm.get_submodule(owner) if owner else gm, attr)',
+           '            values[node] = getattr(gm, node.target)'),
+          says='fold_constants raised'),
+    wrong('02.fold_constants', "the library's eliminate_dead_code() after folding, not remove_dead_code: unread in-place "
+          'calls are erased', 'ex-2e',
+          ('    return remove_dead_code(gm)', '    gm.graph.eliminate_dead_code()\n    gm.graph.lint()\n    gm.recompile()\n    return gm'),
+          says='in place'),
+    wrong('02.fold_constants', 'the value registered as it is (no detach): a .float() that changes nothing registers the '
+          'parameter itself as a buffer', 'ex-2e',
+          ('gm.register_buffer(name, values[node].detach().clone())', 'gm.register_buffer(name, values[node])'),
+          says='require grad'),
+
     # ---------------------------------------------------------------- 3: shapes and cost
     wrong('02.node_costs', 'forgets module parameters', 'ex-3',
           ('moved += sum(t.numel() * t.element_size() for t in [*mod.parameters(), *mod.buffers()])', 'pass'),
@@ -340,6 +380,27 @@ WRONG = [
     wrong('02.node_costs', 'tensor_bytes ignores tuples: a node that returns several tensors moves nothing', 'ex-3',
           ('    if isinstance(meta, (list, tuple)):\n        return sum(tensor_bytes(m) for m in meta)\n', ''),
           says='bytes'),
+
+
+    wrong('02.node_costs', 'input bytes from the distinct nodes among the top-level args: nodes in lists and keyword '
+          'arguments (torch.cat([a, b]), other=y) are not counted', 'ex-3',
+          ('for i in node.all_input_nodes)', 'for i in {a for a in node.args if isinstance(a, fx.Node)})'),
+          says='bytes'),
+    wrong('02.node_costs', 'conv-module FLOPs as in_channels/groups × kernel_size[0] × kernel_size[1]: a Conv1d raises, a '
+          'Conv3d loses its depth', 'ex-3',
+          ('return 2 * out * mod.weight[0].numel()',
+           'return 2 * out * (mod.in_channels // mod.groups) * mod.kernel_size[0] * mod.kernel_size[1]'),
+          says='node_costs raised'),
+    wrong('02.node_costs', 'F.conv FLOPs from a weight unpacked as (out, in, kh, kw): F.conv1d and F.conv3d raise', 'ex-3',
+          ('        return 2 * out * math.prod(inner(1)[1:])',
+           '        _, cin, kh, kw = inner(1)\n        return 2 * out * cin * kh * kw'),
+          says='node_costs raised'),
+    wrong('02.node_costs', 'matrix-product methods: only x.matmul(y) (x.mm(y), x.bmm(y), x.__matmul__(y) count 0)', 'ex-3',
+          ('(node.op == "call_method" and node.target in MATMUL_METHODS)', '(node.op == "call_method" and node.target == "matmul")'),
+          says='flops'),
+    wrong('02.node_costs', 'memory_bound as intensity <= ridge: a node exactly at the ridge is called memory-bound', 'ex-3',
+          ('"memory_bound": intensity < ridge', '"memory_bound": intensity <= ridge'),
+          says=r'memory_bound True.*intensity < ridge'),
 
     # ---------------------------------------------------------------- 4: passes and the pipeline
     wrong('02.passes', 'analyze applies the pass', 'ex-4a',
@@ -439,6 +500,51 @@ WRONG = [
           ('scale = max([1.0] + ', 'scale = max([0.0] + '),
           says='keep the outputs|raised'),
 
+
+    wrong('02.passes', 'FoldConvBN.analyze counts every conv → batch-norm pair, also where the conv has other users (which '
+          'fold_conv_bn leaves alone)', 'ex-4a',
+          ('return {"matches": nodes_removed(fold_conv_bn, gm)}',
+           'return {"matches": sum(n.op == "call_module" and isinstance(gm.get_submodule(n.target), nn.BatchNorm2d) '
+           'and isinstance(n.args[0], fx.Node) and n.args[0].op == "call_module" '
+           'and isinstance(gm.get_submodule(n.args[0].target), nn.Conv2d) for n in gm.graph.nodes)}'),
+          says='sites'),
+    wrong('02.passes', "DeadCode.analyze dry-runs the library's eliminate_dead_code, which also counts the unread in-place "
+          'calls that remove_dead_code keeps', 'ex-4a',
+          ('return {"matches": nodes_removed(remove_dead_code, gm)}',
+           'return {"matches": nodes_removed(lambda g: (g.graph.eliminate_dead_code(), g)[1], gm)}'),
+          says='sites'),
+    wrong('02.pipeline', 'the clock starts before analyze(): the dry run is timed with the pass', 'ex-4b',
+          ('            analysis = p.analyze(gm)\n            start = time.perf_counter()',
+           '            start = time.perf_counter()\n            analysis = p.analyze(gm)'),
+          says=r'not analyze\(\)'),
+    wrong('02.pipeline', 'the rewritten graph run outside the try: a graph that raises when run escapes as a raw error',
+          'ex-4b',
+          ('            seconds = time.perf_counter() - start\n            with torch.no_grad():\n                out = gm(*example)\n'
+           '        except Exception as err:\n'
+           '            raise PassVerificationError(f"pass {p.name!r} failed: {type(err).__name__}: {err}") from err\n',
+           '            seconds = time.perf_counter() - start\n'
+           '        except Exception as err:\n'
+           '            raise PassVerificationError(f"pass {p.name!r} failed: {type(err).__name__}: {err}") from err\n'
+           '        with torch.no_grad():\n            out = gm(*example)\n'),
+          says='wrap it in PassVerificationError'),
+    wrong('02.pipeline', 'max_abs_diff reported relative to the scale (diff / max(1, max |ref|)), not absolute', 'ex-4b',
+          ('"seconds": seconds, "max_abs_diff": diff})', '"seconds": seconds, "max_abs_diff": diff / scale})'),
+          says='not divided by'),
+    wrong('02.pipeline', 'outputs assumed to be one tensor: a model that returns a tuple makes the pipeline raise', 'ex-4b',
+          ('scale = max([1.0] + [t.abs().max().item() for t in leaves(reference) if t.numel()])',
+           'scale = max(1.0, reference.abs().max().item())'),
+          ('        pairs = list(zip(leaves(out), leaves(reference)))\n'
+           '        if len(leaves(out)) != len(leaves(reference)) or any(a.shape != b.shape for a, b in pairs):',
+           '        pairs = [(out, reference)]\n        if out.shape != reference.shape:'),
+          says='it may be a tuple'),
+    wrong('02.pipeline', 'mean |out − ref| instead of the max: an error confined to a few elements goes through', 'ex-4b',
+          ('diff = max([0.0] + [(a - b).abs().max().item() for a, b in pairs if a.numel()])',
+           'diff = max([0.0] + [(a - b).abs().mean().item() for a, b in pairs if a.numel()])'),
+          says='not the mean'),
+    wrong('02.pipeline', 'elementwise allclose(rtol=tol, atol=tol) instead of tol × max(1, max |ref|)', 'ex-4b',
+          ('if not diff <= tol * scale:', 'if not all(torch.allclose(a, b, rtol=tol, atol=tol) for a, b in pairs):'),
+          says=r'keep the outputs.*tol × max\(1, max \|ref\|\)'),
+
     # ---------------------------------------------------------------- 5: the edge-case harness
     wrong('02.check_pass', 'idempotence judged by the node count: a pass that swaps a spelling back and forth goes through',
           'ex-5',
@@ -484,6 +590,18 @@ WRONG = [
           ('        try:\n            second = signature(pass_fn(gm))\n        except Exception as err:\n            return f"idempotent: the second run raised {type(err).__name__}: {err}"\n',
            '        second = signature(pass_fn(gm))\n'),
           says='check_pass itself raised'),
+
+    wrong('02.check_pass', "compares with the case's model run again, not case['expected']: a rewrite meant to change the "
+          'outputs (ReLU → GELU) is flagged, a pass that keeps the old outputs passes', 'ex-5',
+          ('                got = gm(*case["inputs"])\n', '                got = gm(*case["inputs"])\n'
+           '                want = case["model"](*case["inputs"])\n'),
+          ('got.shape == case["expected"].shape\n                and torch.allclose(got, case["expected"], rtol=tol, atol=tol)',
+           'got.shape == want.shape\n                and torch.allclose(got, want, rtol=tol, atol=tol)'),
+          says=r"compare the rewritten graph with case\['expected'\]"),
+    wrong('02.check_pass', 'idempotence judged by (op, node name): a pass that changes a node\'s target in place on every '
+          'run goes through', 'ex-5',
+          ('        return [(n.op, str(n.target)) for n in gm.graph.nodes]', '        return [(n.op, n.name) for n in gm.graph.nodes]'),
+          says='let .* through'),
 ]
 
 # ---------------------------------------------------------------- correct answers written another way
@@ -699,10 +817,13 @@ def run_pipeline(model, example, passes, tol=1e-4):
             dt = time.perf_counter() - t0
             with torch.no_grad():
                 out = new(*example)
-            ok = out.shape == ref.shape and torch.allclose(out, ref, rtol=0, atol=tol * max(1.0, ref.abs().max().item()))
+            outs, refs = torch.utils._pytree.tree_leaves(out), torch.utils._pytree.tree_leaves(ref)
+            atol = tol * max([1.0] + [r.abs().max().item() for r in refs])
+            ok = len(outs) == len(refs) and all(o.shape == r.shape and torch.allclose(o, r, rtol=0, atol=atol)
+                                                for o, r in zip(outs, refs))
         except Exception as e:
             raise PassVerificationError(f"{p.name}: {e!r}") from e
-        err = (out - ref).abs().max().item()
+        err = max([0.0] + [(o - r).abs().max().item() for o, r in zip(outs, refs) if o.shape == r.shape])
         if not ok:
             raise PassVerificationError(f"{p.name} broke the outputs (max error {err})")
         gm = new

@@ -111,6 +111,18 @@ WRONG = [
     wrong('04.debug_dump', 'patches the settings around torch.compile only: the first call, where it compiles, runs after', 'ex-b',
           ('        torch.compile(fn)(*args)\n', '        compiled_fn = torch.compile(fn)\n    with torch.no_grad():\n        compiled_fn(*args)\n'),
           says='lazy'),
+    wrong('04.debug_dump', "takes the run_* folder that was not there before: Dynamo keeps one run folder per process and "
+          "root, so a second dump to the same root in the same process finds none", 'ex-b',
+          ('    before = set(debug_root.glob("run_*/torchinductor/*"))', '    before = set(debug_root.glob("run_*"))'),
+          (DUMP_FOLDER, '    run = next(r for r in debug_root.glob("run_*") if r not in before)     # this compile\'s run folder\n'
+                        '    return max(run.glob("torchinductor/*"), key=lambda p: p.stat().st_mtime)\n'),
+          says='this compile'),
+    wrong('04.debug_dump', 'takes the earliest folder written since the call started (a clock window): another run '
+          'writing at the same time is taken for this one', 'ex-b',
+          ('    torch._dynamo.reset()\n', '    torch._dynamo.reset()\n    t0 = time.time()\n'),
+          (DUMP_FOLDER, '    fresh = [p.parent for p in debug_root.glob("run_*/torchinductor/*/output_code.py") if p.stat().st_mtime >= t0]\n'
+                        '    return min(fresh, key=lambda p: (p / "output_code.py").stat().st_mtime)\n'),
+          says='written since the dump began'),
 
     # ---- C: find the kernel
     wrong('04.find_softmax', 'picks the kernel by its name, which the text forbids', 'ex-c',
@@ -157,6 +169,12 @@ WRONG = [
     wrong('04.find_softmax', 'save_kernel never overwrites a kernel file that is already there (a stale one stays)', 'ex-c',
           ('    path.write_text(kernel.source)\n', '    if not path.exists():\n        path.write_text(kernel.source)\n'),
           says="earlier run"),
+    wrong('04.find_softmax', 'requires both a max and a sum reduction: an online softmax reduces once (online_softmax_reduce)', 'ex-c',
+          ('k.reductions and softmax_ops', '{"max", "sum"} <= set(k.reductions) and softmax_ops'),
+          says='both reduces and exponentiates'),
+    wrong('04.find_softmax', 'save_kernel picks the extension by device (cpu -> .cpp): Inductor also writes Triton for CPUs', 'ex-c',
+          ('("kernel.cpp" if kernel.kind == "cpp" else "kernel.py")', '("kernel.cpp" if kernel.device == "cpu" else "kernel.py")'),
+          says='whatever the device'),
 
     # ---- D: annotation
     wrong('04.annotation', "quotes the index of the row's max read back (x0), not of the input", 'ex-d',
@@ -261,6 +279,26 @@ WRONG = [
     wrong('04.crossover', 'compiles the model inside measure_sweep, ignoring the compiled model it is given', 'ex-e',
           ('bench.compare(model, compiled, xb,', 'bench.compare(model, torch.compile(model), xb,'),
           says='time both models'),
+    wrong('04.crossover', "faster when the interval's low end is above 1 (not beyond the verdict's band): a 'no "
+          "difference' row with an interval above 1 counts as faster", 'ex-e',
+          ('if row.get("verdict") != "faster":', 'if row["ci"][0] <= 1:'),
+          says='not the speedup or the interval', hidden_says='not its speedup or its interval'),
+    wrong('04.crossover', 'recomputes the verdict with >= at the boundary: an interval starting at exactly 1.03 counts as faster', 'ex-e',
+          ('if row.get("verdict") != "faster":', 'if row["ci"][0] < bench.RESOLUTION:'),
+          says='not the speedup or the interval', hidden_says='not its speedup or its interval'),
+    wrong('04.crossover', 'reverses the rows only when the first batch is the smallest: rows in no order are never sorted', 'ex-e',
+          ('sorted(rows, key=lambda r: r["batch"], reverse=True)',
+           '(rows if not rows or rows[0]["batch"] > rows[-1]["batch"] else rows[::-1])'),
+          says='whatever order', hidden_says='any order'),
+    wrong('04.crossover', "eager_ms and compiled_ms are the comparison's fastest calls (min), not its medians", 'ex-e',
+          ('"eager_ms": c.a.median_ms, "compiled_ms": c.b.median_ms,\n                     "speedup": c.a.median_ms / c.b.median_ms,',
+           '"eager_ms": c.a.min_ms, "compiled_ms": c.b.min_ms,\n                     "speedup": c.a.min_ms / c.b.min_ms,'),
+          says='median'),
+    wrong('04.crossover', 'times each model in its own run (bench.measure twice), then an unpaired comparison: not paired rounds', 'ex-e',
+          (COMPARE, 'ta = bench.measure(model, xb, label="eager", min_run_time=0.05 if QUICK else 0.2)\n'
+                    '            tb = bench.measure(compiled, xb, label="compiled", min_run_time=0.05 if QUICK else 0.2)\n'
+                    '            c = bench.unpaired(ta.times_ms, tb.times_ms, labels=("eager", "compiled"))'),
+          says='paired rounds'),
 
     # ---- S: scheduler
     wrong('04.scheduler', 'counts the members of fused nodes too', 'ex-s',
@@ -285,6 +323,12 @@ WRONG = [
     wrong('04.scheduler', 'matches one-digit member numbers only: the members from snodes[10] on count as top-level', 'ex-s',
           (r're.match(r"^\w+\.snodes\[\d+\] =", line)', r're.match(r"^\w+\.snodes\[\d\] =", line)'),
           says='top-level nodes only'),
+    wrong('04.scheduler', "node names assumed to be op<N> (this torch's naming; older versions name nodes buf<N>)", 'ex-s',
+          (r'm = re.match(r"^(\w+): \w*SchedulerNode\(", line)', r'm = re.match(r"^(op\d+(?:_op\d+)*): \w*SchedulerNode\(", line)'),
+          says='whatever its name'),
+    wrong('04.scheduler', 'matches only the node kinds the lab names (a ForeachKernelSchedulerNode, or any other kind, is missed)', 'ex-s',
+          (r'\w*SchedulerNode\(', r'(?:ExternKernel|NopKernel|Fused|OuterLoopFused)?SchedulerNode\('),
+          says='whatever its kind'),
 
     # ---- G: report
     wrong('04.report', 'the manifest written as a list of files', 'ex-g',
@@ -339,7 +383,15 @@ WRONG = [
            'the fixed cost of a compiled call, the guard check and the wrapper, and it does not pay for small batches where '
            'those costs dominate.")\n_unused = (\n'),
           says='quote your sweep'),
-
+    wrong('04.report', 'the manifest lists REPORT.md only, not the kernel file and annotation the report points to', 'ex-g',
+          ('names = ["REPORT.md", "KERNEL_ANNOTATION.md", kernel_file, "sweep.png"]', 'names = ["REPORT.md"]'),
+          says='every file'),
+    wrong('04.report', 'a manifest without the date it was created', 'ex-g',
+          (' "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),', ''),
+          says='created'),
+    wrong('04.report', "the profile's speedup column as compiled_ms / eager_ms (the inverse of the sweep's speedup)", 'ex-g',
+          ("{r['speedup']:.2f}× | {verdict(r)} |", "{r['compiled_ms'] / r['eager_ms']:.2f}× | {verdict(r)} |"),
+          says='speedup'),
 ]
 
 ALTERNATIVE = submissions.ALTERNATIVE     # the grading tests' alternative solution, every function written another way

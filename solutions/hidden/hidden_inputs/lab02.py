@@ -88,15 +88,15 @@ class HSingle(nn.Module):
 
 
 class HFold(nn.Module):
-    """A conv called twice (each call with its own batch norm), grouped and strided convs, a batch norm without
-    affine parameters, a conv read twice, a batch norm after a ReLU."""
+    """A conv called twice (each call with its own batch norm), grouped, strided and dilated convs, a batch norm
+    without affine parameters, a conv read twice, a batch norm after a ReLU."""
 
     def __init__(self):
         super().__init__()
         self.shared = nn.Conv2d(4, 4, 3, padding=1, groups=2, bias=False)
         self.bn_a = nn.BatchNorm2d(4, eps=1e-3)
         self.bn_b = nn.BatchNorm2d(4, affine=False)
-        self.down = nn.Conv2d(4, 6, 3, stride=2)
+        self.down = nn.Conv2d(4, 6, 3, stride=2, dilation=2)
         self.bn_d = nn.BatchNorm2d(6)
         self.tap = nn.Conv2d(6, 6, 1)
         self.bn_t = nn.BatchNorm2d(6)
@@ -208,13 +208,14 @@ class HDunders(HandBuilt):
 
 
 class HDead(nn.Module):
-    """A dead chain through a module and a parameter, in-place ops written as a function, with inplace=True and as an
-    in-place module, a torch._assert, an unused input."""
+    """A dead chain through a module and a parameter, in-place ops written as functions, with inplace=True and as
+    in-place modules, torch._assert and torch._assert_async, an unused input."""
 
     def __init__(self):
         super().__init__()
         self.lin = nn.Linear(5, 5)
         self.clip = nn.Hardtanh(-0.5, 0.5, inplace=True)
+        self.swish = nn.Hardswish(inplace=True)
         self.g = nn.Parameter(torch.ones(5))
 
     def forward(self, x, y, unused):
@@ -224,7 +225,10 @@ class HDead(nn.Module):
         c = y.clone()
         F.relu(c, inplace=True)
         self.clip(c)
+        torch.clamp_(c, max=0.4)
+        self.swish(b)
         torch._assert(b.min() >= 0, "relu_ leaves no negative value")
+        torch._assert_async(b.max() < 1e4)
         dead = self.lin(a)
         dead2 = dead.exp() + a * self.g  # noqa: F841 (dead code, on purpose)
         d = a.mean()  # noqa: F841 (dead code, on purpose)
@@ -248,6 +252,21 @@ class HConst(nn.Module):
         return h.sum(-1, keepdim=True) + (bias + noise)
 
 
+class HConstParts(nn.Module):
+    """A constant from a parameter two submodules deep, a parameter through .cpu() (which returns it unchanged), an
+    in-place mul_ on a live value, its result unread."""
+
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Sequential(nn.Linear(5, 3))
+        self.s = nn.Parameter(torch.randn(3))
+
+    def forward(self, x):
+        y = x - 1
+        y.mul_(0.5)
+        return y @ self.head[0].weight.t().sigmoid() + self.s.cpu()
+
+
 # ---------------------------------------------------------------- 3: shapes and cost
 class HCost(nn.Module):
     """A grouped strided conv, a batch norm, F.conv2d with a parameter, a split into a tuple, batched matmuls (a method
@@ -269,10 +288,27 @@ class HCost(nn.Module):
         return torch.bmm(s, z) + self.bias
 
 
+class HSeqCost(nn.Module):
+    """A strided grouped Conv1d, F.conv1d with a parameter, torch.cat of a list holding one node twice, torch.sub with
+    a keyword input, the methods x.bmm(y) and x.mm(w)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 6, 3, stride=2, groups=2)
+        self.k = nn.Parameter(torch.randn(2, 6, 1))
+        self.w = nn.Parameter(torch.randn(16, 3))
+
+    def forward(self, x, y):
+        h = F.conv1d(self.conv(x), self.k)
+        c = torch.cat([h, y, h], dim=1)
+        d = torch.sub(c, other=y.mean())
+        return d.transpose(1, 2).bmm(d).flatten(1).mm(self.w)
+
+
 # ---------------------------------------------------------------- 4: the pipeline
 class HPipe(nn.Module):
-    """Three ReLU spellings, two foldable pairs and a batch norm after a ReLU, a dead chain of modules, constants from a
-    parameter."""
+    """Three ReLU spellings, two foldable pairs, a batch norm after a ReLU and a conv → batch norm whose conv is read
+    again, an in-place call whose result is unread, a dead chain of modules, constants from a parameter; two outputs."""
 
     def __init__(self):
         super().__init__()
@@ -281,6 +317,8 @@ class HPipe(nn.Module):
         self.c2 = nn.Conv2d(4, 4, 1, bias=False)
         self.b2 = nn.BatchNorm2d(4)
         self.b3 = nn.BatchNorm2d(4)
+        self.c3 = nn.Conv2d(4, 4, 1)
+        self.b4 = nn.BatchNorm2d(4)
         self.act = nn.ReLU()
         self.p1 = nn.AvgPool2d(2)
         self.p2 = nn.Flatten()
@@ -289,10 +327,13 @@ class HPipe(nn.Module):
     def forward(self, x):
         h = self.act(self.b1(self.c1(x)))
         h = self.b3(F.relu(self.b2(self.c2(h))))
+        t = self.c3(h)
+        h = h + self.b4(t) * t.tanh()
+        h.add_(0.1)
         dead = self.p2(self.p1(h))  # noqa: F841 (dead code, on purpose)
         gate = torch.sigmoid(self.g * 3).view(1, 4, 1, 1)
         scale = self.g.abs()
-        return (h * gate).relu() * scale.mean()
+        return (h * gate).relu() * scale.mean() * 0.25, t.mean(dim=(2, 3)) * 0.1
 
 
 class ReturnsNone(GraderPass):
@@ -302,6 +343,16 @@ class ReturnsNone(GraderPass):
 
     def apply(self, gm):
         return None
+
+
+class MissingMethod(GraderPass):
+    """Renames the first call_method to relu6, which tensors do not have: lint passes, running the graph raises."""
+
+    name = "method_typo"
+
+    def apply(self, gm):
+        next(n for n in gm.graph.nodes if n.op == "call_method").target = "relu6"
+        return gm
 
 
 class BreaksOrder(GraderPass):
@@ -359,6 +410,25 @@ def tanh_as_function(gm):
                 new = gm.graph.call_function(torch.tanh, n.args)
             n.replace_all_uses_with(new)
             gm.graph.erase_node(n)
+    return _recompiled(gm)
+
+
+def tanh_as_sigmoid(gm):
+    """Rewrites x.tanh() as torch.sigmoid(x): correct where the case expects the sigmoid's outputs."""
+    for n in gm.graph.nodes:
+        if n.op == "call_method" and n.target == "tanh":
+            n.op, n.target = "call_function", torch.sigmoid
+    return _recompiled(gm)
+
+
+def tanh_retargeted_in_place(gm):
+    """Rewrites x.tanh() as torch.tanh(x), then swaps torch.tanh and torch.ops.aten.tanh.default on every run, in
+    place (the node's op and name stay)."""
+    for n in gm.graph.nodes:
+        if n.op == "call_method" and n.target == "tanh":
+            n.op, n.target = "call_function", torch.tanh
+        elif n.op == "call_function" and n.target in (torch.tanh, torch.ops.aten.tanh.default):
+            n.target = torch.ops.aten.tanh.default if n.target is torch.tanh else torch.tanh
     return _recompiled(gm)
 
 
