@@ -409,18 +409,19 @@ BUILDS_ON = {"fold_constants": (("remove_dead_code", torch_dead_code), ("has_sid
 
 
 @contextlib.contextmanager
-def earlier_parts(learner: Learner, *fn_names: str):
-    """While the block runs, what the passes `fn_names` build on stands in for its stubs (BUILDS_ON)."""
+def earlier_parts(learner: Learner, *fn_names: str, always: bool = False):
+    """While the block runs, what the passes `fn_names` build on stands in for its stubs (BUILDS_ON); with `always`,
+    for the learner's own version too, stub or not, so that a mistake in an earlier part costs that part alone."""
     with contextlib.ExitStack() as stack:
         for fn_name in fn_names:
             for name, stand_in in BUILDS_ON.get(fn_name, ()):
-                stack.enter_context(learner.standing_in(name, stand_in))
+                stack.enter_context(learner.replacing(name, stand_in) if always else learner.standing_in(name, stand_in))
         yield
 
 
 def probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple) -> dict:
     """Trace `model`, run the learner's pass on it, then again on its result; what happened, as plain data."""
-    with earlier_parts(learner, fn_name):
+    with earlier_parts(learner, fn_name, always=True):     # constant folding is judged on its own (part 2d apart)
         return _probe_pass(learner, fn_name, model, inputs)
 
 
