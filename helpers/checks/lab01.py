@@ -90,7 +90,7 @@ class KneeCase:
 SLEEP_MS = 1.0    # the grader's op sleeps this long per call: a time in µs is at least 1000 × this
 UNIT_STEP = 1000  # a wrong unit is off by 1000× (ms, ns) or 10⁶× (s)
 MIN_CALLS = 5     # a measurement is a median over repeated calls: fewer calls on a size is one timing, not a median
-ROUNDING_US = 0.05  # a row's time still is bench.measure's when rounded to a tenth of a µs
+ROUNDING_US = 0.5  # a row's time still is bench.measure's when rounded to whole µs (as a table might print it)
 
 
 class RecordingOp:

@@ -453,6 +453,8 @@ RIGHT = [
           ('        t = bench.measure(op, x, label=f"{n}")\n',
            '        with torch.no_grad():\n            t = measure(lambda: op(x), label=f"{n}", device=device)\n'),
           (SWEEP_ROW, 'rows.append({"numel": n, **{f"{k}_us": round(getattr(t, f"{k}_ms") * 1e3, 2) for k in ("median", "q25", "q75")}})')),
+    right('01.dispatch', 'the times rounded to whole microseconds', 'ex-1',
+          (SWEEP_ROW, 'rows.append({"numel": n, **{f"{k}_us": round(getattr(t, f"{k}_ms") * 1e3) for k in ("median", "q25", "q75")}})')),
     right('01.dispatch', "the quartiles taken from bench.measure's own samples with numpy.percentile", 'ex-1',
           (SWEEP_ROW, 'import numpy as np\n        q25, q75 = np.percentile(t.times_ms, [25, 75])\n        '
                       'rows.append({"numel": n, "median_us": t.median_ms * 1e3, "q25_us": q25 * 1e3, "q75_us": q75 * 1e3})')),
