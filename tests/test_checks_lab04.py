@@ -215,3 +215,12 @@ def test_compile_match_refuses_an_error_that_is_not_the_measured_one(body):
     from helpers.checks.lab04 import compile_match_problems
 
     assert compile_match_problems(body, 4.66e-10)
+
+
+def test_a_ratio_column_is_the_learners_to_define_a_speedup_column_is_not():
+    from helpers.checks.lab04 import profile_table
+
+    ratio = "| batch | eager ms | compiled ms | ratio (compiled ÷ eager) |\n|---|---|---|---|\n| 4 | 2.0 | 1.0 | 0.50 |\n"
+    assert profile_table(ratio) == {4: (2.0, 1.0, None)}            # either direction may be honest: not judged
+    speedup = ratio.replace("ratio (compiled ÷ eager)", "speedup")
+    assert profile_table(speedup) == {4: (2.0, 1.0, 0.5)}           # judged against eager ÷ compiled

@@ -1305,7 +1305,7 @@ def _columns(cells: list[str]) -> dict | None:
     if eager is None or compiled is None:
         return None
     batch = next((i for i, c in enumerate(cells) if re.search(r"batch|size|rows|\bb\b|\bn\b", c, re.I)), 0)
-    speedup = next((i for i, c in enumerate(cells) if re.search(r"speed-?up|ratio", c, re.I)
+    speedup = next((i for i, c in enumerate(cells) if re.search(r"speed-?up", c, re.I)   # a "ratio" may be either way
                     and not re.search(r"\bci\b|interval|verdict|%", c, re.I)), None)
     scale = lambda c: next((f for unit, f in UNIT_SCALE if unit.search(c)), 1.0)
     return {"batch": batch, "eager": eager, "compiled": compiled, "speedup": speedup,
