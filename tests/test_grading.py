@@ -52,7 +52,7 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     case("not_a_notebook", total=0, status="invalid")
     # one exercise solved (its points, and only those) and a find_crossover that is right on every list of rows the
     # notebook gives it but waits forever on a single row, which only the hidden cases give: the notebook runs on and
-    # the grader's call is stopped at the call limit (a cell that hangs is the disrupted case's; it polls, leaving the
+    # the grader's call is stopped at the call limit (a cell that hangs is the case written another way; it polls, leaving the
     # CPU to the other jobs)
     stuck = S.with_solved(["ex-c"])
     S.cell(stuck, "ex-e").source = S.cell(stuck, "ex-e").source + (
@@ -70,26 +70,6 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     # still says the kernel died, and where); in this one-part submission, so the kill adds no full run of the lab
     S.add_cell(unsorted, "import os\nos._exit(1)", after="check-c")
     case("crossover_unsorted_and_os_exit", unsorted, total=0, status="crashed", statuses={"04.crossover": "failed"})
-    # Disruptions that must cost a working solution nothing, in one submission (one job instead of five; a failure
-    # names the checks they broke): a cell that loops forever (stopped at the cell limit; it sleeps, to leave the
-    # cores to the other jobs: test_job stops one that spins), sys.exit (a SystemExit
-    # IPython catches), a 100 MB print (kept short in the executed notebook), a loop that allocates until the job's
-    # memory limit raises MemoryError in it (not a killed job; the next cell frees the blocks: a notebook that kept
-    # them would have nothing left for the checks, here or in Jupyter) and a fork that leaves a detached background
-    # process (killed with the job).
-    daemon = ("import os, subprocess, sys, time\n"
-              f"subprocess.Popen(['sleep', '{SLEEP_MARK}'], start_new_session=True)\n"
-              "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
-              f"        os.execvp('sleep', ['sleep', '{SLEEP_MARK}1'])\n    os._exit(0)\n")
-    disrupted = S.solution()
-    for source, after in (("import time\nwhile True:\n    time.sleep(0.1)", "check-a"),
-                          ("import sys\nsys.exit(1)", "check-a"),
-                          ("print('x' * 100_000_000)", "check-a"),
-                          ("del blocks   # what the cell above left", "check-b"),
-                          ("blocks = []\nwhile True:\n    blocks.append(bytearray(512 << 20))\n", "check-b"),
-                          (daemon, "check-g")):
-        S.add_cell(disrupted, source, after=after)
-    case("solution_with_loop_exit_print_memory_daemon", disrupted, total=FULL)
     # A kernel killed up to MAX_RESTARTS times costs nothing (the checks after each kill still pass on the cells
     # re-run before them); the third kill ends the run, and the checks after it were not run
     thrice = S.solution()
@@ -98,9 +78,26 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     case("os_exit_thrice", thrice, total=FULL - POINTS["04.scheduler"] - POINTS["04.report"], status="crashed",
          statuses={"04.scheduler": "crashed", "04.report": "crashed", "04.crossover": "passed"})
     case("segfault", S.add_cell(S.lab(), "import ctypes\nctypes.string_at(0)", after="setup"), total=0, status="crashed")
-    # a correct solution written another way, its cells deleted, duplicated and retyped, that ends in a fork bomb
-    # (1024 forked kernels: the process or the memory watchdog stops it first, after every check has run)
+    # A correct solution written another way, its cells deleted, duplicated and retyped, with disruptions that must
+    # cost it nothing, in one submission (one job instead of two; a failure names the checks they broke): a cell that
+    # loops forever (stopped at the cell limit; it sleeps, to leave the cores to the other jobs: test_job stops one
+    # that spins), sys.exit (a SystemExit IPython catches), a 100 MB print (kept short in the executed notebook), a
+    # loop that allocates until the job's memory limit raises MemoryError in it (not a killed job; the next cell frees
+    # the blocks: a notebook that kept them would have nothing left for the checks, here or in Jupyter), a fork that
+    # leaves a detached background process (killed with the job), and at the end a fork bomb (1024 forked kernels:
+    # the process or the memory watchdog stops it first, after every check has run).
+    daemon = ("import os, subprocess, sys, time\n"
+              f"subprocess.Popen(['sleep', '{SLEEP_MARK}'], start_new_session=True)\n"
+              "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+              f"        os.execvp('sleep', ['sleep', '{SLEEP_MARK}1'])\n    os._exit(0)\n")
     edited = S.alternative()
+    for source, after in (("import time\nwhile True:\n    time.sleep(0.1)", "check-a"),
+                          ("import sys\nsys.exit(1)", "check-a"),
+                          ("print('x' * 100_000_000)", "check-a"),
+                          ("del blocks   # what the cell above left", "check-b"),
+                          ("blocks = []\nwhile True:\n    blocks.append(bytearray(512 << 20))\n", "check-b"),
+                          (daemon, "check-g")):
+        S.add_cell(edited, source, after=after)
     edited.cells = [c for c in edited.cells if c.id not in ("check-a", "check-d", "run-c")]
     dup = next(c for c in edited.cells if c.id == "ex-b")
     edited.cells.append(S.nbformat.from_dict(dup))
@@ -109,8 +106,8 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     retyped.pop("outputs", None)
     retyped.pop("execution_count", None)
     edited.cells.append(S.nbformat.v4.new_code_cell("import os, time\nfor _ in range(10):\n    os.fork()\ntime.sleep(600)\n"))
-    case("written_another_way_deleted_duplicated_retyped_fork_bomb", edited, total=FULL, status=("crashed", "memory"),
-         notes=["deleted", "turned back into a code cell"])
+    case("written_another_way_deleted_duplicated_retyped_disrupted_fork_bomb", edited, total=FULL,
+         status=("crashed", "memory"), notes=["deleted", "turned back into a code cell"])
     # Ways to claim points without the work, in one untouched lab (it must score 0): replace the checks in the
     # kernel, write over the gradebook from inside the job, print a pass line.
     patch = ("import helpers.checks as hc\n"
@@ -141,7 +138,7 @@ def grade_cmd(folder: Path, out: Path) -> list[str]:
 def graded_by_a_job(out: Path) -> bool:
     """A result written by a job (not an invalid file, graded without one). The batch is killed then: the jobs in
     flight lose their work. Submissions are graded in name order, and the corpus's names put short jobs first (the
-    full runs of the solution, "solution_with_…" and "written_another_way_…", start last), so little is lost."""
+    full run of the solution written another way, "written_another_way_…", starts last), so little is lost."""
     for path in (out / "results").glob("*.json"):
         try:
             if json.loads(path.read_text()).get("status") != "invalid":

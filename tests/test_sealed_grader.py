@@ -17,7 +17,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers import inductor
 from helpers.grading import gradebook, sandbox
 from tests import submissions as S
 
@@ -107,15 +106,6 @@ os.symlink('/etc/passwd', p)
 """
 
 
-def gpu_annotation() -> str:
-    """The solution's annotation of the stored H100 dump, as a learner who worked on a GPU wrote it."""
-    folder = next((ROOT / "solutions" / "hidden" / "dumps").glob("cuda-*/tinyhead"))
-    kernel = next(k for k in inductor.load_dump(folder).kernels if k.reductions and "exp" in " ".join(k.aten_ops))
-    ns = {"kernel_to_read": kernel}
-    exec(S.cell(S.solution(), "ex-d").source, ns)
-    return f"ANNOTATION = {ns['ANNOTATION']!r}\n"
-
-
 def build_corpus(folder: Path) -> dict[str, dict]:
     cases: dict[str, dict] = {}
 
@@ -130,24 +120,12 @@ def build_corpus(folder: Path) -> dict[str, dict]:
     case("steals_fakes_probes_and_leaves_a_daemon", hostile, total=0)
     case("links_out_dir_to_a_neighbour", S.add_cell(S.solution(), LINK_OUT, after="check-g"), total=FULL - 6,
          failed=["04.annotation", "04.report"])
-    # a compiled model that returns NaN, a sweep that times nothing and a report typed by hand: each fails its check
-    faked = S.solution()
-    S.cell(faked, "ex-a").source = ("def compile_head(model):\n    def nan_backend(gm, example_inputs):\n"
-                                   "        return lambda *args: tuple(o * float('nan') for o in gm(*args))\n"
-                                   "    return torch.compile(model, backend=nan_backend)\n")
-    S.cell(faked, "ex-e").source = S.cell(faked, "ex-e").source.replace(
-        '    rows = []\n    for b in batch_sizes:', '    return [{"batch": b, "eager_ms": 0.2, "compiled_ms": 0.1, "speedup": 2.0} '
-        'for b in batch_sizes]\n    rows = []\n    for b in batch_sizes:')
-    S.add_cell(faked, "facts['kernel_name'] = 'triton_fused_made_up_0'\n"
-               "facts['sweep_rows'] = [{'batch': 2, 'eager_ms': 1.0, 'compiled_ms': 0.1, 'speedup': 10.0}]\n", after="facts")
-    case("nan_model_fake_sweep_typed_report", faked, total=FULL - 4,
-         failed=["04.compile_match", "04.crossover", "04.report"])
-
     # ---- honest, unusual but valid: full marks. Numbered headings, a constant from an added cell and a cell
-    # magic in an exercise, saved by an older Jupyter (nbformat 4.4: no cell ids, so cells are matched by content)
-    # share a submission; the paraphrase and the GPU annotation (both rewrite part D's answer) have their own. The
-    # paraphrase also points its executed notebook at /etc/passwd: the grader keeps no executed copy of it, reads
-    # nothing through the link and takes nothing off.
+    # magic in an exercise, saved by an older Jupyter (nbformat 4.4: no cell ids, so cells are matched by content),
+    # that also points its executed notebook at /etc/passwd: the grader keeps no executed copy of it, reads nothing
+    # through the link and takes nothing off. (Answers written another way that only the checks judge, such as a
+    # paraphrased or a GPU's annotation, a NaN backend or a typed report, are in the corpus of wrong and right answers,
+    # tests/wrong_answers/lab04.py: the same checks, judged in-process, without a grading job each.)
     unusual = S.solution()
     d = S.cell(unusual, "ex-d")
     for k, title in enumerate(("Fused ATen ops", "Input read", "Output written", "Reductions", "What is not there"), 1):
@@ -156,23 +134,13 @@ def build_corpus(folder: Path) -> dict[str, dict]:
     S.cell(unusual, "ex-c").source = S.cell(unusual, "ex-c").source.replace(
         'softmax_ops = {"exp", "_softmax", "prepare_softmax_online"}', "softmax_ops = SOFTMAX_OPS")
     S.cell(unusual, "ex-s").source = "%%time\n" + S.cell(unusual, "ex-s").source
+    S.add_cell(unusual, EXECUTED_LINK, after="outro")
     old = json.loads(nbformat.writes(unusual))
     old["nbformat_minor"] = 4
     for c in old["cells"]:
         c.pop("id", None)
-    (folder / "unusual_but_valid_in_nbformat_4_4.ipynb").write_text(json.dumps(old))
-    cases["unusual_but_valid_in_nbformat_4_4"] = {"total": FULL, "note": "matched"}
-    paraphrase = S.solution()
-    d = S.cell(paraphrase, "ex-d")
-    said = ("never gets a [rows, 600] buffer in memory", "never gets a buffer in memory")
-    assert all(s in d.source for s in said), "the solution's annotation changed: update this paraphrase"
-    for s in said:
-        d.source = d.source.replace(s, "is never materialised as a whole tensor in DRAM")
-    case("paraphrased_answer_executed_linked_to_passwd", S.add_cell(paraphrase, EXECUTED_LINK, after="outro"),
-         total=FULL)
-    gpu = S.solution()
-    S.cell(gpu, "ex-d").source = gpu_annotation()
-    case("annotation_written_on_a_gpu", gpu, total=FULL)
+    (folder / "unusual_linked_to_passwd_in_nbformat_4_4.ipynb").write_text(json.dumps(old))
+    cases["unusual_linked_to_passwd_in_nbformat_4_4"] = {"total": FULL, "note": "matched"}
     return cases
 
 
@@ -223,7 +191,7 @@ def test_nothing_of_the_grader_was_visible_or_changed(graded):
     text = printed("steals_fakes_probes_and_leaves_a_daemon")
     assert "visible" not in text and "found []" in text and "hidden" in text, f"the job saw the repository or the grader's answers: {text[:500]}"
     assert "neighbours seen: []" in printed("links_out_dir_to_a_neighbour")
-    assert "paraphrased_answer_executed_linked_to_passwd" not in executed and "root:x:0:0" not in " ".join(p.read_text() for p in executed.values())
+    assert "unusual_linked_to_passwd_in_nbformat_4_4" not in executed and "root:x:0:0" not in " ".join(p.read_text() for p in executed.values())
     rows = (out / "grades.csv").read_text()
     assert "untouched,ok,15,15" not in rows and graded["grades"]["steals_fakes_probes_and_leaves_a_daemon"]["total"] == 0
 
@@ -231,8 +199,3 @@ def test_nothing_of_the_grader_was_visible_or_changed(graded):
 def test_nothing_left_running(graded):
     leftovers = subprocess.run(["pgrep", "-f", f"time.sleep\\({SLEEP_MARK}"], capture_output=True, text=True).stdout.split()
     assert leftovers == [], f"processes left running: {leftovers}"
-
-
-def test_the_feedback_says_what_to_fix_without_hidden_values(graded):
-    g = graded["grades"]["nan_model_fake_sweep_typed_report"]["checks"]["04.compile_match"]
-    assert "finite" in g["message"] and "333" not in g["message"]

@@ -76,12 +76,15 @@ class Wrong:
 
 @dataclass(frozen=True)
 class Right:
-    """A correct answer written another way: every check it names must still give full marks."""
+    """A correct answer written another way: every check it names must still give full marks, public and hidden
+    (`public=False`: the hidden check only, for an answer right for the grader but not for this machine's own
+    notebook, such as an annotation of a GPU's kernel graded on a CPU)."""
 
     checks: tuple[str, ...]
     why: str
     edits: tuple[Edit, ...]
     fresh: bool = False
+    public: bool = True
 
 
 def wrong(check: str, why: str, cell: str, *replace: tuple[str, str], says: str, source: str | None = None,
@@ -91,9 +94,9 @@ def wrong(check: str, why: str, cell: str, *replace: tuple[str, str], says: str,
 
 
 def right(check_names: str | tuple[str, ...], why: str, cell: str, *replace: tuple[str, str],
-          source: str | None = None, also: tuple[Edit, ...] = (), fresh: bool = False) -> Right:
+          source: str | None = None, also: tuple[Edit, ...] = (), fresh: bool = False, public: bool = True) -> Right:
     names = (check_names,) if isinstance(check_names, str) else tuple(check_names)
-    return Right(names, why, (Edit(cell, tuple(replace), source), *also), fresh)
+    return Right(names, why, (Edit(cell, tuple(replace), source), *also), fresh, public)
 
 
 def corpus(lab: str):

@@ -4,6 +4,7 @@ CELLS runs the capture (run-c) and the sweep (run-e), the two slow cells, before
 and G, which they do not depend on: a mistake in those parts re-runs only quick cells.
 """
 
+from helpers import inductor
 from tests import submissions
 from tests.wrong_answers import ROOT, Edit, right, wrong
 
@@ -11,7 +12,7 @@ SOLUTION = ROOT / "solutions" / "04_inductor_output.ipynb"
 CELLS = ["parameters", "setup", "ex-a", "run-a", "run-c", "ex-e", "run-e", "ex-b", "ex-c", "run-c2", "d-show", "ex-d",
          "write-d", "d-eager", "e-guards", "ex-e2", "ex-s", "facts", "ex-g", "run-g"]
 # Words the hidden messages must never show: the grader's function, its size, its batch sizes.
-HIDDEN_NAMES = ("graded_fn", "sigmoid", "187", "[3, 5, 7]")
+HIDDEN_NAMES = ("graded_fn", "sigmoid", "187", "333", "[3, 5, 7]")
 
 DUMP_FOLDER = '''    fresh = [p.parent for p in debug_root.glob("run_*/torchinductor/*/output_code.py") if p.parent not in before]
     if not fresh:
@@ -46,6 +47,11 @@ WRONG = [
     wrong('04.compile_match', 'compiled with backend="eager": Dynamo captures a graph, but no code is generated', 'ex-a',
           ('torch.compile(model, mode="default")', 'torch.compile(model, backend="eager")'),
           says='not by Inductor'),
+    wrong('04.compile_match', 'a custom backend whose compiled model returns NaN: compiled, but not the same model', 'ex-a',
+          source=("def compile_head(model):\n    def nan_backend(gm, example_inputs):\n"
+                  "        return lambda *args: tuple(o * float('nan') for o in gm(*args))\n"
+                  "    return torch.compile(model, backend=nan_backend)\n"),
+          says='finite'),
     wrong('04.compile_match', 'returns the model itself, never compiled', 'ex-a',
           ('return torch.compile(model, mode="default")', 'return model'),
           says='return the result of torch.compile'),
@@ -331,6 +337,11 @@ WRONG = [
           says='whatever its kind'),
 
     # ---- G: report
+    wrong('04.report', 'the facts typed by hand: a made-up kernel name and sweep rows, not the ones measured', 'facts',
+          ('    "versions": versions(),\n}', '    "versions": versions(),\n}\n'
+           'facts["kernel_name"] = "triton_fused_made_up_0"\n'
+           'facts["sweep_rows"] = [{"batch": 2, "eager_ms": 1.0, "compiled_ms": 0.1, "speedup": 10.0}]'),
+          says='kernel of your dump.*numbers your sweep measured'),
     wrong('04.report', 'the manifest written as a list of files', 'ex-g',
           ('json.dumps(manifest, indent=2, default=str)', 'json.dumps([{"name": n, **meta} for n, meta in files.items()], indent=2)'),
           says="JSON object with 'files'"),
@@ -357,7 +368,8 @@ WRONG = [
           says="name the fused softmax kernel"),
     wrong('04.report', 'a one-line explanation of when compiling pays', 'ex-e2',
           ('EXPLANATION = (\n', 'EXPLANATION = "Compiled is slower for small batches."\n_unused = (\n'),
-          says='a few sentences'),    wrong('04.report', "the manifest gives each file's size in characters, not bytes", 'ex-g',
+          says='a few sentences'),
+    wrong('04.report', "the manifest gives each file's size in characters, not bytes", 'ex-g',
           ('{"bytes": (out_dir / n).stat().st_size,', '{"bytes": len((out_dir / n).read_text()),'),
           says='size in bytes'),
     wrong('04.report', 'the profile header names compiled first while the numbers are eager first', 'ex-g',
@@ -395,6 +407,19 @@ WRONG = [
 ]
 
 ALTERNATIVE = submissions.ALTERNATIVE     # the grading tests' alternative solution, every function written another way
+
+
+def gpu_annotation() -> str:
+    """Part D's answer as a learner who worked on a GPU wrote it: the solution's annotation of the stored H100 dump."""
+    folder = next((ROOT / "solutions" / "hidden" / "dumps").glob("cuda-*/tinyhead"))
+    kernel = next(k for k in inductor.load_dump(folder).kernels if k.reductions and "exp" in " ".join(k.aten_ops))
+    ns = {"kernel_to_read": kernel}
+    exec(submissions.cell(submissions.solution(), "ex-d").source, ns)
+    return f"ANNOTATION = {ns['ANNOTATION']!r}\n"
+
+
+PARAPHRASED = tuple((said, "is never materialised as a whole tensor in DRAM")
+                    for said in ("never gets a [rows, 600] buffer in memory", "never gets a buffer in memory"))
 
 RIGHT = [
     right(('04.debug_dump', '04.find_softmax', '04.scheduler', '04.report'),
@@ -437,4 +462,10 @@ RIGHT = [
     right('04.debug_dump', "takes the folder of this process's run (its pid in the run's name) that was not there before", 'ex-b',
           (DUMP_FOLDER, '    mine = [p for p in debug_root.glob(f"run_*-pid_{os.getpid()}/torchinductor/*")\n'
            '            if p not in before and (p / "output_code.py").is_file()]\n    return mine[-1]\n')),
+    right('04.annotation', "what is not there said in other words (never materialised as a whole tensor in DRAM)", 'ex-d',
+          *PARAPHRASED),
+    # the grader cannot know where a learner ran part C, so it takes an annotation of any real dump's kernel; the
+    # notebook's own check compares it with this machine's dump, and says it does not match
+    right('04.annotation', 'written on a GPU: the annotation of the Triton kernel of an H100 dump', 'ex-d',
+          source=gpu_annotation(), public=False),
 ]
