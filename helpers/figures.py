@@ -250,7 +250,16 @@ def show(key: str, columns: dict[str, str] | Iterable[str] | None = None, title:
             lines.append("| " + " | ".join([where, *(fmt(row.get(c)) for c in columns)]) + " |")
         notes.append(f"[{i}] {describe(entry['provenance'])}" if not label.startswith("yours")
                      else f"yours: {describe(entry['provenance'])}")
+    if any(not label.startswith("yours") for label, _ in sources):
+        notes.append(ONE_RUN)
     return Shown("\n".join(line for line in lines if line) + "\n\n" + "; ".join(notes))
+
+
+# Under every table of recorded figures: a recorded row is one run (measured: Lab 06 part H, full size, twice on the
+# same H100 with the same versions, 2026-11-26 and 11-27: default 1.14× (1.14–1.14) and 1.21× (1.17–1.25) eager's speed).
+ONE_RUN = ("each recorded row is one run: runs on the same GPU differ by more than one run's interval (two runs of "
+           "Lab 06's part H on one H100: compiled 1.14× and 1.21× faster than eager), so compare directions and sizes, "
+           "not the last digit")
 
 
 def per_gpu(key: str, sentence: Callable[[Any], str], folder: Path = FIGURES_DIR) -> Shown:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import warnings
 from collections import Counter
 from typing import Any, Callable, Iterator
 
@@ -37,6 +38,11 @@ def _native_stderr_silenced() -> Iterator[None]:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(devnull)
+
+
+# Some builds warn, on reading a profile's events, that "Profiler clears events at the end of each cycle": true of
+# schedules with several cycles, which these helpers never use (one profile, one cycle), so it says nothing here.
+warnings.filterwarnings("ignore", message="Profiler clears events at the end of each cycle")
 
 
 @contextlib.contextmanager

@@ -603,7 +603,9 @@ def saved_tensor_explorer(fw: Any, bw: Any, fw_min: Any, bw_min: Any) -> Explore
     header = ["node", "op", "shape", "default", "min-cut", "bytes", "read in backward by"]
     saved_rows = [r for r in rows if r[3] or r[4]]
     fig = _saved_figure(rows)
-    text = "\n".join(f"{r[0]:<20} {r[1]:<24} {r[3] or '-':<6} {r[4] or '-':<6} {r[5]:>8}" for r in saved_rows)
+    line = "{:<20} {:<24} {:<8} {:<8} {:>8}".format
+    text = "\n".join([line("node", "op", "default", "min-cut", "bytes"),
+                      *(line(r[0], r[1], r[3] or "-", r[4] or "-", r[5]) for r in saved_rows)])
     explorer = Explorer(fig, _table(header, saved_rows), text)
     widgets = _ipywidgets()
     if widgets is None or not rows:
