@@ -42,7 +42,7 @@ def _native_stderr_silenced() -> Iterator[None]:
 
 # Some builds warn, on reading a profile's events, that "Profiler clears events at the end of each cycle": true of
 # schedules with several cycles, which these helpers never use (one profile, one cycle), so it says nothing here.
-warnings.filterwarnings("ignore", message="Profiler clears events at the end of each cycle")
+warnings.filterwarnings("ignore", message=r".*Profiler clears events at the end of each cycle")
 
 
 @contextlib.contextmanager

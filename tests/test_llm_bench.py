@@ -225,6 +225,35 @@ def test_cuda_decode_queues_the_next_step_yet_stops_and_stamps_like_eager():
     assert result.token_times_s == sorted(result.token_times_s) and result.token_times_s[0] > result.start_s
 
 
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_the_first_token_is_stamped_before_the_next_step_is_queued(device):
+    """TTFT is exact on every device: stream_tokens reads the first token before it queues step 2 (an eager step
+    keeps the host busy for about a whole step while it is queued: a stamp after it read one TPOT late). Later
+    tokens may be read after their next step is queued (on a GPU), never before they exist."""
+    import time
+
+    from helpers.llm_bench.generation import stream_tokens
+
+    if device == "cuda" and not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    logits = torch.zeros(1, 7, device=device)
+    logits[0, 3] = 1.0
+    queued = []
+
+    def advance(next_ids):
+        queued.append(time.perf_counter())
+        time.sleep(0.05)                      # a step that takes the host 50 ms to queue, as an eager one does
+        return logits.clone()
+
+    stamps = []
+    for ids in stream_tokens(logits, advance, GenerationConfig(max_new_tokens=4), None):
+        stamps.append(time.perf_counter())
+        assert ids == [3]
+    assert len(stamps) == 4 and len(queued) == 3
+    assert stamps[0] < queued[0], "the first token waited for the second step to be queued"
+    assert all(q < s for q, s in zip(queued, stamps[1:])), "a token was read before the step that makes it"
+
+
 def test_hf_backend_without_transformers_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "transformers", None)  # `import transformers` now raises ImportError
     with pytest.raises(ImportError, match="pip install transformers"):

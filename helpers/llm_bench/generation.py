@@ -51,14 +51,18 @@ def stream_tokens(logits: torch.Tensor, advance, config: GenerationConfig, gener
     On a GPU the next step is queued before waiting for this step's ids: they travel to the host behind an event of
     their own, so the host's work between tokens (sampling, the compiled step's guards and launch, the caller's
     bookkeeping) overlaps the GPU's next step instead of leaving the GPU idle. A token is still yielded, and stamped,
-    only once its ids are on the host. The step queued after a stop id is never read."""
+    only once its ids are on the host. The step queued after a stop id is never read. The first token is read before
+    anything is queued, so TTFT is exact: queueing an eager step keeps the host busy for about a whole step, and a
+    first token stamped after that read one TPOT late (an H100, Llama 3.2 1B shapes: eager TTFT 32 ms against a 16 ms
+    TPOT). The later stamps each wait for the next step to be queued, so with a slow-to-queue (eager) step the first
+    inter-token gap is that much longer and the last that much shorter; e2e, TPOT and the gaps between are exact."""
     stopped = [False] * logits.shape[0]
     overlap = logits.is_cuda
     for step in range(config.max_new_tokens):
         last = step + 1 == config.max_new_tokens
         with torch.no_grad():
             next_ids = sample_next(logits, config, generator)
-            if overlap and not last:
+            if overlap and not last and step > 0:
                 on_host = next_ids.to("cpu", non_blocking=True)
                 copied = torch.cuda.Event()
                 copied.record(torch.cuda.current_stream(logits.device))
