@@ -236,19 +236,24 @@ def test_the_first_token_is_stamped_before_the_next_step_is_queued(device):
 
     if device == "cuda" and not torch.cuda.is_available():
         pytest.skip("needs a CUDA GPU")
-    logits = torch.zeros(1, 7, device=device)
-    logits[0, 3] = 1.0
-    queued = []
+    def logits_for(token):
+        out = torch.zeros(1, 9, device=device)
+        out[0, token] = 1.0
+        return out
 
-    def advance(next_ids):
+    queued, fed = [], []
+
+    def advance(next_ids):                    # step t+1's logits point at the token after the one it is fed
         queued.append(time.perf_counter())
+        fed.append(int(next_ids[0]))
         time.sleep(0.05)                      # a step that takes the host 50 ms to queue, as an eager one does
-        return logits.clone()
+        return logits_for(fed[-1] + 1)
 
-    stamps = []
-    for ids in stream_tokens(logits, advance, GenerationConfig(max_new_tokens=4), None):
+    stamps, tokens = [], []
+    for ids in stream_tokens(logits_for(3), advance, GenerationConfig(max_new_tokens=4), None):
         stamps.append(time.perf_counter())
-        assert ids == [3]
+        tokens += ids
+    assert tokens == [3, 4, 5, 6] and fed == [3, 4, 5], "each step must be fed the token before it, once"
     assert len(stamps) == 4 and len(queued) == 3
     assert stamps[0] < queued[0], "the first token waited for the second step to be queued"
     assert all(q < s for q, s in zip(queued, stamps[1:])), "a token was read before the step that makes it"

@@ -60,9 +60,10 @@ def stream_tokens(logits: torch.Tensor, advance, config: GenerationConfig, gener
     overlap = logits.is_cuda
     for step in range(config.max_new_tokens):
         last = step + 1 == config.max_new_tokens
+        queue_first = overlap and not last and step > 0      # the next step queued before this token is read
         with torch.no_grad():
             next_ids = sample_next(logits, config, generator)
-            if overlap and not last and step > 0:
+            if queue_first:
                 on_host = next_ids.to("cpu", non_blocking=True)
                 copied = torch.cuda.Event()
                 copied.record(torch.cuda.current_stream(logits.device))
@@ -75,7 +76,7 @@ def stream_tokens(logits: torch.Tensor, advance, config: GenerationConfig, gener
         stopped = [s or i in config.stop_token_ids for s, i in zip(stopped, ids)]
         if all(stopped) or last:
             return
-        if not overlap:
+        if not queue_first:
             with torch.no_grad():
                 logits = advance(next_ids)
 
