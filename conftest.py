@@ -41,12 +41,12 @@ if not _cuda_available():
 # collection order) start them early and finish together instead of one worker grading alone at the end. Node-id
 # prefixes, the first that matches ranks an item. Seconds of a worker in a full run on this 2-core machine (torch
 # 2.13.0, 2026-11-27) with empty compile caches (as CI starts): Lab 06 grading 484 (its cold warm-up), the Lab 04
-# corpus 464, Lab 05 grading 237, Lab 06 catch rates 232, sealed corpus 268 (both Lab 04 corpora wait for the shared
-# Lab 04 warm-up), Lab 04 catch rates 178, Lab 01's 147, grading 07 133, release bundle 127, Lab 03 catch rates 125,
-# the stub matrix 111 (it ran last, alone, for 100 s, when it was not listed here), grading 03 98 and 01 94, the job
-# tests 84 (mostly waiting on time limits: early, beside other workers' CPU work); the rest under 83. The grading
-# tests come before the tests that compile the same lab in-process or under nbval, which then start from the caches
-# their warm-up left.
+# corpus 464, Lab 05 grading 237, Lab 06 catch rates 232, sealed corpus 268 (178 once it graded 3 submissions, not
+# 6; both Lab 04 corpora wait for the shared Lab 04 warm-up), Lab 04 catch rates 178, Lab 01's 147, grading 07 133,
+# release bundle 127, Lab 03 catch rates 125, the stub matrix 111 (it ran last, alone, for 100 s, when it was not
+# listed here), grading 03 98 and 01 94, the job tests 84 (mostly waiting on time limits: early, beside other workers'
+# CPU work); the rest under 83. The grading tests come before the tests that compile the same lab in-process or under
+# nbval, which then start from the caches their warm-up left.
 LONGEST_FIRST = ("tests/test_grading.py", "tests/test_grading_labs.py::TestGradeLab06", "tests/test_sealed_grader.py",
                  "tests/test_catch_rates.py::TestLab06", "tests/test_grading_labs.py::TestGradeLab05",
                  "tests/test_catch_rates.py::TestLab04", "tests/test_checks_lab05.py",

@@ -52,8 +52,8 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
     case("not_a_notebook", total=0, status="invalid")
     # one exercise solved (its points, and only those) and a find_crossover that is right on every list of rows the
     # notebook gives it but waits forever on a single row, which only the hidden cases give: the notebook runs on and
-    # the grader's call is stopped at the call limit (a cell that hangs is the case written another way; it polls, leaving the
-    # CPU to the other jobs)
+    # the grader's call is stopped at the call limit (a cell that hangs is the case written another way's; it polls,
+    # leaving the CPU to the other jobs)
     stuck = S.with_solved(["ex-c"])
     S.cell(stuck, "ex-e").source = S.cell(stuck, "ex-e").source + (
         "\n\nimport time\n\n\ndef find_crossover(rows):\n    if not rows:\n        return None\n"

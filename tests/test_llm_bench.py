@@ -227,9 +227,9 @@ def test_cuda_decode_queues_the_next_step_yet_stops_and_stamps_like_eager():
 
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
 def test_the_first_token_is_stamped_before_the_next_step_is_queued(device):
-    """TTFT is exact on every device: stream_tokens reads the first token before it queues step 2 (an eager step
-    keeps the host busy for about a whole step while it is queued: a stamp after it read one TPOT late). Later
-    tokens may be read after their next step is queued (on a GPU), never before they exist."""
+    """A step that keeps the host busy while it is queued (as an eager one does, about a whole step) is never queued
+    before a token is read, on any device: a stamp taken after it would read one TPOT late (TTFT) or make one gap
+    twice as long (an ITL tail that is not there). Each step is fed the token before it, once."""
     import time
 
     from helpers.llm_bench.generation import stream_tokens
@@ -257,6 +257,36 @@ def test_the_first_token_is_stamped_before_the_next_step_is_queued(device):
     assert len(stamps) == 4 and len(queued) == 3
     assert stamps[0] < queued[0], "the first token waited for the second step to be queued"
     assert all(q < s for q, s in zip(queued, stamps[1:])), "a token was read before the step that makes it"
+    assert all(s < q for s, q in zip(stamps, queued)), "a token was read only after the next step was queued"
+
+
+@pytest.mark.gpu
+def test_a_step_cheap_to_queue_is_queued_before_the_token_is_read():
+    """On a GPU, where queueing a step costs the host little and the GPU then works for a while (a CUDA-graph replay),
+    stream_tokens queues step t+1 before reading token t from the third token on, and still yields every token."""
+    import time
+
+    from helpers.llm_bench.generation import stream_tokens
+
+    queued, fed = [], []
+
+    def advance(next_ids):                    # ~20 ms of GPU work queued in microseconds
+        queued.append(time.perf_counter())
+        fed.append(int(next_ids[0]))
+        torch.cuda._sleep(30_000_000)
+        out = torch.zeros(1, 16, device="cuda")
+        out[0, fed[-1] + 1] = 1.0
+        return out
+
+    first = torch.zeros(1, 16, device="cuda")
+    first[0, 3] = 1.0
+    stamps, tokens = [], []
+    for ids in stream_tokens(first, advance, GenerationConfig(max_new_tokens=6), None):
+        stamps.append(time.perf_counter())
+        tokens += ids
+    assert tokens == [3, 4, 5, 6, 7, 8] and fed == [3, 4, 5, 6, 7]
+    assert stamps[0] < queued[0] and stamps[1] < queued[1], "the first two tokens are read before anything is queued"
+    assert queued[2] < stamps[2] and queued[3] < stamps[3], "a cheap step was not queued ahead of the token"
 
 
 def test_hf_backend_without_transformers_says_how_to_install(monkeypatch):

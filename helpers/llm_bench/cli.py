@@ -1,8 +1,9 @@
 """`python -m helpers.llm_bench`: benchmark backends on workloads, print a table and the verdicts, write JSON.
 
 The backends run in interleaved rounds (helpers.llm_bench.runner), so the verdicts between them ("faster",
-"slower", "no difference this machine can resolve", "no difference larger than the ±3 % …") compare generations run at the same moments; the CLI warns
-when other programs kept the cores busy meanwhile. On a CPU, torch runs on one thread (bench.thread_policy).
+"slower", "no difference this machine can resolve", "no difference larger than the ±3 % …") compare generations
+run at the same moments; the CLI warns when other programs kept the cores busy meanwhile. On a CPU, torch runs on
+one thread (bench.thread_policy).
 Every setting is checked before anything runs; a bad one ends with one line and exit code 2 (argparse's way).
 `compare A.json B.json` compares two saved runs (helpers.llm_bench.compare). main(argv) returns an exit code, so
 `workbook llm-bench` can call it with its own arguments.

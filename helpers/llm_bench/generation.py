@@ -11,6 +11,7 @@ price: it must see each token to send it and to check for a stop.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,19 +49,22 @@ def stream_tokens(logits: torch.Tensor, advance, config: GenerationConfig, gener
     are on the host, stop at max_new_tokens or when every sequence hit a stop id, else `advance(next_ids)` (one
     decode step, returning the next last-position logits).
 
-    On a GPU the next step is queued before waiting for this step's ids: they travel to the host behind an event of
-    their own, so the host's work between tokens (sampling, the compiled step's guards and launch, the caller's
+    On a GPU, where queueing a step costs the host less than the GPU then still has to do (a CUDA-graph replay, not an
+    eager step), the next step is queued before waiting for this step's ids: they travel to the host behind an event
+    of their own, so the host's work between tokens (sampling, the compiled step's guards and launch, the caller's
     bookkeeping) overlaps the GPU's next step instead of leaving the GPU idle. A token is still yielded, and stamped,
-    only once its ids are on the host. The step queued after a stop id is never read. The first token is read before
-    anything is queued, so TTFT is exact: queueing an eager step keeps the host busy for about a whole step, and a
-    first token stamped after that read one TPOT late (an H100, Llama 3.2 1B shapes: eager TTFT 32 ms against a 16 ms
-    TPOT). The later stamps each wait for the next step to be queued, so with a slow-to-queue (eager) step the first
-    inter-token gap is that much longer and the last that much shorter; e2e, TPOT and the gaps between are exact."""
+    only once its ids are on the host; the step queued after a stop id is never read. The first two tokens are read
+    before anything is queued: TTFT is exact, and their gap tells how long queueing a step takes the host against how
+    long the host then waits for the GPU. An eager step keeps the host busy for about a whole step while it is queued
+    (an H100, Llama 3.2 1B shapes: eager TTFT read 32 ms against a 16 ms TPOT when the first token was read after it),
+    so there every token is read before the next step is queued and every stamp is exact; with overlap each stamp
+    waits for a short queueing, about the same for every token."""
     stopped = [False] * logits.shape[0]
-    overlap = logits.is_cuda
+    on_gpu = logits.is_cuda
+    queue_s = wait_s = 0.0       # the host's time to queue the last step, and its wait for that step's ids after it
     for step in range(config.max_new_tokens):
         last = step + 1 == config.max_new_tokens
-        queue_first = overlap and not last and step > 0      # the next step queued before this token is read
+        queue_first = on_gpu and not last and step > 1 and queue_s < wait_s
         with torch.no_grad():
             next_ids = sample_next(logits, config, generator)
             if queue_first:
@@ -71,14 +75,18 @@ def stream_tokens(logits: torch.Tensor, advance, config: GenerationConfig, gener
                 copied.synchronize()
                 ids = on_host.tolist()
             else:
+                waited = time.perf_counter()
                 ids = next_ids.tolist()  # waits for the device: from here the token is on the host
+                wait_s = time.perf_counter() - waited
         yield ids
         stopped = [s or i in config.stop_token_ids for s, i in zip(stopped, ids)]
         if all(stopped) or last:
             return
         if not queue_first:
             with torch.no_grad():
+                queued = time.perf_counter()
                 logits = advance(next_ids)
+                queue_s = time.perf_counter() - queued
 
 
 def percentiles(xs: list[float], qs: tuple[float, ...] = (50, 95, 99)) -> dict[str, float]:
