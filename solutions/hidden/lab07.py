@@ -123,7 +123,8 @@ CASES = {
     "07.int8_weights": [
         public.WeightCase("a 48×80 weight with two outlier rows", 48, 80, seed=21, outlier_rows=(0, 31)),
         public.WeightCase("a bf16 weight with an all-zero row", 40, 24, seed=22, dtype="bfloat16", zero_rows=(7,)),
-        public.WeightCase("a tall 200×16 weight", 200, 16, seed=23, outlier_rows=(199,)),
+        public.WeightCase("a tall 200×16 weight, 3-D activations", 200, 16, seed=23, outlier_rows=(199,), batch=2,
+                          tokens=4),
     ],
     "07.int8_kernel": [
         public.KernelCase("batch 8, bf16, N=129, K=300, two all-zero weight rows", 8, 129, 300, seed=41,
@@ -149,9 +150,12 @@ CASES = {
         public.RunsCase("runs of different lengths, one of a single token",
                         (public._stream(0.0, 12, [2, 2, 2]), public._stream(1.0, 15, []),
                          public._stream(2.0, 11, [3, 2, 2, 9, 2, 2]))),
+        public.RunsCase("three runs, none with a second token",
+                        (public._stream(0.0, 17, []), public._stream(1.0, 19, []), public._stream(2.0, 26, []))),
     ], percentile_truth),
     "07.bandwidth": answered([
         public.BandwidthCase("the small model on a CPU", public._result(2.6e8, 0.02), 1.8e10),
+        public.BandwidthCase("a model small enough to decode from the CPU's caches", public._result(6.0e6, 2.5e-4), 9.0e9),
         public.BandwidthCase("int8 weights at batch 8", public._result(1.3e9, 0.0298), 3.0e12),
         public.BandwidthCase("a run without a byte count", public._result(None, 0.01), 3.0e12),
         public.BandwidthCase("a NaN TPOT", public._result(1e9, float("nan")), 3.0e12),

@@ -78,6 +78,16 @@ WRONG = [
           ('    n = len(token_times_s)\n', '    n = len(token_times_s)\n    r = GenerationResult(0, 1, start_s, list(token_times_s))\n'),
           ('ttft = token_times_s[0] - start_s', 'ttft = r.ttft_s'), (f'tpot = {TPOT}', 'tpot = r.tpot_s'),
           says="package's version", hidden_says="package's version"),
+    wrong('07.latency', "timestamps made relative to the start in place: the caller's list overwritten", 'ex-a',
+          ('    n = len(token_times_s)\n',
+           '    n = len(token_times_s)\n'
+           '    for i, t in enumerate(token_times_s):     # relative to the start of the call\n'
+           '        token_times_s[i] = t - start_s\n'
+           '    start_s = 0.0\n'),
+          says='changed the list', hidden_says='changed the list'),
+    wrong('07.latency', 'naive error as its absolute value: the sign that says too small or too large dropped', 'ex-a',
+          ('"naive_error": naive / ttft - 1', '"naive_error": abs(naive / ttft - 1)'),
+          says='negative'),
     # B: FLOPs and bytes per token
     wrong('07.flops_bytes', 'attention left out', 'ex-b',
           ('return 2 * matmul_weights(config) + config.n_layers * per_layer_attention', 'return 2 * matmul_weights(config)'),
@@ -130,6 +140,23 @@ WRONG = [
           ('    per_layer_attention = 4', '    return __import__("helpers.llama", fromlist=["_"]).flops_per_token(config, context)\n'
                                         '    per_layer_attention = 4'),
           says="package's version", hidden_says="package's version"),
+    wrong('07.flops_bytes', 'a tied output head left out of the matmuls (taken for the embedding lookup)', 'ex-b',
+          ('return config.n_layers * per_layer + config.vocab_size * config.dim',
+           'return config.n_layers * per_layer + (0 if config.tie_embeddings else config.vocab_size * config.dim)'),
+          says='output head'),
+    wrong('07.flops_bytes', 'attention as QKᵀ alone: 2 FLOPs per position and head dimension, not 4', 'ex-b',
+          ('per_layer_attention = 4 * config.n_heads', 'per_layer_attention = 2 * config.n_heads'),
+          says='attention'),
+    wrong('07.flops_bytes', "the MLP with two matrices: SwiGLU's gate forgotten", 'ex-b',
+          ('3 * config.ffn_dim', '2 * config.ffn_dim'),
+          says='every matmul'),
+    wrong('07.flops_bytes', 'the embedding table read whole on top of the output head, tied or not', 'ex-b',
+          ('streamed = matmul_weights(config) + norms + lookups',
+           'streamed = matmul_weights(config) + norms + config.vocab_size * config.dim'),
+          says='tied one is read as the output head'),
+    wrong('07.flops_bytes', 'the caches shared by the batch, the weights charged to every token', 'ex-b',
+          ('return (streamed * weight_bytes + kv) / batch', 'return streamed * weight_bytes + kv / batch'),
+          says='divide by the batch'),
     # B2: the roofline
     wrong('07.roofline', 'compute and memory time added', 'ex-b2',
           ('return max(compute_s, memory_s),', 'return compute_s + memory_s,'),
@@ -157,6 +184,9 @@ WRONG = [
     wrong('07.roofline', 'the compute time whatever binds', 'ex-b2',
           ('return max(compute_s, memory_s),', 'return compute_s,'),
           says='larger of'),
+    wrong('07.roofline', 'the bound from the larger of FLOPs and bytes, not of the two times', 'ex-b2',
+          ('"compute" if compute_s > memory_s else "bandwidth"', '"compute" if flops > bytes_moved else "bandwidth"'),
+          says='whichever takes longer', hidden_says='whichever takes longer'),
     # C: the KV cache
     wrong('07.kv_cache', 'query heads instead of KV heads', 'ex-c',
           ('2 * config.n_kv_heads * config.head_dim', '2 * config.n_heads * config.head_dim'),
@@ -211,6 +241,20 @@ WRONG = [
     wrong('07.kv_budget', 'at least one sequence, even when none fits', 'ex-c2',
           (BUDGET, BUDGET.replace('max(0,', 'max(1,')),
           says='return 0', hidden_says='return 0'),
+    wrong('07.kv_cache', 'one position more than asked: tokens + 1', 'ex-c',
+          ('return config.n_layers * per_position * tokens * batch',
+           'return config.n_layers * per_position * (tokens + 1) * batch'),
+          says='tokens × batch'),
+    wrong('07.kv_budget', "the cache's bytes per element passed where the batch goes", 'ex-c2',
+          ('kv_cache_bytes(config, tokens, 1, dtype_bytes)', 'kv_cache_bytes(config, tokens, dtype_bytes)'),
+          says="cache's dtype", hidden_says="cache's dtype"),
+    wrong('07.kv_budget', 'an exact fit not counted: a loop that wants room left over after the last cache', 'ex-c2',
+          (BUDGET, 'one = kv_cache_bytes(config, tokens, 1, dtype_bytes)\n'
+                   '    n = 0\n'
+                   '    while (n + 1) * one < free:\n'
+                   '        n += 1\n'
+                   '    return n'),
+          says='exactly', hidden_says='exactly'),
     # D: one compiled decode graph
     wrong('07.static_decode', 'the KV cache kept in float32 under a bf16 model', 'ex-d',
           ('dtype=weight.dtype, device=weight.device)', 'dtype=torch.float32, device=weight.device)'),
@@ -268,6 +312,34 @@ WRONG = [
     wrong('07.static_decode', 'the prompt returned with the new ids', 'ex-d',
           ('    return ids\n', '    return list(prompt_ids) + ids\n'),
           says='new token ids'),
+    wrong('07.static_decode', "the KV cache in the notebook's DTYPE, not the model's", 'ex-d',
+          ('dtype=weight.dtype, device=weight.device)', 'dtype=DTYPE, device=weight.device)'),
+          says="model's dtype", hidden_says="model's dtype"),
+    wrong('07.static_decode', 'generation with autograd on: torch.no_grad() forgotten', 'ex-d',
+          ('    with torch.no_grad():\n', '    if True:\n'),
+          says='no_grad', hidden_says='no_grad'),
+    wrong('07.static_decode', 'the ids returned as tensors, not ints', 'ex-d',
+          ('ids = [int(next_id)]', 'ids = [next_id]'), ('ids.append(int(next_id))', 'ids.append(next_id)'),
+          says='list of ints', hidden_says='list of ints'),
+    wrong('07.static_decode', 'one decode step too many: the step after the last token runs and is thrown away', 'ex-d',
+          ('        ids = [int(next_id)]\n'
+           '        input_pos = torch.tensor([P], device=weight.device)\n'
+           '        for _ in range(max_new_tokens - 1):\n'
+           '            logits = decode(next_id[:, None], input_pos)\n'
+           '            next_id = logits[:, -1].argmax(-1)\n'
+           '            ids.append(int(next_id))\n',
+           '        ids = []\n'
+           '        input_pos = torch.tensor([P], device=weight.device)\n'
+           '        for _ in range(max_new_tokens):\n'
+           '            ids.append(int(next_id))\n'
+           '            logits = decode(next_id[:, None], input_pos)\n'
+           '            next_id = logits[:, -1].argmax(-1)\n'),
+          says=r'expected \d+', hidden_says=r'expected \d+'),
+    wrong('07.static_decode', "a second cache for the prefill: the decode step's cache never sees the prompt", 'ex-d',
+          ('logits = model(prompt, torch.arange(P, device=weight.device), cache, last_logits_only=True)',
+           'logits = model(prompt, torch.arange(P, device=weight.device), StaticKVCache(model.config, 1, P + max_new_tokens, '
+           'dtype=weight.dtype, device=weight.device), last_logits_only=True)'),
+          says='keep the cache'),
     # E: weight-only int8
     wrong('07.int8_weights', 'one scale for the whole tensor', 'ex-e',
           ('row_max = w32.abs().max(dim=1).values', 'row_max = w32.abs().max().expand(w32.shape[0])'),
@@ -341,6 +413,26 @@ WRONG = [
           ('if isinstance(m, nn.Linear)}',
            'if isinstance(m, nn.Linear) and m.weight is not getattr(getattr(model, "embed", None), "weight", None)}'),
           says='still there', hidden_says='still there'),
+    wrong('07.int8_weights', "the quotient taken in place: a float32 weight's .to(float32) is the weight itself, overwritten", 'ex-e',
+          ('q = (w32 / step.unsqueeze(1)).round().clamp(min=-127, max=127).to(torch.int8)',
+           'q = w32.div_(step.unsqueeze(1)).round_().clamp_(min=-127, max=127).to(torch.int8)'),
+          says='changed the weight', hidden_says='changed the weight'),
+    wrong('07.int8_weights', "int8_linear computed in float32 and cast back to x's dtype", 'ex-e',
+          ('return (x @ q.to(x.dtype).T) * scales.to(x.dtype)',
+           'return ((x.float() @ q.float().T) * scales.float()).to(x.dtype)'),
+          says="activations' dtype", hidden_says="activations' dtype"),
+    wrong('07.int8_weights', 'int8_linear with torch.mm: only 2-D activations', 'ex-e',
+          ('return (x @ q.to(x.dtype).T) * scales.to(x.dtype)', 'return torch.mm(x, q.to(x.dtype).T) * scales.to(x.dtype)'),
+          says='leading dimensions', hidden_says='leading dimensions'),
+    wrong('07.int8_weights', 'the reciprocal scale (127 / max) returned, and int8_linear divides by it', 'ex-e',
+          ('return q, step.to(weight.dtype)', 'return q, (1 / step).to(weight.dtype)'),
+          ('return (x @ q.to(x.dtype).T) * scales.to(x.dtype)', 'return (x @ q.to(x.dtype).T) / scales.to(x.dtype)'),
+          says=r'max \|w\| of the row / 127'),
+    wrong('07.int8_model', "the int8 values stored in the weight's float dtype", 'ex-e2',
+          ('        setattr(owner, attr, QuantLinear(*quantize_linear_int8(layer.weight)))',
+           '        q, s = quantize_linear_int8(layer.weight)\n'
+           '        setattr(owner, attr, QuantLinear(q.to(layer.weight.dtype), s))'),
+          says='as int8', hidden_says='as int8'),
     # E2: the int8 decode kernel in Triton
     wrong('07.int8_kernel', 'no mask on N: the last column block stores past the end of the output', 'ex-e2k',
           (Q_MASK, 'mask=kk[:, None] < K, other=0)'), (STORE_MASK, 'mask=rb[:, None] < B)'),
@@ -398,6 +490,16 @@ WRONG = [
     wrong('07.int8_kernel', 'the K loop stops a block early', 'ex-e2k',
           ('for k0 in range(0, K, BLOCK_K):', 'for k0 in range(0, K - BLOCK_K, BLOCK_K):'),
           says='outputs are off', hidden_says='differ from the expected'),
+    wrong('07.int8_kernel', 'the launcher makes q contiguous: a transposed weight copied whole', 'ex-e2k',
+          (LAUNCH_BODY, LAUNCH_BODY + '    q = q.contiguous()\n'),
+          says='copied the weight', hidden_says='copied the weight'),
+    wrong('07.int8_kernel', "x's stride along K assumed to be 1", 'ex-e2k',
+          ('x.stride(0), x.stride(1), q.stride(0)', 'x.stride(0), 1, q.stride(0)'),
+          says='strides', hidden_says='strides'),
+    wrong('07.int8_kernel', "the grid's axes swapped: row blocks on axis 0, column blocks on axis 1", 'ex-e2k',
+          ('int8_linear_kernel[(triton.cdiv(N, 32), triton.cdiv(B, 16))]',
+           'int8_linear_kernel[(triton.cdiv(B, 16), triton.cdiv(N, 32))]'),
+          says='outputs are off', hidden_says='differ from the expected'),
     # F: percentiles over runs
     wrong('07.percentiles', 'ITL as one mean per run', 'ex-f',
           ('itl = [(b - a) * 1e3 for start, times in runs for a, b in zip(times, times[1:])]', 'itl = tpot'),
@@ -454,6 +556,22 @@ WRONG = [
           ('    itl = [(b - a) * 1e3 for start, times in runs for a, b in zip(times, times[1:])]',
            '    _gaps.extend((b - a) * 1e3 for start, times in runs for a, b in zip(times, times[1:]))\n    itl = _gaps'),
           says='ITL'),
+    wrong('07.percentiles', 'TTFT over the runs of two tokens or more only', 'ex-f',
+          ('ttft = [(times[0] - start) * 1e3 for start, times in runs]',
+           'ttft = [(times[0] - start) * 1e3 for start, times in runs if len(times) > 1]'),
+          says='TTFT is one number per run'),
+    wrong('07.percentiles', 'percentiles rounded to two decimals', 'ex-f',
+          (PCT, 'round(float(np.percentile(xs, q)), 2)'),
+          says='round', hidden_says='round'),
+    wrong('07.percentiles', 'no run with a gap (every run one token): the empty TPOT and ITL lists raise', 'ex-f',
+          (' if xs else math.nan', ''),
+          says='NaN', hidden_says='NaN'),
+    wrong('07.percentiles', "timestamps made relative to each run's start in place: the caller's runs overwritten", 'ex-f',
+          ('    ttft = [(times[0] - start) * 1e3 for start, times in runs]\n',
+           '    for start, times in runs:\n'
+           '        times[:] = [t - start for t in times]      # relative to the run\'s start\n'
+           '    ttft = [times[0] * 1e3 for start, times in runs]\n'),
+          says='changed the runs', hidden_says='changed the runs'),
     # G: bandwidth utilisation
     wrong('07.bandwidth', "the runner's decode_gbps instead of the learner's own", 'ex-g',
           ('    achieved = moved / tpot\n',
@@ -498,6 +616,12 @@ WRONG = [
     wrong('07.bandwidth', "a hard-coded 3 TB/s instead of the copy bandwidth it is given", 'ex-g',
           ('"utilisation": achieved / copy_bw', '"utilisation": achieved / 3.0e12'),
           says='copy_bw', hidden_says='copy_bw'),
+    wrong('07.bandwidth', 'utilisation capped at 1', 'ex-g',
+          ('"utilisation": achieved / copy_bw', '"utilisation": min(1.0, achieved / copy_bw)'),
+          says='more than 1', hidden_says='more than 1'),
+    wrong('07.bandwidth', 'the step\'s bytes doubled, as if read and written like the copy', 'ex-g',
+          ('achieved = moved / tpot\n', 'achieved = 2 * moved / tpot\n'),
+          says='bytes a decode step must read'),
 ]
 
 RIGHT = [
@@ -543,4 +667,35 @@ RIGHT = [
     right('07.bandwidth', 'a falsy TPOT (None or 0) returns None', 'ex-g',
           ('if not moved or tpot is None or not math.isfinite(tpot) or tpot <= 0',
            'if not moved or not tpot or not math.isfinite(tpot) or tpot < 0')),
+    right(('07.kv_cache', '07.kv_budget'), 'the product by numpy.prod (a numpy integer)', 'ex-c',
+          ('    per_position = 2', '    return np.prod([config.n_layers, 2, config.n_kv_heads, config.head_dim, tokens, batch, '
+                                 'dtype_bytes])\n    per_position = 2')),
+    right('07.static_decode', 'the prefill computes every position\'s logits; the last one is read', 'ex-d',
+          ('logits = model(prompt, torch.arange(P, device=weight.device), cache, last_logits_only=True)',
+           'logits = model(prompt, torch.arange(P, device=weight.device), cache)')),
+    right('07.static_decode', 'the compiler applied to the model, the cache passed at every call', 'ex-d',
+          ('decode = compiler(step) if compiler is not None else step',
+           'compiled = compiler(model) if compiler is not None else model\n'
+           '    decode = lambda token, pos: compiled(token, pos, cache)')),
+    right('07.static_decode', 'the generation under torch.inference_mode()', 'ex-d',
+          ('    with torch.no_grad():\n', '    with torch.inference_mode():\n')),
+    right('07.static_decode', 'the ids read with .tolist() at the end of each step', 'ex-d',
+          ('ids = [int(next_id)]', 'ids = next_id.tolist()'), ('ids.append(int(next_id))', 'ids += next_id.tolist()')),
+    right('07.int8_weights', 'int8_linear by F.linear', 'ex-e',
+          ('return (x @ q.to(x.dtype).T) * scales.to(x.dtype)',
+           'return torch.nn.functional.linear(x, q.to(x.dtype)) * scales.to(x.dtype)')),
+    right('07.int8_model', 'a recursive pass over named_children', 'ex-e2',
+          ('    linears = {name', '    for name, child in model.named_children():\n'
+                                '        if isinstance(child, nn.Linear):\n'
+                                '            setattr(model, name, QuantLinear(*quantize_linear_int8(child.weight)))\n'
+                                '        else:\n'
+                                '            quantize_model(child)\n'
+                                '    return model\n'
+                                '    linears = {name')),
+    right('07.int8_weights', 'rounded as floor(x + 0.5)', 'ex-e',
+          ('.round().clamp(', '.add(0.5).floor().clamp(')),
+    right('07.percentiles', 'numpy.percentile of the three percentiles at once', 'ex-f',
+          ('        return {f"p{q}": float(np.percentile(xs, q)) if xs else math.nan for q in (50, 95, 99)}',
+           '        values = np.percentile(xs, [50, 95, 99]) if xs else [math.nan] * 3\n'
+           '        return {f"p{q}": float(v) for q, v in zip((50, 95, 99), values)}')),
 ]
