@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
+import numbers
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from torch import nn
 
 from helpers.checks import Context, Learner, fail_if, register
 from helpers.checks.dynamo_state import count_runs, settings_kept
+from helpers.checks.own_work import OwnWorkNeeded, refusing
 
 LAB = "06"
 # ATen ops that only rename or reshape memory: the compute ops of a graph are the others.
@@ -118,6 +120,17 @@ def run_device(learner: Learner) -> torch.device:
     return pick_device(learner.settings.device)
 
 
+def own_work(learner: Learner, check: str, refused: tuple, name: str, *args) -> Any:
+    """Call the learner's `name` while the checker's own versions of the exercise (`refused`, functions of this
+    module that the given cells import) refuse to run: the check grades the learner's code, not the checker's."""
+    try:
+        with refusing(check, {f"helpers.checks.lab06.{f.__name__}": f for f in refused}):
+            return learner.call(name, *args)
+    except OwnWorkNeeded as err:       # own_work's sentence speaks of Lab 07's runner: say it for this lab
+        raise OwnWorkNeeded(str(err).replace("the package's version (the runner uses it later)",
+                                             "the checker's own version (the given cells use it)")) from None
+
+
 # ---------------------------------------------------------------- A: two graphs from one step
 def probe_two_graphs(learner: Learner, case: GPTCase) -> dict:
     """record_train_graphs and op_histogram on the case's MiniGPT: how many graphs, what is in them, whether the
@@ -125,7 +138,9 @@ def probe_two_graphs(learner: Learner, case: GPTCase) -> dict:
     torch._dynamo.reset()
     model, idx, targets = case.build(run_device(learner))
     try:
-        graphs = learner.call("record_train_graphs", model, idx, targets)
+        graphs = own_work(learner, "06.two_graphs", TWO_GRAPHS_OWN, "record_train_graphs", model, idx, targets)
+    except OwnWorkNeeded:
+        raise
     except Exception as err:          # aot_autograd(partition_fn=None): Dynamo wraps the TypeError of calling None
         if "'NoneType' object is not callable" in str(err):
             return {"type": "raised", "none_partition": True}
@@ -139,9 +154,28 @@ def probe_two_graphs(learner: Learner, case: GPTCase) -> dict:
         info[side] = {"count": len(gms), "modules": all(isinstance(g, torch.fx.GraphModule) for g in gms)}
         if gms and info[side]["modules"]:
             info[side]["truth"] = [histogram_of(g) for g in gms]
-            info[side]["learner"] = [learner.call("op_histogram", g) for g in gms]
+            info[side]["learner"] = [own_work(learner, "06.two_graphs", TWO_GRAPHS_OWN, "op_histogram", g) for g in gms]
+    other = other_namespace_graph()
+    info["other_namespace"] = {"truth": histogram_of(other),
+                               "learner": own_work(learner, "06.two_graphs", TWO_GRAPHS_OWN, "op_histogram", other)}
     info["partition_used"] = partition_handed_on(learner, case)
     return info
+
+
+def other_namespace_graph() -> "torch.fx.GraphModule":
+    """A graph (never run) with an op outside the aten namespace, as Inductor's decompositions leave them
+    (prims.convert_element_type), next to aten ops and a getitem: op_histogram names each by its own packet."""
+    import operator
+
+    import torch.fx as fx
+
+    g = fx.Graph()
+    x = g.placeholder("x")
+    y = g.call_function(torch.ops.aten.mul.Tensor, (x, x))
+    z = g.call_function(torch.ops.prims.convert_element_type.default, (y, torch.float16))
+    halves = g.call_function(torch.ops.aten.split.Tensor, (z, 2))
+    g.output(g.call_function(operator.getitem, (halves, 0)))
+    return fx.GraphModule(nn.Module(), g)
 
 
 def partition_handed_on(learner: Learner, case: GPTCase) -> bool:
@@ -157,7 +191,7 @@ def partition_handed_on(learner: Learner, case: GPTCase) -> bool:
 
     torch._dynamo.reset()
     model, idx, targets = case.build(run_device(learner))
-    learner.call("record_train_graphs", model, idx, targets, partition)
+    own_work(learner, "06.two_graphs", TWO_GRAPHS_OWN, "record_train_graphs", model, idx, targets, partition)
     torch._dynamo.reset()
     return bool(called)
 
@@ -214,6 +248,13 @@ def two_graphs_problems(info: dict, about: str, n_layers: int = 1) -> list[str]:
             return [f"op_histogram of the {side} graph is off for {', '.join(map(str, wrong)) or 'its type'}: count every "
                     "call_function node once, named by its overload packet ('aten.mm', not 'aten.mm.default'; "
                     "operator.getitem as 'getitem')."]
+    other = info.get("other_namespace") or {}
+    got = other.get("learner")
+    if not isinstance(got, dict) or {str(k): v for k, v in got.items()} != other.get("truth"):
+        return ["op_histogram of a graph with an op outside the aten namespace (prims.convert_element_type, as "
+                "Inductor's decompositions leave them) is off: name each op by str() of its overload packet, which "
+                "carries the op's own namespace ('prims.convert_element_type'), rather than writing 'aten.' in front "
+                "of every name."]
     if info.get("partition_used") is False:
         return ["record_train_graphs was given a partition_fn and aot_autograd never called it: pass it on "
                 "(aot_autograd(..., partition_fn=partition_fn)) when it is not None, so that part B records the "
@@ -327,18 +368,20 @@ def saved_reference(case: GPTCase, device: str | torch.device) -> SavedCase:
 
 
 def probe_saved(learner: Learner, case: GPTCase) -> dict:
-    """saved_activations on the checker's graphs of the case, and eager_saved_bytes on the case's model."""
+    """saved_activations on the checker's graphs of the case, and eager_saved_bytes on the case's model, twice (a
+    fresh copy of the same step the second time: the answer must not depend on an earlier call)."""
     device = run_device(learner)
     model, idx, targets = case.build(device)
     fw, bw = step_graphs(case, device)
-    rows = learner.call("saved_activations", fw, bw)
-    eager = learner.call("eager_saved_bytes", model, idx, targets)
+    rows = own_work(learner, "06.saved", SAVED_OWN, "saved_activations", fw, bw)
+    eager = own_work(learner, "06.saved", SAVED_OWN, "eager_saved_bytes", model, idx, targets)
+    again = own_work(learner, "06.saved", SAVED_OWN, "eager_saved_bytes", *case.build(device))   # the same, afresh
     try:
         listed = {str(r["name"]): int(r["bytes"]) for r in rows}
     except (TypeError, KeyError, ValueError):
         listed = None
     return {"rows": listed, "n_rows": len(rows) if hasattr(rows, "__len__") else None, "eager": eager,
-            "eager_type": type(eager).__name__}
+            "eager_type": type(eager).__name__, "eager_again": again}
 
 
 def saved_problems(got: dict, want: SavedCase, reveal: bool) -> list[str]:
@@ -368,11 +411,16 @@ def saved_problems(got: dict, want: SavedCase, reveal: bool) -> list[str]:
     eager = got.get("eager")
     if not isinstance(eager, int) or isinstance(eager, bool):
         return [f"eager_saved_bytes should return an int (bytes); it returned a {got.get('eager_type')}."]
+    if got.get("eager_again") != eager:
+        return [f"on {about}, eager_saved_bytes gave {got.get('eager_again')!r} when asked again about the same step "
+                f"(the first time {eager:,}): start from nothing on every call, keeping no storages from an earlier "
+                "one."]
     if eager != want.eager_bytes:
         said = f"{eager:,} bytes, expected {want.eager_bytes:,}" if reveal else f"{eager:,} bytes, which is not what eager autograd saves"
         return [f"on {about}, eager_saved_bytes gave {said}: count each storage once (several saved views of one "
                 "tensor are one allocation: untyped_storage().data_ptr()), use its nbytes, and leave out the "
-                "parameters' storages (a saved weight or its transpose costs nothing extra)."]
+                "parameters' storages, and only those (a saved weight or its transpose costs nothing extra; the "
+                "tokens and targets autograd saves for the embedding and the loss count)."]
     return []
 
 
@@ -454,7 +502,7 @@ def probe_recompute(learner: Learner, case: "GPTCase | tuple") -> dict:
         device = run_device(learner)
         graphs = step_graphs(case, device)[1], step_graphs(case, device, mincut=True)[1]
     with learner.replacing("op_histogram", histogram_of):   # part A's: its mistakes are A's to pay
-        got = learner.call("recomputed_ops", *graphs)
+        got = own_work(learner, "06.recompute", RECOMPUTE_OWN, "recomputed_ops", *graphs)
     try:
         named = [str(o).split(".")[-1] for o in got]
         return {"ops": sorted(set(named)), "twice": sorted({o for o in named if named.count(o) > 1})}
@@ -526,15 +574,20 @@ def probe_backward_kernels(learner: Learner, kernels: list | None) -> dict:
     import dataclasses
 
     kernels = list(learner.value("train_code").kernels) if kernels is None else list(kernels)
-    answers = []
+    listed = [{"name": k.name, "aten_ops": list(k.aten_ops)} for k in kernels] \
+        if dataclasses.is_dataclass(kernels[0] if kernels else None) else []
+    answers, changed = [], False
     for ks in (kernels, list(reversed(kernels))):
-        got = learner.call("derivative_kernels", ks)
+        given = copy.deepcopy(ks)        # copies: the notebook's capture stays as it is, whatever the code does
+        got = own_work(learner, "06.backward_kernels", KERNELS_OWN, "derivative_kernels", given)
+        if listed:
+            changed = changed or sorted((k.name, list(k.aten_ops)) for k in given) != \
+                sorted((k["name"], k["aten_ops"]) for k in listed)
         try:
             answers.append({str(k): sorted(str(o).split(".")[-1] for o in v) for k, v in dict(got).items()})
         except (TypeError, ValueError):
             answers.append(None)
-    return {"answers": answers, "kernels": [{"name": k.name, "aten_ops": list(k.aten_ops)} for k in kernels]
-            if dataclasses.is_dataclass(kernels[0] if kernels else None) else []}
+    return {"answers": answers, "kernels": listed, "changed": changed}
 
 
 def shown(names: list[str], most: int = 2) -> str:
@@ -548,6 +601,10 @@ def backward_kernel_problems(got: dict, about: str) -> list[str]:
     truth = {k: v for k, v in truth.items() if v}
     if not truth:
         return [f"{about} holds no kernel that computes a derivative: capture a step that runs backward."]
+    if got.get("changed"):
+        return [f"on {about}, derivative_kernels changed the kernels it was given (their aten_ops): build a new list "
+                "for each kernel and leave the kernels as they are; the notebook reads them again (the cell after "
+                "it prints what else each kernel fuses)."]
     for answer in got["answers"]:
         if answer is None:
             return ["derivative_kernels should return a dict {kernel name: [derivative ops it fuses]}."]
@@ -557,9 +614,14 @@ def backward_kernel_problems(got: dict, about: str) -> list[str]:
         if answer != truth:
             named_only = [k for k in answer if k not in truth]
             missed = [k for k in truth if k not in answer]
+            unnamed = [k for k in missed if "backward" not in k] if all("backward" not in k for k in missed) else []
             off = [k for k in truth if k in answer and answer[k] != truth[k]]
             hint = (f" {len(named_only)} of yours compute no derivative ({shown(named_only)}): a kernel's name can "
                     "mention 'backward' because of where its ops came from; decide by its aten_ops." if named_only else
+                    f" {len(missed)} kernel(s) that fuse a derivative are missing, e.g. {unnamed[0]} (it fuses "
+                    f"{', '.join(truth[unnamed[0]])}), whose name does not say 'backward': a kernel's name need not "
+                    "(Inductor can name a kernel after the torch-level ops, or cut a long name short), so decide by "
+                    "its aten_ops alone, whatever the name says." if unnamed else
                     f" {len(missed)} kernel(s) that fuse a derivative are missing, e.g. {missed[0]} (it fuses "
                     f"{', '.join(truth[missed[0]])}): an op is a derivative when its name ends in _backward or "
                     "_backward_data, whatever the model." if missed else
@@ -585,7 +647,8 @@ def other_model_kernels() -> KernelListCase:
         ("cpp_fused_sigmoid_sigmoid_backward_threshold_backward_2", ("sigmoid_backward", "mul", "threshold_backward")),
         ("cpp_fused_backward_sum_3", ("sum", "view")),
         ("cpp_fused_tanh_tanh_backward_4", ("tanh", "tanh_backward", "sum")),
-        ("cpp_fused__softmax_backward_data_5", ("_softmax_backward_data", "mul"))))
+        ("cpp_fused__softmax_backward_data_5", ("_softmax_backward_data", "mul")),
+        ("cpp_fused_mul_sum_6", ("mul", "sigmoid_backward", "sum"))))   # named after torch-level ops: no 'backward'
 
 
 @register("06.backward_kernels", points=1, exercise="C", title="the fused backward kernels in Inductor's code",
@@ -630,8 +693,9 @@ def probe_breaks(learner: Learner, fn: Callable, shape: tuple) -> dict:
     torch._dynamo.reset()
     x, w = break_inputs(shape)
     got = learner.call("count_graphs", fn, x, w)
+    again = learner.call("count_graphs", fn, *break_inputs(shape))    # the same question again: the same answer
     return {"got": list(got) if isinstance(got, (tuple, list)) else None, "type": type(got).__name__,
-            "grad": w.grad is not None}
+            "grad": w.grad is not None, "again": list(again) if isinstance(again, (tuple, list)) else None}
 
 
 def breaks_problems(got: dict, case: BreakCase, reveal: bool) -> list[str]:
@@ -648,6 +712,10 @@ def breaks_problems(got: dict, case: BreakCase, reveal: bool) -> list[str]:
                 "forward." if fw == bw and case.want[0] != case.want[1] else "")
         return [f"on {case.about}, count_graphs gave {said}: count the graphs your aot_autograd backend's fw_compiler "
                 f"and bw_compiler receive (torch._dynamo.reset() first).{hint}"]
+    if got.get("again") != got["got"]:
+        return [f"on {case.about}, count_graphs gave {tuple(got['got'])} and then, asked again about the same step, "
+                f"{tuple(got['again'] or ())}: count from zero in every call (counters made inside the function, "
+                "not kept from an earlier call)."]
     return []
 
 
@@ -761,7 +829,7 @@ def probe_guards(learner: Learner, cases: list[GuardCase], with_predictions: boo
         for case in cases:
             torch.manual_seed(0)
             fn = case.make()
-            counts.append(learner.call("count_compiles", fn, case.script))
+            counts.append(own_work(learner, "06.recompiles", RECOMPILES_OWN, "count_compiles", fn, case.script))
     info = {"counts": rounds[0], "again": rounds[1]}
     if with_predictions:
         said = learner.value("PREDICTED_COMPILES")
@@ -772,12 +840,13 @@ def probe_guards(learner: Learner, cases: list[GuardCase], with_predictions: boo
 
 
 def guard_problems(got: dict, cases: list[GuardCase], reveal: bool) -> list[str]:
+    all_short = all(is_count(n) and n == case.want - 1 for n, case in zip(got["counts"], cases))
     for n, case in zip(got["counts"], cases):
         if not is_count(n) or n != case.want:
             said = f"{n!r}, measured {case.want}" if reveal else f"{n!r}, which is not the number of compiles"
-            first = ("count every compile, the first one included (not only the recompiles): "
-                     if is_count(n) and n == case.want - 1 else "")
-            return [f"on the '{case.key}' scenario, count_compiles gave {said}: {first}compile with a counting backend "
+            first = "count every compile, the first one included (not only the recompiles): " if all_short else ""
+            return [f"on the '{case.key}' scenario, count_compiles gave {said}: {first}compile fn itself (not a copy: "
+                    "the script flips fn's mode) with a new counting backend on every call "
                     "(torch._dynamo.testing.CompileCounter), torch._dynamo.reset() first, run the script on the compiled "
                     "function, and return the counter's frame_count."]
     for n, first, case in zip(got.get("again", []), got["counts"], cases):
@@ -852,13 +921,20 @@ def probe_checkpoint(learner: Learner, case: GPTCase) -> dict:
     info["params_kept"], info["params"] = sum(i in kept for i in own), len(own)
     calls = {"forward": 0, "backward": 0}
     phase = ["forward"]
+    events: list[str] = []        # in backward: "ln" for a recomputed layer norm, "grad" for a block's parameter gradient
     layer_norm = nn.LayerNorm.forward
 
     def counted(self, *args, **kwargs):   # looked up on the class at each call: counts a recomputed block however it
         calls[phase[0]] += 1              # was wrapped (module hooks do not fire when checkpoint re-runs a block)
+        if phase[0] == "backward":
+            events.append("ln")
         return layer_norm(self, *args, **kwargs)
 
+    def noted(grad):
+        events.append("grad")
+
     nn.LayerNorm.forward = counted
+    hooks = [p.register_hook(noted) for block in block_modules(ck) for p in block.parameters() if p.requires_grad]
     try:
         with learner.running("checkpoint_blocks"):
             loss = lm_loss(ck, idx, targets)
@@ -866,12 +942,16 @@ def probe_checkpoint(learner: Learner, case: GPTCase) -> dict:
             loss.backward()
     finally:
         nn.LayerNorm.forward = layer_norm
+        for hook in hooks:
+            hook.remove()
+    first_grad = events.index("grad") if "grad" in events else len(events)
     ref = lm_loss(plain, idx, targets)
     ref.backward()
     mine, theirs = list(ck.parameters()), list(plain.parameters())   # a wrapper renames parameters, never reorders them
     same = len(mine) == len(theirs) and all(a.shape == b.shape for a, b in zip(mine, theirs))
     diffs = [(a.grad - b.grad).abs().max().item() if a.grad is not None else math.inf for a, b in zip(mine, theirs)] if same else []
     info.update(blocks=len(block_modules(ck)), want_blocks=case.n_layers, calls=calls, loss_diff=abs(loss.item() - ref.item()),
+                recomputed_at_once=events[:first_grad].count("ln"),
                 grad_diff=max(diffs) if diffs else math.inf, same_names=same,
                 saved=packed_bytes(ck, idx, targets), saved_plain=packed_bytes(plain, idx, targets))
     return info
@@ -896,6 +976,10 @@ def checkpoint_problems(got: dict, about: str) -> list[str]:
     if got["calls"]["backward"] != 2 * got["want_blocks"]:   # a block's forward runs its two layer norms
         return [f"on {about}, {got['calls']['backward'] // 2} block forward(s) ran again during backward, expected one "
                 "per block: run each block through torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)."]
+    if got.get("recomputed_at_once", 0) > 2:    # per block: the last block's two layer norms, then its gradients
+        return [f"on {about}, {got['recomputed_at_once'] // 2} blocks were recomputed at once in backward, before the "
+                "first block's gradients: the blocks run under one checkpoint together. Checkpoint each block on its "
+                "own (one checkpoint call per block), so that backward rebuilds one block's activations at a time."]
     if not got["saved"] < got["saved_plain"]:
         return [f"on {about}, autograd still saves {got['saved']:,} bytes ({got['saved_plain']:,} without "
                 "checkpointing): the blocks' activations should no longer be saved."]
@@ -949,32 +1033,57 @@ def precision_case(case: PrecisionCase, device) -> PrecisionCase:
     return PrecisionCase(case.gpt, case.steps, case.lr, reference_losses(case, device))
 
 
-RUNS = (("float32", False), ("bfloat16", False), ("float32", True), ("bfloat16", True))   # eager first
+RUNS = (("float32", False), ("bfloat16", False), ("float16", False), ("float32", True), ("bfloat16", True))   # eager first
+
+
+def autocast_dtype(device, dtype: torch.dtype) -> str:
+    """The dtype a Linear computes in on this device under torch.autocast(dtype) (fp32: no autocast)."""
+    lin = nn.Linear(2, 2).to(device)
+    with torch.autocast(torch.device(device).type, dtype=dtype, enabled=dtype != torch.float32):
+        return str(lin(torch.ones(1, 2, device=device)).dtype)
+
+
+def linear_dtypes(model: nn.Module) -> tuple[set, list]:
+    """Forward hooks on the model's Linears that note the dtypes they compute in (hooks to remove afterwards)."""
+    seen: set = set()
+    hooks = [m.register_forward_hook(lambda mod, args, out: seen.add(str(out.dtype)))
+             for m in model.modules() if isinstance(m, nn.Linear)]
+    return seen, hooks
 
 
 def probe_precision(learner: Learner, case: PrecisionCase) -> dict:
-    """train_losses four ways (fp32/bf16, eager then compiled): the losses, how many graphs each run compiled, the
-    dtypes the weights were left in; and the checker's own bf16 autocast losses on this device. The compiled runs
+    """train_losses five ways (fp32, bf16 and fp16 eager, then fp32 and bf16 compiled): the losses (and whether they
+    are plain numbers), how many graphs each run compiled, the dtypes the weights were left in, the dtypes the
+    model's Linears computed in (eager runs: forward hooks) and those autocast gives on this device; and the
+    checker's own bf16 autocast losses on this device. The compiled runs
     are left out when the eager ones are already wrong (they would be judged against them). As in probe_varlen,
     graphs meant for Inductor run through AOTAutograd without Inductor's code generation: where autocast applies is
     decided when Dynamo traces, and each case would otherwise build the C++ of two training steps."""
     from torch._dynamo.utils import counters
 
     device = run_device(learner)
-    got: dict = {"runs": {}, "compiles": {}, "weights": {},
-                 "own_bf16": list(reference_losses(case, device, torch.bfloat16))}
+    got: dict = {"runs": {}, "compiles": {}, "weights": {}, "computed_in": {}, "types": {},
+                 "own_bf16": list(reference_losses(case, device, torch.bfloat16)),
+                 "autocast": {dtype: autocast_dtype(device, getattr(torch, dtype)) for dtype, _ in RUNS}}
     for dtype, compiled in RUNS:
         if compiled and eager_precision_problems(got, case):
             break
         key = f"{dtype}/{'compiled' if compiled else 'eager'}"
         model, batches = batches_for(case, device)
+        seen, hooks = linear_dtypes(model) if not compiled else (set(), [])   # eager: Dynamo never meets the hooks
         torch._dynamo.reset()
         before = counters["stats"]["unique_graphs"]
-        with _CompileWatch(inductor_as="aot_eager", stop_at_second_reset=False):
-            losses = learner.call("train_losses", model, batches, getattr(torch, dtype), compiled, case.lr)
+        try:
+            with _CompileWatch(inductor_as="aot_eager", stop_at_second_reset=False):
+                losses = learner.call("train_losses", model, batches, getattr(torch, dtype), compiled, case.lr)
+        finally:
+            for hook in hooks:
+                hook.remove()
         got["compiles"][key] = counters["stats"]["unique_graphs"] - before
         got["weights"][key] = sorted({str(p.dtype) for p in model.parameters()})
+        got["computed_in"][key] = sorted(seen)
         try:
+            got["types"][key] = sorted({type(v).__name__ for v in losses if not isinstance(v, numbers.Real)})
             got["runs"][key] = [float(v) for v in losses]
         except (TypeError, ValueError):
             got["runs"][key] = None
@@ -999,6 +1108,9 @@ def run_problems(got: dict, case: PrecisionCase, mode: str) -> list[str]:
             continue
         if losses is None or len(losses) != case.steps:
             return [f"train_losses ({key}) should return {case.steps} losses, one per batch."]
+        if got["types"].get(key):
+            return [f"train_losses ({key}) returned its losses as {', '.join(got['types'][key])}: return them as "
+                    "Python floats (loss.item()); a tensor per step keeps what it was computed from alive."]
         if not all(map(math.isfinite, losses)):
             return [f"train_losses ({key}) returned losses that are not finite: the training diverged. Step the "
                     "optimizer on the true gradients (with a GradScaler, scaler.step(opt) unscales them first)."]
@@ -1026,6 +1138,12 @@ def eager_precision_problems(got: dict, case: PrecisionCase) -> list[str]:
     if relative_gap(runs["bfloat16/eager"], runs["float32/eager"]) < 1e-6:
         return ["the bfloat16 losses equal the fp32 ones exactly: run the forward under torch.autocast(device_type, "
                 "dtype=...) when a lower precision is asked for."]
+    for key, seen in got.get("computed_in", {}).items():
+        want = got["autocast"][key.split("/")[0]]
+        if seen and seen != [want]:
+            return [f"train_losses ({key}): the model's Linear layers computed in {', '.join(seen)}, where "
+                    f"torch.autocast with the dtype you are given computes in {want}: autocast to the dtype you are "
+                    "given (any dtype that is not torch.float32, float16 as well as bfloat16)."]
     off = relative_gap(runs["bfloat16/eager"], got["own_bf16"])
     if off > BF16_SAME:
         return [f"the eager bfloat16 losses are {off:.1e} (relative) away from plain SGD with loss_fn under "
@@ -1111,7 +1229,8 @@ def payoff_problems(got: list, cases: list[PayoffCase], reveal: bool) -> list[st
 
 
 @register("06.payoff", points=1, exercise="H", title="after how many steps compiling pays off",
-          cases=[PayoffCase(30.0, 12.0, 8.0), PayoffCase(2.5, 1.0, 1.0), PayoffCase(1.0, 3.0, 1.5), PayoffCase(1.0, 10.0, 7.0)])
+          cases=[PayoffCase(30.0, 12.0, 8.0), PayoffCase(2.5, 1.0, 1.0), PayoffCase(1.0, 3.0, 1.5), PayoffCase(1.0, 10.0, 7.0),
+                 PayoffCase(3.0, 5.0, 6.0)])
 def _payoff(ctx: Context, cases: list[PayoffCase]) -> str:
     fail_if(payoff_problems(ctx.probe(probe_payoff, cases), cases, ctx.reveal))
     return "pay-off steps right, including a compile that never pays"
@@ -1262,10 +1381,11 @@ def probe_varlen(learner: Learner, case: VarlenCase) -> dict:
     if recompiled is not None or watch.resets > 1:
         return {"losses": None, **seen, "recompiled": recompiled}
     try:
+        types = sorted({type(v).__name__ for v in got if not isinstance(v, numbers.Real)})
         losses = [float(v) for v in got]
     except (TypeError, ValueError):
         return {"losses": None, "type": type(got).__name__, **seen}
-    return {"losses": losses, **seen}
+    return {"losses": losses, "types": types, **seen}
 
 
 def guard_that_failed(reason: str, reveal: bool = True) -> str:
@@ -1312,6 +1432,9 @@ def varlen_problems(got: dict, case: VarlenCase, reveal: bool) -> list[str]:
     losses = got["losses"]
     if len(losses) != steps:
         return [f"on {case.about}, varlen_losses returned {len(losses)} losses for {steps} batches: one per batch."]
+    if got.get("types"):
+        return [f"on {case.about}, varlen_losses returned its losses as {', '.join(got['types'])}: return them as "
+                "Python floats (loss.item()); a tensor per step keeps what it was computed from alive."]
     if got["compiles"] == 0:
         return [f"on {case.about}, varlen_losses compiled nothing: wrap loss_fn in torch.compile and train with it."]
     if got.get("graph_runs") is not None and got["graph_runs"] < steps:
@@ -1322,7 +1445,8 @@ def varlen_problems(got: dict, case: VarlenCase, reveal: bool) -> list[str]:
     if gap > 1e-4:
         said = f" (largest relative gap {gap:.1e})" if reveal else ""
         return [f"on {case.about}, the losses are not those of eager SGD on the same batches{said}: one optimizer "
-                "step per batch, zero_grad before each backward, the learning rate given; if you pad to a bucket, "
+                "step per batch, in the order given, zero_grad before each backward, the learning rate given; if you "
+                "pad to a bucket, "
                 "pad the targets with -100 (cross_entropy's ignore_index) so the padding adds nothing to the loss."]
     return []
 
@@ -1335,3 +1459,13 @@ def _dynamic(ctx: Context, cases: list[VarlenCase]) -> str:
     for case in cases:
         fail_if(varlen_problems(ctx.probe(probe_varlen, case), case, ctx.reveal))
     return "one graph for every batch, losses as in eager"
+
+
+# ---------------------------------------------------------------- the checker's own versions of the exercises
+# The given cells import some of these (graphs_of, recompute_truth, autograd_saved_bytes): while a check runs the
+# learner's function, they refuse to run (own_work), so that an answer that only calls them earns nothing.
+TWO_GRAPHS_OWN = (graphs_of, histogram_of, aten_name)
+SAVED_OWN = (saved_by_outputs, autograd_saved_bytes)
+RECOMPUTE_OWN = (recompute_truth, recompute_truth_counts, compute_ops)
+KERNELS_OWN = (is_derivative,)
+RECOMPILES_OWN = (compiles_of,)

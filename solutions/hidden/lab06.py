@@ -105,7 +105,8 @@ def backward_kernel_cases(refs: dict) -> list:
         ("cpp_fused_native_dropout_silu_0", ("silu", "native_dropout", "mul")),
         ("cpp_fused_hardtanh_hardtanh_backward_1", ("hardtanh", "hardtanh_backward")),
         ("cpp_fused_native_dropout_backward_silu_backward_2", ("native_dropout_backward", "silu_backward", "mul")),
-        ("cpp_fused_backward_view_3", ("view", "add"))))]
+        ("cpp_fused_backward_view_3", ("view", "add")),
+        ("cpp_fused_add_mul_4", ("mul", "silu_backward", "add"))))]
 
 
 def hidden_recompute_counts() -> public.RecomputeCase:
