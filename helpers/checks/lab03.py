@@ -18,7 +18,7 @@ import math
 import numbers
 import os
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
@@ -146,7 +146,7 @@ class GuardSpace(TorchDispatchMode):
         if t.device.type != "cpu" or t.numel() == 0 or t.layout != torch.strided or not _dense(t):
             return t
         span = sum((n - 1) * s for n, s in zip(t.shape, t.stride())) + 1
-        buf = torch.empty(span + self.slack, dtype=t.dtype)
+        buf = torch.empty(span + self.slack, dtype=t.dtype, device=t.device)   # CPU, whatever the default device
         self._add_tail(buf[span:].view(torch.uint8), name)
         out = buf.as_strided(t.shape, t.stride(), 0)
         out.copy_(t)
@@ -155,7 +155,7 @@ class GuardSpace(TorchDispatchMode):
     def empty(self, shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
         """A new contiguous CPU tensor with guard space after it (no copy: what a launcher's output needs)."""
         n = math.prod(shape)
-        buf = torch.empty(n + self.slack, dtype=dtype)
+        buf = torch.empty(n + self.slack, dtype=dtype, device="cpu")
         self._add_tail(buf[n:].view(torch.uint8), "the output")
         return buf[:n].view(shape)
 
@@ -313,6 +313,79 @@ def launches_marked():
 
 
 IN_LAUNCH = [False]
+
+
+class WrongDevice(RuntimeError):
+    """A kernel was launched with a tensor that is not on the input's device (see watched_launches)."""
+
+
+@dataclass
+class Launches:
+    """What watched_launches saw: the programs of each launch, and whether a tensor argument was on another device."""
+
+    programs: list[int] = field(default_factory=list)
+    wrong_device: bool = False
+
+
+@contextlib.contextmanager
+def watched_launches(device: torch.device):
+    """While active, under Triton's interpreter: each launch's number of programs is recorded, `IN_LAUNCH[0]` is True
+    during it (the copies the interpreter makes itself are not the launcher's), and a tensor argument on another
+    device than `device` stops it with WrongDevice. On a CPU the default device is "meta" outside the launches, so a
+    launcher that allocates without `device=` (torch.empty(shape, dtype=...)) gets a tensor the kernel cannot use:
+    what on a GPU would hand the kernel a CPU pointer shows on a CPU too. Does nothing on a GPU (compiled kernels)."""
+    record = Launches()
+    try:
+        from triton.runtime import interpreter as ti
+
+        executor, call = ti.GridExecutor, ti.GridExecutor.__call__
+        builder, set_grid = ti.InterpreterBuilder, ti.InterpreterBuilder.set_grid_dim
+    except (ImportError, AttributeError):
+        yield record
+        return
+    if not interpreted():
+        yield record
+        return
+
+    def launch(self, *args, **kwargs):
+        if any(isinstance(a, torch.Tensor) and a.device.type != device.type for a in (*args, *kwargs.values())):
+            record.wrong_device = True
+            raise WrongDevice("a kernel argument is not on the input's device")
+        IN_LAUNCH[0] = True
+        try:
+            with torch.device(device):
+                return call(self, *args, **kwargs)
+        finally:
+            IN_LAUNCH[0] = False
+
+    def grid_dim(self, *dims):
+        record.programs.append(math.prod(dims))
+        return set_grid(self, *dims)
+
+    executor.__call__, builder.set_grid_dim = launch, grid_dim
+    try:
+        with torch.device("meta") if device.type == "cpu" else contextlib.nullcontext():
+            yield record
+    finally:
+        executor.__call__, builder.set_grid_dim = call, set_grid
+
+
+class Conversions(OpRecorder):
+    """An OpRecorder that also notes the dtype conversions made outside a kernel launch (x.float(), out.to(dtype),
+    a copy_ between dtypes): each is a pass over memory of its own."""
+
+    def __init__(self):
+        super().__init__()
+        self.converted: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = super().__torch_dispatch__(func, types, args, kwargs)
+        name = func.overloadpacket.__name__
+        if name in ("_to_copy", "copy_") and not IN_LAUNCH[0] and len(args) >= (2 if name == "copy_" else 1):
+            src, dst = (args[1], args[0]) if name == "copy_" else (args[0], out)
+            if isinstance(src, torch.Tensor) and isinstance(dst, torch.Tensor) and src.dtype != dst.dtype:
+                self.converted.append(f"{src.dtype} to {dst.dtype}".replace("torch.", ""))
+        return out
 
 
 def close(got: Any, want: torch.Tensor, atol: float, rtol: float = 0.0, reveal: bool = True) -> str | None:
@@ -522,6 +595,10 @@ def clamp_exp(x):
     return x.clamp(0, 1).exp()
 
 
+def mixed_dtypes(x, y, z):
+    return (z * 3 + 1) + x.sigmoid() * y
+
+
 def view_between(x):
     return (x.relu().view(-1).sigmoid() * 2).exp()
 
@@ -538,24 +615,53 @@ def mutate_between(x, y):
     return (b + y).sigmoid() * x
 
 
+class TwiceLinear(nn.Module):
+    """One Linear called twice: each call is a kernel that reads its weight and bias."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.fc(self.fc(x).relu())
+
+
+def cat_sigmoid(x, y):
+    return torch.cat([x, y]).sigmoid() * 2
+
+
+def size_view(x):
+    return x.exp().view(x.size(0), -1).sigmoid()
+
+
+def two_readers_end(x):
+    h = (x.relu() * 2).sigmoid()
+    return h.exp() + h
+
+
 # ---------------------------------------------------------------- 1 and 6: bytes by the notebook's rules
 @dataclass(frozen=True)
 class BytesCase:
-    """A function or module to trace, its inputs, and the bytes the rule gives (worked out by hand or by the grader)."""
+    """A function or module to trace, its inputs, and the bytes the rule gives (worked out by hand or by the grader).
+    `before`: inputs of other shapes the same traced graph is measured with first (the count must be the inputs')."""
 
     about: str
     fn: Callable
     inputs: tuple
     want: int
+    before: tuple = ()
 
 
-def probe_bytes(learner: Learner, fn_name: str, graphs: list[tuple[Callable, tuple]]) -> list:
-    """The learner's byte count (traffic_bytes, estimate_peak_bytes) on each traced graph; what it raised otherwise."""
+def probe_bytes(learner: Learner, fn_name: str, graphs: list[tuple]) -> list:
+    """The learner's byte count (traffic_bytes, estimate_peak_bytes) on each traced graph, after a first count with
+    other inputs where a case gives them; what it raised otherwise."""
     out = []
-    for fn, inputs in graphs:
+    for fn, inputs, *before in graphs:
         gm = fx.symbolic_trace(fn)
         try:
             with torch.no_grad():
+                if before and before[0]:
+                    learner.call(fn_name, gm, *before[0])
                 out.append(as_number(learner.call(fn_name, gm, *inputs)))
         except CheckFailed:
             raise
@@ -580,25 +686,34 @@ def as_number(value: Any) -> Any:
     return value
 
 
-def bytes_problems(fn_name: str, got: list, want: list[int], about: list[str], reveal: bool = True) -> list[str]:
-    """Messages for the cases where a byte count is not the rule's; reveal=False keeps the expected numbers hidden."""
+AGAIN = (" (this graph was measured just before with inputs of other shapes: run ShapeProp on every call, so the "
+         "shapes are this call's)")
+
+
+def bytes_problems(fn_name: str, got: list, want: list[int], about: list[str], reveal: bool = True,
+                   again: list[bool] | None = None) -> list[str]:
+    """Messages for the cases where a byte count is not the rule's; reveal=False keeps the expected numbers hidden;
+    `again`: the cases measured a second time (after other inputs)."""
     problems = []
-    for g, w, what in zip(got, want, about):
+    for g, w, what, twice in zip(got, want, about, again or [False] * len(got)):
         if isinstance(g, str):
-            problems.append(f"{fn_name} {g} on {what}.")
+            hint = (" (a call node whose result is not a tensor, such as x.size(0), has no TensorMetadata: count it "
+                    "as 0 bytes)") if "tensor_meta" in g or "'NoneType' object has no attribute" in g else ""
+            problems.append(f"{fn_name} {g} on {what}{hint}.")
         elif not isinstance(g, (int, float)) or isinstance(g, bool):
             problems.append(f"{fn_name} should return a number of bytes; on {what} it returned a {type(g).__name__}.")
         elif g != w:
             said = f"on {what}: {g:,} bytes, expected {w:,}" if reveal else \
                 f"on {what}: {g:,} bytes is {'too low' if g < w else 'too high'} for the rule"
-            problems.append(f"{said}{BYTES_HINTS[fn_name](g, w)}.")
+            problems.append(f"{said}{AGAIN if twice else BYTES_HINTS[fn_name](g, w)}.")
     return problems
 
 
 def bytes_check(ctx: Context, fn_name: str, cases: list[BytesCase]) -> None:
     """Run the learner's byte count on every case (the inputs travel, the expected numbers stay here) and judge it."""
-    got = ctx.probe(probe_bytes, fn_name, [(c.fn, c.inputs) for c in cases])
-    fail_if(bytes_problems(fn_name, got, [c.want for c in cases], [c.about for c in cases], ctx.reveal))
+    got = ctx.probe(probe_bytes, fn_name, [(c.fn, c.inputs, c.before) for c in cases])
+    fail_if(bytes_problems(fn_name, got, [c.want for c in cases], [c.about for c in cases], ctx.reveal,
+                           [bool(c.before) for c in cases]))
 
 
 def traffic_cases() -> list[BytesCase]:
@@ -615,6 +730,12 @@ def traffic_cases() -> list[BytesCase]:
         BytesCase("a BatchNorm1d(8) module (weight, bias and three buffers) times a parameter read by get_attr",
                   seeded(NormScale, 6), tensors(6, (4, 8)),
                   f32 * (32 + 32 + 4 * 8) + 8 + f32 * (32 + 8 + 32)),
+        BytesCase("torch.cat([x, y]).sigmoid() * 2: a list of two inputs of one size, 10×6 each", cat_sigmoid,
+                  tensors(7, (10, 6), (10, 6)), f32 * ((60 + 60 + 120) + (120 + 120) + (120 + 120))),
+        BytesCase("one Linear(8, 8) called twice, fc(fc(x).relu()): each call reads its weight and bias",
+                  seeded(TwiceLinear, 8), tensors(8, (4, 8)), f32 * (2 * (32 + 32 + 64 + 8) + (32 + 32))),
+        BytesCase("chain_ops on 1000 fp32 elements, right after a call on 10 elements with the same graph", chain_ops,
+                  tensors(9, (1000,)), 5 * 2 * 1000 * f32, before=tensors(10, (10,))),
         BytesCase("the empty graph", identity, tensors(5, (5,)), 0),
     ]
 
@@ -730,6 +851,8 @@ CHAIN_CASES = [
     ChainCase("an in-place op between two elementwise ops", MutatesBetween),
     ChainCase("activation modules inside an nn.Sequential", Modules),
     ChainCase("a view between elementwise ops (x.relu().view(-1).sigmoid() * 2).exp()", Traced(view_between)),
+    ChainCase("a chain that ends at a value with two readers, h = (x.relu() * 2).sigmoid(); h.exp() + h",
+              Traced(two_readers_end)),
     ChainCase("a graph with a single op", Single),
     ChainCase("the empty graph", Empty),
     ChainCase("a graph that is already fused (two call_module nodes of fused chains)", already_fused),
@@ -766,10 +889,14 @@ class FuseCase:
 def probe_fuse(learner: Learner, model: nn.Module, chains: list[list[str]], inputs: tuple) -> dict:
     """Fuse the named chains with the learner's fuse_chain; report what the graph became and what it computes, and
     the submodule names a second, fresh trace of the same model gets (they must not depend on earlier graphs)."""
-    report = fuse_once(learner, model, chains, inputs)
-    if not report["error"]:
-        again = fuse_once(learner, model, chains, inputs)
-        report["targets_again"] = [r.get("target") for r in again["returned"]]
+    own = ("fuse_chain calls library_fuse, the notebook's stand-in for exercise 2b (torch.fx's fuse_by_partitions, run "
+           "for you while fuse_chain was a stub): write the fusion yourself, as the steps above say (an fx.Graph of "
+           "the chain, one call_module node).")
+    with stand_in_refused(learner, "library_fuse", own):
+        report = fuse_once(learner, model, chains, inputs)
+        if not report["error"]:
+            again = fuse_once(learner, model, chains, inputs)
+            report["targets_again"] = [r.get("target") for r in again["returned"]]
     return report
 
 
@@ -785,6 +912,7 @@ def fuse_once(learner: Learner, model: nn.Module, chains: list[list[str]], input
             report["returned"].append({
                 "node": isinstance(new, fx.Node), "op": getattr(new, "op", type(new).__name__),
                 "graph_module": isinstance(sub, fx.GraphModule), "target": str(getattr(new, "target", "")),
+                "args": [a.name for a in new.args if isinstance(a, fx.Node)] if isinstance(new, fx.Node) else [],
                 "sub_calls": calls(sub) if isinstance(sub, fx.GraphModule) else 0})
         gm.graph.lint()
         gm.recompile()
@@ -799,6 +927,22 @@ def fuse_once(learner: Learner, model: nn.Module, chains: list[list[str]], input
     return report
 
 
+@contextlib.contextmanager
+def stand_in_refused(learner: Learner, name: str, why: str):
+    """While active, the notebook's stand-in `name` (imported from this module for while an exercise is a stub) fails
+    the check with `why` when the learner's code calls it: the exercise is to write it."""
+    def refuse(*args, **kwargs):
+        raise CheckFailed(why)
+
+    original = globals()[name]
+    globals()[name] = refuse
+    try:
+        with learner.replacing(name, refuse) if name in learner.ns else contextlib.nullcontext():
+            yield
+    finally:
+        globals()[name] = original
+
+
 def fuse_problems(report: dict, chain_lengths: list[int], want: Any, about: str, reveal: bool = True) -> list[str]:
     """Why the fused graph is not one call_module node per chain computing what the model computes."""
     problems = []
@@ -810,6 +954,11 @@ def fuse_problems(report: dict, chain_lengths: list[int], want: Any, about: str,
                             f"is an fx.GraphModule of the chain (the backend needs to find it).")
         elif r["sub_calls"] != length:
             problems.append(f"on {about}, a fused submodule holds {r['sub_calls']} call nodes for a chain of {length}.")
+        twice = sorted({a for a in r.get("args", []) if r["args"].count(a) > 1})
+        if twice:
+            problems.append(f"on {about}, the fused node passes " + (twice[0] if reveal else "an outside input")
+                            + " more than once: make one placeholder per distinct outside input (in the order you "
+                              "first meet them), so the kernel reads it once.")
     targets = [r.get("target") for r in report["returned"] if r["op"] == "call_module"]
     if len(set(targets)) < len(targets):
         problems.append(f"on {about}, two chains were fused into the same submodule name ({targets[0]}): the second "
@@ -825,8 +974,11 @@ def fuse_problems(report: dict, chain_lengths: list[int], want: Any, about: str,
         return problems + [f"on {about}, fusing raised {report['error']}{hint}."]
     saved = sum(n - 1 for n in chain_lengths)
     if report["after"] != report["before"] - saved:
+        hint = ("erase the chain's nodes" if report["after"] > report["before"] - saved else
+                "erase the chain's nodes and nothing else: eliminate_dead_code would also drop in-place ops and "
+                "values nobody reads")
         problems.append(f"on {about}, the graph went from {report['before']} to {report['after']} call nodes; fusing "
-                        f"chains of {chain_lengths} nodes should leave {report['before'] - saved} (erase the chain's nodes).")
+                        f"chains of {chain_lengths} nodes should leave {report['before'] - saved} ({hint}).")
     diff = close_all(report["output"], want, atol=1e-5, rtol=1e-5, reveal=reveal)
     if diff:
         problems.append(f"on {about}, the fused graph's output {diff}: pass every outside input to the fused node, "
@@ -844,6 +996,8 @@ def fuse_cases() -> list[FuseCase]:
                  (("seq_1", "seq_2"), ("seq_4", "seq_5", "mul")), tensors(302, (3, 6), (3, 6))),
         FuseCase("a chain whose last op reads a value computed after its first op", LateInput(),
                  (("relu", "mul", "mul_1"),), tensors(303, (3, 6), (3, 6))),
+        FuseCase("two chains on either side of an in-place op (y.add_(1))", MutatesBetween(),
+                 (("sigmoid", "mul"), ("mul_1", "relu", "add")), tensors(304, (3, 6), (3, 6))),
     ]
 
 
@@ -881,6 +1035,7 @@ LAYOUTS = {
     "sliced": lambda t: t[:, ::2],
     "expanded": lambda t: t[:1].expand(t.shape[0], *t.shape[1:]),
     "channels_last": lambda t: t.contiguous(memory_format=torch.channels_last),
+    "every_other": lambda t: t.flatten()[::2],
 }
 
 
@@ -890,34 +1045,69 @@ def reference_chain(x: torch.Tensor) -> torch.Tensor:
 
 
 def probe_kernel(learner: Learner, inputs: list[tuple], bad_block: int) -> dict:
-    """Run the learner's chain_triton on each (input, block, layout), recording ATen compute ops; then try a bad block
-    size."""
+    """Run the learner's chain_triton on each (input, block, layout), recording ATen compute ops, dtype conversions,
+    the programs launched and whether the input was left as it was; then two calls on inputs of one shape (the first
+    result must survive the second), and a bad block size."""
     device = device_of(learner)
     outs = []
     for x, block, layout in inputs:
         guard = GuardSpace()            # under the interpreter: guard space after every tensor (see GuardSpace)
         with guard:
             x = LAYOUTS[layout](guard.guard(x.to(device)))
-        rec = OpRecorder()
+        before = x.clone()
+        rec = Conversions()
         try:
-            with rec, guard, guard.reads_watched():
+            with watched_launches(device) as launches, rec, guard, guard.reads_watched():
                 y = learner.call("chain_triton", x, block=block)
             if guard.overrun() or guard.overread:
                 outs.append({"error": f"ran a kernel that {OVERRUN if guard.overrun() else OVERREAD}", "overrun": True})
                 continue
-            outs.append({"out": y, "aten": rec.computed()})
+            if isinstance(y, torch.Tensor) and y.device.type != x.device.type:
+                outs.append({"wrong_device": True})
+                continue
+            outs.append({"out": y, "aten": rec.computed(), "converted": sorted(set(rec.converted)),
+                         "programs": launches.programs,
+                         "input_changed": not torch.equal(x, before) or (
+                             isinstance(y, torch.Tensor) and y.numel() > 0 and
+                             y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr())})
         except CheckFailed:
             raise
+        except WrongDevice:
+            outs.append({"wrong_device": True})
         except Exception as err:
             outs.append({"error": failure(err)})
+    return {"outs": outs, "reused": reused_output(learner, inputs[0][0], device), "bad_block": bad_block_refused(
+        learner, inputs[0][0][:10].to(device), bad_block), "device": str(device)}
+
+
+def bad_block_refused(learner: Learner, x: torch.Tensor, bad_block: int) -> str | None:
+    """None when chain_triton raises ValueError for a block that is not a power of two; what it did otherwise."""
     try:
-        learner.function("chain_triton")(inputs[0][0][:10].to(device), block=bad_block)
-        bad = "returned normally"
+        learner.function("chain_triton")(x, block=bad_block)
+        return "returned normally"
     except ValueError:
-        bad = None
+        return None
     except Exception as err:
-        bad = f"raised {type(err).__name__}, not ValueError"
-    return {"outs": outs, "bad_block": bad, "device": str(device)}
+        return f"raised {type(err).__name__}, not ValueError"
+
+
+def reused_output(learner: Learner, x: torch.Tensor, device: torch.device) -> bool | None:
+    """Two calls of chain_triton on inputs of one shape: True when the second changed the first one's result (an
+    output buffer kept from call to call); None when they did not run."""
+    x = x.flatten()[:300].to(device)
+    guard = GuardSpace()
+    try:
+        with guard:
+            first = learner.call("chain_triton", guard.guard(x))
+            kept = first.clone()
+            second = learner.call("chain_triton", guard.guard(-x))
+        if guard.overrun() or not all(isinstance(t, torch.Tensor) for t in (first, second)):
+            return None
+        return not torch.equal(first, kept) or first.untyped_storage().data_ptr() == second.untyped_storage().data_ptr()
+    except CheckFailed:
+        raise
+    except Exception:
+        return None
 
 
 def kernel_problems(report: dict, cases: list[KernelCase], bad_block: int, reveal: bool = True) -> list[str]:
@@ -928,22 +1118,46 @@ def kernel_problems(report: dict, cases: list[KernelCase], bad_block: int, revea
         if r.get("overrun"):
             problems.append(f"on {about}, chain_triton {r['error']}.")
             continue
+        if r.get("wrong_device"):
+            problems.append(f"on {about}, chain_triton allocated a tensor on the default device, not on x's (a "
+                            f"torch.empty(...) without device=): on a GPU the kernel would get a CPU pointer. Allocate "
+                            f"with torch.empty_like(x), or pass device=x.device.")
+            continue
         if "error" in r:
             problems.append(f"on {about}, chain_triton raised {r['error']}.")
             continue
         if r["aten"]:
             problems.append(f"on {about}, PyTorch ops ran ({', '.join(r['aten'])}): compute inside the Triton kernel, "
                             f"not with torch.")
+        if r.get("converted"):
+            problems.append(f"on {about}, the launcher converted with PyTorch ({', '.join(r['converted'])}): each "
+                            f"conversion is one more pass over memory, the traffic fusing removes. Pass x as it is, "
+                            f"convert the loaded values inside the kernel (.to(tl.float32)) and round once, at the "
+                            f"store.")
+        if r.get("input_changed"):
+            problems.append(f"on {about}, chain_triton changed its input x (the result was written in place): "
+                            f"return a new tensor and leave x as it was.")
+        n = math.prod(x.shape)
+        want_programs = -(-n // case.block)
+        if n and r.get("programs") and want_programs not in r["programs"]:
+            ran = r["programs"][0]
+            problems.append(f"on {about}, chain_triton(x, block={case.block}) launched "
+                            + (f"{ran:,} program{'s' * (ran != 1)}, not triton.cdiv({n:,}, {case.block}) = "
+                               f"{want_programs:,}" if reveal else "a grid that does not fit the block it was given")
+                            + ": launch (triton.cdiv(n, block),) programs with BLOCK=block.")
         want = reference_chain(x)
         diff = close(r["out"], want, atol=TOLERANCE[x.dtype], reveal=reveal)
         if not diff:
             problems += rounding_problems(r["out"], want, about)
-        elif case.layout in ("sliced", "expanded"):
+        elif case.layout in ("sliced", "expanded", "every_other"):
             problems.append(f"on {about}, the result {diff}. This input is not one block of memory: make it "
                             f".contiguous() before the kernel reads it as one.")
         else:
             problems.append(f"on {about}, the result {diff}. Check the masks (offsets < n_elements) and that the "
                             f"arithmetic is done in fp32 and rounded once, at the store.")
+    if report.get("reused"):
+        problems.append("a second call of chain_triton on an input of the same shape changed the result of the first "
+                        "(the same output tensor returned twice): allocate a new output on every call.")
     if report["bad_block"]:
         problems.append(f"block={bad_block} (not a power of two) {report['bad_block']}: raise ValueError and say why.")
     return problems
@@ -994,13 +1208,21 @@ class CodegenCase:
     inputs: tuple
     supported: bool
 
+    @property
+    def dtype(self) -> torch.dtype:
+        """The output's dtype: the inputs' dtypes promoted (fp16 with fp32 gives fp32), as TritonChain allocates it."""
+        dtype = self.inputs[0].dtype
+        for t in self.inputs[1:]:
+            dtype = torch.promote_types(dtype, t.dtype)
+        return dtype
+
     def want(self) -> torch.Tensor:
-        """The chain in float64, rounded to the input's dtype."""
-        return self.fn(*[t.double() for t in self.inputs]).to(self.inputs[0].dtype)
+        """The chain in float64, rounded to the output's dtype."""
+        return self.fn(*[t.double() for t in self.inputs]).to(self.dtype)
 
     def rounded_once(self) -> torch.Tensor:
-        """The chain in fp32, rounded once to the input's dtype: what a kernel computing in fp32 stores."""
-        return self.fn(*[t.float() for t in self.inputs]).to(self.inputs[0].dtype)
+        """The chain in fp32, rounded once to the output's dtype: what a kernel computing in fp32 stores."""
+        return self.fn(*[t.float() for t in self.inputs]).to(self.dtype)
 
 
 def probe_codegen(learner: Learner, fn: Callable, inputs: tuple) -> dict:
@@ -1063,7 +1285,7 @@ def codegen_problems(r: dict, want: torch.Tensor, about: str, supported: bool, r
 
 
 def codegen_cases() -> list[CodegenCase]:
-    """Five chains codegen must generate, two it may decline."""
+    """Six chains codegen must generate, two it may decline."""
     return [
         CodegenCase("chain_ops", chain_ops, tensors(40, (1823, 781)), True),
         CodegenCase("a two-input chain (x * y + 1).sigmoid() - y", two_input_chain, tensors(41, (33, 17), (33, 17)), True),
@@ -1071,6 +1293,9 @@ def codegen_cases() -> list[CodegenCase]:
         CodegenCase("F.gelu(x + b) * 0.5 with a broadcast bias b", gelu_bias, tensors(43, (64, 40), (40,)), True),
         CodegenCase("(2.0 - x).sigmoid() in fp16: a number on the left", number_on_left,
                     tensors(44, (513,), dtype=torch.float16), True),
+        CodegenCase("(z * 3 + 1) + x.sigmoid() * y with x and z fp16, y fp32 (the result is fp32; z is used first)",
+                    mixed_dtypes, (tensors(47, (257,), dtype=torch.float16)[0], tensors(48, (257,))[0],
+                                   tensors(49, (257,), dtype=torch.float16)[0]), True),
         CodegenCase("torch.add(x, x, alpha=2).relu(): a keyword codegen may decline", add_alpha, tensors(45, (100,)), False),
         CodegenCase("x.clamp(0, 1).exp(): an op missing from TRITON_EXPR", clamp_exp, tensors(46, (100,)), False),
     ]
@@ -1097,6 +1322,7 @@ class BackendCase:
     fn: Callable
     inputs: tuple
     chains: int
+    grad_mode: bool = False      # compiled and run with gradients on (no input requires one): it must still fuse
 
     def want(self) -> torch.Tensor:
         """The function in fp32 (a generated kernel computes in fp32 and rounds once), in the inputs' dtype."""
@@ -1106,14 +1332,14 @@ class BackendCase:
             return self.fn(*[t.float() for t in self.inputs]).to(self.inputs[0].dtype)
 
 
-def probe_backend(learner: Learner, fn: Callable, inputs: tuple) -> dict:
-    """torch.compile(fn, backend="memfuse") on the run's device, under no_grad: the output and the chains run (with
-    the checker's own parts 2b and 4: part_5_alone)."""
+def probe_backend(learner: Learner, fn: Callable, inputs: tuple, grad_mode: bool = False) -> dict:
+    """torch.compile(fn, backend="memfuse") on the run's device, under no_grad (or with gradients on, grad_mode):
+    the output and the chains run (with the checker's own parts 2b and 4: part_5_alone)."""
     with part_5_alone(learner):
-        return _probe_backend(learner, fn, inputs)
+        return _probe_backend(learner, fn, inputs, grad_mode)
 
 
-def _probe_backend(learner: Learner, fn: Callable, inputs: tuple) -> dict:
+def _probe_backend(learner: Learner, fn: Callable, inputs: tuple, grad_mode: bool = False) -> dict:
     device = device_of(learner)
     report = {"registered": "memfuse" in torch._dynamo.list_backends(exclude_tags=())}
     if not report["registered"]:
@@ -1124,7 +1350,7 @@ def _probe_backend(learner: Learner, fn: Callable, inputs: tuple) -> dict:
     torch._dynamo.reset()
     before = sum(runner_cls.launches.values())
     try:
-        with torch.no_grad():
+        with contextlib.nullcontext() if grad_mode else torch.no_grad():
             report["out"] = torch.compile(fn, backend="memfuse", dynamic=False)(*inputs)
         report["launched"] = sum(runner_cls.launches.values()) - before
     except Exception as err:
@@ -1136,7 +1362,8 @@ def _probe_backend(learner: Learner, fn: Callable, inputs: tuple) -> dict:
     return report
 
 
-def backend_problems(report: dict, about: str, want: torch.Tensor, chains: int, reveal: bool = True) -> list[str]:
+def backend_problems(report: dict, about: str, want: torch.Tensor, chains: int, reveal: bool = True,
+                     grad_mode: bool = False) -> list[str]:
     """No backend registered, an error, a wrong output, or fewer generated kernels than chains."""
     if not report["registered"]:
         return ["no backend called 'memfuse' is registered: run the cell that calls register_backend."]
@@ -1148,7 +1375,9 @@ def backend_problems(report: dict, about: str, want: torch.Tensor, chains: int, 
         problems.append(f"on {about}, the compiled output {diff}.")
     if report["launched"] < chains:
         problems.append(f"on {about}, {report['launched']} fused chains ran through TritonChain; its {chains} fusible chain(s) should "
-                        f"each run as a TritonChain (replace each fused submodule).")
+                        f"each run as a TritonChain (replace each fused submodule)."
+                        + (" Gradients are on here, but no input requires one: fall back to eager only when an example "
+                           "input (a tensor) requires grad." if grad_mode else ""))
     return problems
 
 
@@ -1156,7 +1385,9 @@ def backend_cases() -> tuple[list[BackendCase], PitfallCase]:
     """Graphs to fuse (fp32 and fp16), and the model that needs gradients and the sizes of a dynamic-shape compile."""
     return ([BackendCase("chain_ops", chain_ops, tensors(5, (2000,)), 1),
              BackendCase("a gated MLP block with a residual", seeded(GatedMLP, 5), tensors(6, (8, 16)), 2),
-             BackendCase("chain_ops on 1000 fp16 elements", chain_ops, tensors(8, (1000,), dtype=torch.float16), 1)],
+             BackendCase("chain_ops on 1000 fp16 elements", chain_ops, tensors(8, (1000,), dtype=torch.float16), 1),
+             BackendCase("chain_ops with gradients on, on an input that requires none (inference outside no_grad)",
+                         chain_ops, tensors(9, (500,)), 1, grad_mode=True)],
             pitfall_cases()[0])
 
 
@@ -1214,8 +1445,8 @@ def _backend(ctx: Context, cases: tuple[list[BackendCase], PitfallCase]) -> str:
     graphs, memfuse_case = cases
     problems = []
     for case in graphs:
-        report = ctx.probe(probe_backend, case.fn, case.inputs, timeout=240)
-        problems += backend_problems(report, case.about, case.want(), case.chains, ctx.reveal)
+        report = ctx.probe(probe_backend, case.fn, case.inputs, case.grad_mode, timeout=240)
+        problems += backend_problems(report, case.about, case.want(), case.chains, ctx.reveal, case.grad_mode)
     report = ctx.probe(probe_pitfalls, memfuse_case, MEMFUSE_STEPS, True, timeout=300)
     problems += pitfall_problems(report, memfuse_case, ctx.reveal, MEMFUSE_STEPS)
     fail_if(problems)
@@ -1247,6 +1478,12 @@ def peak_cases() -> list[BytesCase]:
                   2 * 2000),
         BytesCase("x.exp() read by nothing, then (x.sigmoid() * 2).relu(): a value nobody reads is freed at once",
                   dead_value, tensors(71, (1000,)), 2 * n),
+        BytesCase("a BatchNorm1d(8) module times a parameter read by get_attr (a parameter is in memory already)",
+                  seeded(NormScale, 72), tensors(72, (4, 8)), 2 * 4 * 32),
+        BytesCase("x.exp().view(x.size(0), -1).sigmoid() on 10×100: x.size(0) is a number, not a tensor", size_view,
+                  tensors(73, (10, 100)), 2 * n),
+        BytesCase("x.relu().view(-1).sigmoid() on 10×100, right after a call on 2×5 with the same graph",
+                  view_then_sigmoid, tensors(74, (10, 100)), 2 * n, before=tensors(75, (2, 5))),
         BytesCase("the empty graph", identity, tensors(66, (1000,)), 0),
     ]
 
@@ -1280,6 +1517,11 @@ def dynamic_input(n: int, device: torch.device | str = "cpu") -> torch.Tensor:
 PITFALLS = ("grads", "aliasing", "fp16", "dynamic")
 
 
+def scaled_chain(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """A chain with a weight as its second input: only w requires grad in the gradient check."""
+    return ((x * w).sigmoid() + 1) * x
+
+
 def probe_pitfalls(learner: Learner, case: PitfallCase, parts: tuple[str, ...] = PITFALLS, alone: bool = False) -> dict:
     """Run memfuse on a model that needs gradients, on an in-place op, on fp16 and under dynamic shapes (`parts`);
     alone: with the checker's own parts 2b and 4 (03.backend judges part 5 on its own)."""
@@ -1301,7 +1543,13 @@ def _probe_pitfalls(learner: Learner, case: PitfallCase, parts: tuple[str, ...])
         if out.grad_fn is None:
             return {"no_grad_fn": True}
         out.square().mean().backward()
-        return {"grads": [p.grad for p in ours.parameters()]}
+        torch._dynamo.reset()
+        x, w = case.x.to(device), case.x[0].to(device).clone().requires_grad_()   # only the second input needs one
+        out = torch.compile(scaled_chain, backend="memfuse")(x, w)
+        if out.grad_fn is None:
+            return {"no_grad_fn_second": True}
+        out.square().mean().backward()
+        return {"grads": [p.grad for p in ours.parameters()], "second": w.grad}
 
     def aliasing():
         ins = tuple(t.clone().to(device) for t in case.mutate_inputs)
@@ -1344,6 +1592,13 @@ def grad_problems(g: dict, case: PitfallCase) -> list[str]:
     if g.get("no_grad_fn"):
         return ["memfuse on a model that needs gradients returned an output with no grad_fn: training would silently "
                 "stop; fall back to eager when gradients are needed."]
+    if g.get("no_grad_fn_second"):
+        return ["memfuse on a function whose second input requires grad (its first does not) returned an output with "
+                "no grad_fn: ask every example input that is a tensor for requires_grad, not only the first."]
+    w = case.x[0].clone().requires_grad_()
+    scaled_chain(case.x, w).square().mean().backward()
+    if close(g.get("second"), w.grad, atol=1e-5, rtol=1e-4):
+        return ["memfuse on a function whose second input requires grad gave a gradient that differs from eager's."]
     ref = copy.deepcopy(case.model)
     ref(case.x).square().mean().backward()
     if len(g["grads"]) != len(list(ref.parameters())) or \
@@ -1723,11 +1978,20 @@ def _smem(ctx: Context, cases: list[SmemCase]) -> str:
 
 
 # ---------------------------------------------------------------- 8c: the roofline of the epilogue
+# True while the learner's linear_gelu_cost or epilogue_saving runs: the checker's own counts are not theirs to call.
+LEARNER_COUNTING = [False]
+OWN_COUNTS = ("linear_gelu_cost or epilogue_saving called the checker's own count (helpers.checks.lab03: "
+              "eager_kernels, measured_cost or measured_saving): count the FLOPs and bytes yourself, as the exercise's "
+              "text says.")
+
+
 def eager_kernels(m: int, n: int, k: int, itemsize: int) -> tuple[list[dict], int]:
     """What eager `gelu(linear(x, w, b))` runs, one aten op per kernel, counted rather than derived: each op's FLOPs
     from torch's FlopCounterMode and its bytes from the sizes of the tensors it reads and writes (views move
     nothing), on meta tensors, so nothing is computed; `itemsize` bytes per element. Also the bytes of the graph's
     own inputs and output, all that one fused kernel has to move."""
+    if LEARNER_COUNTING[0]:
+        raise CheckFailed(OWN_COUNTS)
     from torch.utils.flop_counter import FlopCounterMode
     from torch.utils._pytree import tree_leaves
 
@@ -1779,8 +2043,12 @@ class RooflineCase:
 def probe_roofline(learner: Learner, shapes: list[tuple], itemsize: int, peak: float, bandwidth: float) -> list:
     out = []
     for m, n, k in shapes:
-        costs = {fused: learner.call("linear_gelu_cost", m, n, k, itemsize, fused) for fused in (True, False)}
-        saving = learner.call("epilogue_saving", m, n, k, itemsize, peak, bandwidth)
+        LEARNER_COUNTING[0] = True
+        try:
+            costs = {fused: learner.call("linear_gelu_cost", m, n, k, itemsize, fused) for fused in (True, False)}
+            saving = learner.call("epilogue_saving", m, n, k, itemsize, peak, bandwidth)
+        finally:
+            LEARNER_COUNTING[0] = False
         out.append({"fused": dict(costs[True]) if isinstance(costs[True], dict) else repr(costs[True]),
                     "unfused": dict(costs[False]) if isinstance(costs[False], dict) else repr(costs[False]),
                     "saving": as_number(saving)})

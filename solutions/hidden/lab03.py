@@ -113,11 +113,12 @@ def reference_peak(gm: fx.GraphModule, *args) -> int:
     return top
 
 
-def bytes_case(about: str, fn, args: tuple, reference) -> public.BytesCase:
-    """A byte-count case whose answer the reference computes on a fresh trace."""
+def bytes_case(about: str, fn, args: tuple, reference, before: tuple = ()) -> public.BytesCase:
+    """A byte-count case whose answer the reference computes on a fresh trace (`before`: inputs of other shapes the
+    learner's function measures the same graph with first)."""
     with torch.no_grad():
         want = reference(fx.symbolic_trace(fn), *[t.clone() for t in args])
-    return public.BytesCase(about, fn, args, want)
+    return public.BytesCase(about, fn, args, want, before)
 
 
 # ---------------------------------------------------------------- the cases
@@ -133,6 +134,13 @@ def traffic_cases(refs: dict) -> list:
                    tensors(113, (4, 5), (4, 5)), reference_traffic),
         bytes_case("a graph where one node reads the same input twice", inputs.squares_sum,
                    tensors(114, (6, 9), (6, 9)), reference_traffic),
+        bytes_case("a graph with tensors passed inside a list and as a keyword argument", inputs.h_cat_kwargs,
+                   tensors(115, (4, 3), (4, 5), (8,)), reference_traffic),
+        bytes_case("a model whose modules are each called twice", seeded(inputs.HShared, 116),
+                   tensors(116, (5, 6), (5, 6)), reference_traffic),
+        bytes_case("a graph with three inputs broadcast against each other, measured again after other inputs",
+                   inputs.broadcast_three, tensors(117, (6, 4), (6, 1), (4,)), reference_traffic,
+                   before=tensors(118, (2, 3), (2, 1), (3,))),
     ]
 
 
@@ -159,7 +167,7 @@ def fuse_cases(refs: dict) -> list:
     """The chain models without in-place ops, their weights from a seed, fused along the reference's chains."""
     cases = []
     for k, (about, make) in enumerate(CHAIN_MODELS.items()):
-        if make not in (inputs.HDeep, inputs.HJoins, inputs.HMatmul):   # in-place ops stay exercise 2a's
+        if make not in (inputs.HDeep, inputs.HJoins, inputs.HMatmul, inputs.HInplace):
             continue
         model = seeded(make, 120 + k)
         chains = tuple(tuple(n.name for n in c) for c in reference_chains(fx.symbolic_trace(model)))
@@ -169,7 +177,7 @@ def fuse_cases(refs: dict) -> list:
 
 def kernel_cases(refs: dict) -> tuple:
     cube, long, over, wide, empty = tensors(130, (3, 5, 7), (65537,), (2049,), (31, 9), (4, 0, 3))
-    sliced, row, image = tensors(131, (30, 41), (17, 9, 5), (3, 4, 6, 5))
+    sliced, row, image, vector = tensors(131, (30, 41), (17, 9, 5), (3, 4, 6, 5), (2001,))
     return ([public.KernelCase("the grader's 3-D fp32 tensor", cube, 1024),
              public.KernelCase("the grader's long fp16 vector with a small block", long.half(), 64),
              public.KernelCase("the grader's vector one element longer than the block", over, 2048),
@@ -177,7 +185,9 @@ def kernel_cases(refs: dict) -> tuple:
              public.KernelCase("the grader's tensor with a zero-size dimension", empty, 1024),
              public.KernelCase("the grader's strided fp16 view (every other column)", sliced.half(), 128, "sliced"),
              public.KernelCase("the grader's expanded tensor (stride 0)", row, 64, "expanded"),
-             public.KernelCase("the grader's channels-last fp16 tensor", image.half(), 256, "channels_last")], 6)
+             public.KernelCase("the grader's channels-last fp16 tensor", image.half(), 256, "channels_last"),
+             public.KernelCase("the grader's every other element of a vector (a strided view)", vector, 256,
+                               "every_other")], 6)
 
 
 def codegen_cases(refs: dict) -> list:
@@ -191,6 +201,9 @@ def codegen_cases(refs: dict) -> list:
                            inputs.numbers_first, tensors(144, (33, 7), (33, 7), dtype=torch.float16), True),
         public.CodegenCase("a chain with gelu's tanh approximation (codegen may decline)", inputs.gelu_tanh_approx,
                            tensors(143, (64,)), False),
+        public.CodegenCase("a chain of an fp16 input and an fp32 one (an fp32 result), the second used first",
+                           inputs.h_mixed, (tensors(145, (5, 13), dtype=torch.float16)[0], tensors(146, (5, 13))[0]),
+                           True),
     ]
 
 
@@ -198,7 +211,9 @@ def backend_cases(refs: dict) -> tuple:
     return ([public.BackendCase("the grader's residual block (a layer norm between two chains)",
                                 seeded(inputs.HResidual, 150), tensors(150, (6, 24)), 2),
              public.BackendCase("the grader's fp16 chain", inputs.neg_div_silu,
-                                tensors(151, (37, 5), (37, 5), dtype=torch.float16), 1)],
+                                tensors(151, (37, 5), (37, 5), dtype=torch.float16), 1),
+             public.BackendCase("the grader's chain with gradients on and no input that requires one",
+                                inputs.neg_div_silu, tensors(152, (9, 4), (9, 4)), 1, grad_mode=True)],
             pitfall_cases(refs)[0])
 
 
@@ -218,6 +233,10 @@ def peak_cases(refs: dict) -> list:
         bytes_case("a graph with a value that nothing reads", inputs.h_dead, tensors(166, (9, 8)), reference_peak),
         bytes_case("a graph that changes dtype (fp32 in, fp16 ops)", inputs.half_inside, tensors(167, (9, 11)),
                    reference_peak),
+        bytes_case("a graph that reads sizes from a tensor (numbers, not tensors)", inputs.h_size_reshape,
+                   tensors(168, (3, 4, 5)), reference_peak),
+        bytes_case("a graph whose intermediate is read through a transpose, measured again after other inputs",
+                   inputs.transpose_later, tensors(169, (6, 10)), reference_peak, before=tensors(171, (3, 4))),
     ]
 
 

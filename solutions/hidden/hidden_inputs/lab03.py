@@ -156,3 +156,32 @@ def h_dead(x):
     """A value read by nothing (abs then exp, the exp never read) before a chain."""
     x.abs().exp()
     return (x.sigmoid() * 2).tanh()
+
+
+class HShared(nn.Module):
+    """One Linear and one LayerNorm, each called twice: every call reads the module's weights again."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+        self.norm = nn.LayerNorm(6)
+
+    def forward(self, x, y):
+        h = self.norm(self.fc(x)).tanh() * y
+        return self.norm(self.fc(h))
+
+
+def h_cat_kwargs(x, y, z):
+    """Tensors passed inside a list (torch.cat) and as a keyword (other=)."""
+    return torch.add(torch.cat([x.exp(), y], dim=1), other=z).tanh()
+
+
+def h_size_reshape(x):
+    """A reshape by sizes read from the tensor (x.size(0), x.shape[1]): numbers, not tensors."""
+    h = (x * 2).relu()
+    return h.reshape(x.size(0), x.shape[1] * x.shape[2]).sigmoid() + 1
+
+
+def h_mixed(a, b):
+    """An fp16 input and an fp32 one (the result is fp32), the second used first."""
+    return (b.exp() - a * 0.5).tanh() * b
