@@ -263,33 +263,33 @@ def test_the_first_token_is_stamped_before_the_next_step_is_queued(device):
 @pytest.mark.gpu
 def test_a_step_cheap_to_queue_is_queued_before_the_token_is_read():
     """On a GPU, where queueing a step costs the host little and the GPU then works for a while (a CUDA-graph replay),
-    stream_tokens queues step t+1 before reading token t from the third token on, and still yields every token."""
+    stream_tokens queues step t+1 before reading token t from the third token on, and still yields every token.
+    The stand-in step stays on the device as a real one does (its position is `input_pos.add_(1)`): no host value is
+    copied in (`out[0, k] = 1.0` would be a blocking copy, which waits for the GPU and makes queueing look slow) and
+    none is read back (`int(ids[0])` would wait too)."""
     import time
 
     from helpers.llm_bench.generation import stream_tokens
 
     queued, fed = [], []
 
-    def advance(next_ids):                    # ~20 ms of GPU work queued in microseconds
+    def advance(next_ids):                    # ~15 ms of GPU work queued in microseconds
         queued.append(time.perf_counter())
-        fed.append(int(next_ids[0]))
+        fed.append(next_ids.clone())
         torch.cuda._sleep(30_000_000)
-        out = torch.zeros(1, 16, device="cuda")
-        out[0, fed[-1] + 1] = 1.0
-        return out
+        return torch.zeros(1, 16, device="cuda").scatter_(1, (next_ids + 1).view(1, 1), 1.0)
 
-    warm = torch.zeros(1, 16, device="cuda")   # every kernel launched once first: CUDA loads a kernel's module
-    warm[0, 1] = 1.0                            # at its first launch, which can wait for the GPU to go idle and
-    warm.argmax(dim=-1).to("cpu", non_blocking=True)   # would hide the sleep inside the queueing
-    torch.cuda._sleep(1000)
-    torch.cuda.synchronize()
     first = torch.zeros(1, 16, device="cuda")
     first[0, 3] = 1.0
+    advance(first.argmax(dim=-1)).argmax(dim=-1).to("cpu", non_blocking=True)   # every kernel launched once first
+    torch.cuda.synchronize()
+    queued.clear()
+    fed.clear()
     stamps, tokens = [], []
     for ids in stream_tokens(first, advance, GenerationConfig(max_new_tokens=6), None):
         stamps.append(time.perf_counter())
         tokens += ids
-    assert tokens == [3, 4, 5, 6, 7, 8] and fed == [3, 4, 5, 6, 7]
+    assert tokens == [3, 4, 5, 6, 7, 8] and [int(t[0]) for t in fed] == [3, 4, 5, 6, 7]
     assert stamps[0] < queued[0] and stamps[1] < queued[1], "the first two tokens are read before anything is queued"
     assert queued[2] < stamps[2] and queued[3] < stamps[3], "a cheap step was not queued ahead of the token"
 
