@@ -3,8 +3,10 @@
 Each check is a probe (`probe_*`: runs the learner's code through the door, returns plain data) and a judge
 (`*_problems`), run on cases: the public ones below in the notebook, the grader's hidden ones (other rows, other
 functions, other call sequences, another model) in the submission's kernel. Timings are judged by what the code
-did (one row per size asked for, in that order, the op really run on tensors of those sizes with autograd off, each row
-the median and quartiles of bench.measure's own Timing of its size, watched as it ran), never against
+did (one row per size asked for, in that order, the op really run on tensors of those sizes with autograd off, of the
+default dtype, made once per size (not inside the timed call) on `device` (a second, short sweep with `device` set to
+the meta device tells a sweep written for the CPU alone), each row the median and quartiles of bench.measure's own
+Timing of its size, watched as it ran), never against
 thresholds that a busy machine could break: the unit is judged with an op of the grader's that sleeps a known time,
 which load can lengthen but never shorten, against bounds a wrong unit crosses by 1000× (see SLEEP_MS).
 """
@@ -95,17 +97,30 @@ ROUNDING_US = 0.5  # a row's time still is bench.measure's when rounded to whole
 
 class RecordingOp:
     """An op for time_op_sweep that remembers the sizes it ran on, once per call (is each size really timed, and
-    more than once?), and whether autograd recorded it, and sleeps a known time on every call (is the time reported
-    in microseconds?)."""
+    more than once?), whether autograd recorded it, the dtypes and devices of its tensors, and how many of its calls
+    got a tensor it had never seen (a tensor made or copied inside the timed function, on every call); and sleeps a
+    known time on every call (is the time reported in microseconds?)."""
+
+    MARK = "_lab01_checker_saw"    # set on every tensor the op has seen (a fresh tensor has no such attribute)
 
     def __init__(self, sleep_ms: float = 0.0):
         self.seen: list[int] = []
         self.grad = False
         self.sleep_s = sleep_ms / 1e3
+        self.dtypes: set[str] = set()
+        self.devices: set[str] = set()
+        self.fresh: dict[int, int] = {}
 
     def __call__(self, t: torch.Tensor) -> torch.Tensor:
-        self.seen.append(int(t.numel()))
+        n = int(t.numel())
+        self.seen.append(n)
         self.grad = self.grad or (t.requires_grad and torch.is_grad_enabled())
+        self.dtypes.add(str(t.dtype).removeprefix("torch."))
+        self.devices.add(t.device.type)
+        if not getattr(t, self.MARK, False):
+            self.fresh[n] = self.fresh.get(n, 0) + 1
+            with contextlib.suppress(Exception):
+                setattr(t, self.MARK, True)
         if self.sleep_s:
             time.sleep(self.sleep_s)
         return t * 3
@@ -185,9 +200,58 @@ def probe_sweep(learner: Learner, sweep_sizes: list[int], notebook_rows: bool, s
     info.update(measured, grad=op.grad, device=str(learner.value("device")) if learner.has("device") else None)
     info["seen"] = sorted(set(op.seen))
     info["calls"] = {n: op.seen.count(n) for n in info["seen"]}
+    info["dtypes"], info["fresh"] = sorted(op.dtypes), dict(op.fresh)
+    info["elsewhere"] = sweep_elsewhere(learner)
     if notebook_rows:
         info["op_rows"] = learner.value("op_rows")
     return info
+
+
+ELSEWHERE = "meta"    # another device than the notebook's, on every machine: tensors of shapes alone, no data
+
+
+@contextlib.contextmanager
+def replacing_global(learner: Learner, function: str, name: str, value):
+    """While the block runs, `name` is `value` where the learner's `function` looks it up: its own globals (the
+    notebook's namespace, or the module it was defined in), and the notebook's namespace."""
+    fn = learner.ns.get(function)
+    spaces = [learner.ns] + [g for g in [getattr(fn, "__globals__", None)] if isinstance(g, dict) and g is not learner.ns]
+    missing = object()
+    saved = [(space, space.get(name, missing)) for space in spaces]
+    for space in spaces:
+        space[name] = value
+    try:
+        yield
+    finally:
+        for space, old in saved:
+            if old is missing:
+                space.pop(name, None)
+            else:
+                space[name] = old
+
+
+def sweep_elsewhere(learner: Learner) -> dict | None:
+    """time_op_sweep run once more, on two small sizes, with the notebook's `device` set to another device (meta):
+    the devices its tensors were made on, and what bench.measure was told (a sweep written for the CPU alone, which
+    its own machine could not tell apart from a right one). None when the sweep fails there (not judged)."""
+    code = getattr(learner.ns.get("time_op_sweep"), "__code__", None)
+    takes_device = code is not None and "device" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    if not (learner.has("device") or takes_device):
+        return None
+    op = RecordingOp()
+    elsewhere = {"device": torch.device(ELSEWHERE)} if takes_device else {}   # `device=device` as a parameter
+    try:
+        with (contextlib.nullcontext() if takes_device else
+              replacing_global(learner, "time_op_sweep", "device", torch.device(ELSEWHERE))), \
+                watching_bench() as measured, \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            learner.call("time_op_sweep", op, [1, 8], **elsewhere)
+    except CheckFailed:
+        raise
+    except Exception:
+        return None
+    return {"op_devices": sorted(op.devices), "devices": measured["devices"]}
 
 
 def knee_problems(answers: list, cases: list[KneeCase], reveal: bool) -> list[str]:
@@ -291,13 +355,45 @@ def timing_problem(row: dict, timings: list[dict]) -> str | None:
                 "op(x) with bench.measure for every size, and report its Timing (median_ms × 1e3, in µs).")
     if any(reads_as(row["q25_us"], t, "q25_ms") and reads_as(row["q75_us"], t, "q75_ms") for t in same):
         return None
-    t = same[-1]
+    # the size's own Timing: the one whose median is nearest (another size's may lie within the rounding too)
+    t = min(same, key=lambda t: abs(t["median_ms"] * 1e3 - row["median_us"]))
     key, field, side = (("q25_us", "q25_ms", "lower") if not reads_as(row["q25_us"], t, "q25_ms")
                         else ("q75_us", "q75_ms", "upper"))
     what = (" but the median again" if same_time(row[key], t["median_ms"]) else
             " but the fastest call (min_ms)" if same_time(row[key], t["min_ms"]) else "")
     return (f"time_op_sweep's {key} on {n} element(s) is not bench.measure's {side} quartile{what}: report the "
             f"quartiles it measured beside the median ({field} × 1e3, in µs).")
+
+
+def tensor_problems(info: dict) -> list[str]:
+    """Whether the op got the tensors a sweep should time it on: one tensor per size, made before the timing (not a
+    new one on every call), of the default dtype, on `device` (the short sweep with `device` set elsewhere tells)."""
+    calls = info.get("calls") or {}
+    for n, made in (info.get("fresh") or {}).items():
+        if made >= 3 and 2 * made > calls.get(n, 0):
+            return [f"time_op_sweep gave the op a new tensor on {made} of its {calls.get(n, 0)} calls on {n} element(s): "
+                    "a tensor made or copied inside the timed function (torch.randn, clone, ...) is timed along with "
+                    "the op. Make each size's tensor once, before timing, and time the op on it: bench.measure(op, x)."]
+    default = str(torch.get_default_dtype()).removeprefix("torch.")
+    other = [d for d in info.get("dtypes") or () if d != default]
+    if other:
+        return [f"time_op_sweep ran the op on {other[0]} tensors: time it on tensors of the default dtype ({default}), "
+                "as torch.randn(n, device=device) makes them, the tensors the rest of the lab times (another dtype "
+                "moves another number of bytes per element, and moves the knee)."]
+    elsewhere = info.get("elsewhere")
+    if elsewhere:
+        off = [d for d in elsewhere["op_devices"] if d != ELSEWHERE]
+        if off:
+            return [f"time_op_sweep made its tensors on {off[0]}, not on `device`: the check ran it once more with "
+                    f"`device` set to another device ({ELSEWHERE}), and the op still got {off[0]} tensors. Make each "
+                    "tensor on `device`, torch.randn(n, device=device): on a GPU machine your sweep would time the "
+                    "CPU."]
+        if any(torch.device(found).type != ELSEWHERE and not known for found, known in elsewhere["devices"]):
+            return ["time_op_sweep gave bench.measure a closure without device=: it cannot tell where the tensors "
+                    "live and assumes the CPU (the check ran it with `device` set to another device, and bench was not "
+                    "told), so on a GPU it would not synchronise it and the clock would stop while the kernels still "
+                    "run. Pass the op and its tensor, bench.measure(op, x), or device=device."]
+    return []
 
 
 def measured_problems(info: dict) -> list[str]:
@@ -344,6 +440,9 @@ PUBLIC_KNEE_CASES = [
              "the first rows again, from the largest size down"),
     KneeCase(rows_of({1: 5.0, 10: 4.0, 100: 6.0, 1000: 4.5, 10000: 7.0, 100000: 30.0}), 5.0, 100000,
              "noisy rows, as a real sweep gives them (size 10 faster than size 1, size 1000 faster than size 100)"),
+    KneeCase(rows_of({1: 4.0, 10: 6.0, 100: 5.0, 1000: 9.0, 10000: 11.0}), 5.0, 10000,
+             "rows where one element is the fastest of the three smallest sizes (the floor is their median, not "
+             "one element's time)"),
 ]
 # Rows every run judges, the notebook's and the grader's: what they ask follows from the exercise's definition alone
 # (the smallest size beyond factor × the floor, whatever comes after it, even among the three sizes of the floor).
@@ -362,7 +461,8 @@ def _dispatch(ctx: Context, cases: DispatchCases) -> str:
                                     [c.about for c in knees]), knees, ctx.reveal))
     sizes = asked_order(cases.sweep_sizes)
     info = ctx.probe(probe_sweep, sizes, cases.notebook_rows, cases.sleep_ms, timeout=180)
-    fail_if(sweep_problems(info["rows"], sizes, info["seen"], info["calls"], cases.sleep_ms) or measured_problems(info)
+    fail_if(tensor_problems(info) or sweep_problems(info["rows"], sizes, info["seen"], info["calls"], cases.sleep_ms)
+            or measured_problems(info)
             or (sweep_problems(info["op_rows"], None, None) if cases.notebook_rows else []))
     return "the floor and the knee are right, and the sweep measures every size"
 
@@ -395,7 +495,10 @@ def fit_problems(fits: list, cases: list[FitCase], reveal: bool) -> list[str]:
         if not (isinstance(got, list) and len(got) == 2):
             return [f"fit_per_op_us should return (slope, intercept); it returned {got!r}."]
         s, b = got
-        if not (math.isclose(s, case.slope, rel_tol=1e-6, abs_tol=1e-9) and math.isclose(b, case.intercept, rel_tol=1e-6, abs_tol=1e-9)):
+        # float32 arithmetic (torch's default dtype) is as right as float64: a tolerance of 1e-4 of the times' scale
+        scale = max(abs(y) for _, y in case.points) or 1.0
+        near = lambda v, want: math.isclose(v, want, rel_tol=1e-4, abs_tol=1e-4 * scale)
+        if not (near(s, case.slope) and near(b, case.intercept)):
             said = f"returned ({s:.4g}, {b:.4g}); the least-squares line is {case.slope:g}·k + {case.intercept:g}" if reveal \
                 else "returned another line"
             return [f"on {case.about}, fit_per_op_us {said}."]
@@ -417,6 +520,7 @@ def _line(slope, intercept, ks, about) -> FitCase:
 
 
 PUBLIC_FIT_CASES = [_line(3.0, 1.5, (1, 2, 4, 8), "points exactly on 3·k + 1.5"),
+                    _line(2.0, 4.0, (8, 1, 4, 2), "points exactly on 2·k + 4, not in order of k"),
                     _line(0.25, 10.0, (1, 3, 5), "points exactly on 0.25·k + 10"),
                     _line(5.0, 0.0, (2, 4, 6, 8, 10), "points exactly on 5·k"),
                     FitCase(((1, 5.0), (2, 9.0), (3, 10.0)), 2.5, 3.0, "the points (1, 5), (2, 9), (3, 10)"),
@@ -572,16 +676,56 @@ def probe_recording(learner: Learner, fn: Callable, x: torch.Tensor) -> dict:
                     "return something that runs the graph (gm.forward)."):
         out = torch.compile(fn, backend=backend)(x)
     kept = list(graphs)
-    with torch._dynamo.config.patch(recompile_limit=1):
-        counts = [call(learner, "count_graphs", fn, x) for _ in range(2)]
-    two = call(learner, "count_graphs", two_inputs, x, x.flip(0),
+    with torch._dynamo.config.patch(recompile_limit=1), watching_explain(learner) as asked:
+        counts = [call(learner, "count_graphs", fn, x, explain=stopped_at_break) for _ in range(2)]
+    two = call(learner, "count_graphs", two_inputs, x, x.flip(0), explain=stopped_at_break,
                hint=" count_graphs(fn, *args) calls the compiled fn once on all the arguments it is given: fn(*args).")
     again = call(learner, "make_recording_backend")
     fresh = isinstance(again, tuple) and len(again) == 2 and again[1] is not graphs and hasattr(again[1], "__len__") \
         and len(again[1]) == 0
     return {"out": out, "n": len(kept), "all_gm": all(isinstance(g, torch.fx.GraphModule) for g in kept),
             "types": [type(g).__name__ for g in kept], "count": counts[0], "again": counts[1], "fresh": fresh,
-            "two_inputs": two}
+            "two_inputs": two, "explained": asked["explain"] > 0 and asked["backends"] == 0}
+
+
+def stopped_at_break(err: Exception) -> str | None:
+    """What to say when count_graphs raised at a graph break (compiled with fullgraph=True, where a break is an
+    error)."""
+    from torch._dynamo.exc import Unsupported
+
+    if isinstance(err, Unsupported):
+        return ("`count_graphs` stopped at a graph break (Dynamo raised Unsupported): compiled with fullgraph=True, a "
+                "break is an error. Compile fn without fullgraph, so that Dynamo makes a graph on either side of each "
+                "break, and count the graphs the backend received.")
+    return None
+
+
+@contextlib.contextmanager
+def watching_explain(learner: Learner):
+    """While the block runs: how many graphs torch._dynamo.explain saw (however it was imported: it looks its graph
+    accounting up in torch._dynamo.backends.debugging at every call), and how many recording backends the learner's
+    make_recording_backend made."""
+    from torch._dynamo.backends import debugging
+
+    asked = {"explain": 0, "backends": 0}
+    detail = debugging._explain_graph_detail
+    made = learner.ns.get("make_recording_backend")
+
+    def explaining(*args, **kwargs):
+        asked["explain"] += 1
+        return detail(*args, **kwargs)
+
+    def making(*args, **kwargs):
+        asked["backends"] += 1
+        return made(*args, **kwargs)
+
+    debugging._explain_graph_detail = explaining
+    try:
+        with replacing_global(learner, "count_graphs", "make_recording_backend", making) if callable(made) \
+                else contextlib.nullcontext():
+            yield asked
+    finally:
+        debugging._explain_graph_detail = detail
 
 
 def recording_problems(info: dict, case: BreakCase) -> list[str]:
@@ -594,6 +738,10 @@ def recording_problems(info: dict, case: BreakCase) -> list[str]:
     if info["n"] != case.graphs or not info["all_gm"]:
         problems.append(f"{case.about} should leave {case.graphs} GraphModules in the list; it holds {info['n']} "
                         f"({', '.join(info['types'])}).")
+    if info.get("explained"):
+        problems.append("count_graphs asked torch._dynamo.explain for the count instead of counting what a recording "
+                        "backend received: compile fn with a fresh backend from make_recording_backend (after "
+                        "torch._dynamo.reset()), call it once, and return how many GraphModules it kept.")
     if not info.get("fresh", True):
         problems.append("make_recording_backend should give a new, empty list on every call; a second call gave back a "
                         "list that already held graphs from an earlier call (make the list inside the function).")
@@ -691,24 +839,32 @@ def no_break_problems(got: dict, inputs: list[torch.Tensor]) -> list[str]:
             if result.shape != want.shape or not torch.allclose(result, want, atol=1e-5):
                 signs = "of both signs" if (x > 0).any() and (x < 0).any() else "of one sign"
                 size = "all below 1 in magnitude" if x.abs().max() <= 1 else "some above 1 in magnitude"
+                total = x.sum()
+                sign = "positive" if total > 0 else "negative" if total < 0 else "zero (exactly: the test is > 0)"
+                shape = f", a {x.dim()}-d tensor" if x.dim() > 1 else ""
                 problems.append(f"{name} computes something else than {BREAKERS[name]} on an input with elements {signs} "
-                                f"({size}) whose sum is {'positive' if x.sum() > 0 else 'negative'}.")
+                                f"({size}{shape}) whose sum is {sign}.")
                 break
     return problems
 
 
 def break_inputs(seed: int, shapes) -> list[torch.Tensor]:
-    """Inputs of these shapes: random signs, all positive, all negative, random signs with a positive sum, and
-    small random signs (every magnitude below 1, where with_item does not divide)."""
+    """Inputs of these shapes: random signs, all positive, all negative, random signs with a positive sum, small
+    random signs (every magnitude below 1, where with_item does not divide), and random signs whose sum is exactly
+    zero (halves, added exactly in any order: `sum > 0` is false there, `sum >= 0` true)."""
     g = torch.Generator().manual_seed(seed)
     a = 3 * torch.randn(*shapes[0], generator=g)
     mixed = a.abs() - 0.5 * a.abs().mean()      # negative elements, positive sum
     small = 0.9 * (2 * torch.rand(*shapes[0], generator=g) - 1)
-    return [a, torch.rand(*shapes[1], generator=g) + 0.5, -torch.rand(*shapes[2], generator=g) - 0.5, mixed, small]
+    numel = math.prod(shapes[0])
+    halves = 0.5 * torch.randint(1, 5, (numel // 2,), generator=g).float()
+    balanced = torch.cat([halves, -halves, torch.zeros(numel % 2)])[torch.randperm(numel, generator=g)]
+    return [a, torch.rand(*shapes[1], generator=g) + 0.5, -torch.rand(*shapes[2], generator=g) - 0.5, mixed, small,
+            balanced.reshape(shapes[0])]
 
 
 @register("01.no_breaks", points=3, exercise="3", title="the three functions without graph breaks",
-          cases=break_inputs(1, ((16,), (16,), (16,))))
+          cases=break_inputs(1, ((4, 4), (16,), (16,))))
 def _no_breaks(ctx: Context, inputs: list[torch.Tensor]) -> str:
     fail_if(no_break_problems(ctx.probe(probe_no_breaks, inputs), inputs))
     return "all three compile as one graph and match the originals"
@@ -944,7 +1100,9 @@ def export_problems(info: dict, case: ExportCase, reveal: bool) -> list[str]:
         if got.shape != want.shape or not torch.allclose(got, want, atol=1e-6):
             return [f"at {batch} the exported program differs from eager."]
     if not info["refused"]:
-        return ["the exported program accepted a batch above max_batch; its Dim should stop at max_batch."]
+        return ["the exported program accepted a batch above max_batch; its Dim should stop at max_batch: declare "
+                "the batch in dynamic_shapes with torch.export.Dim(..., max=max_batch) (a Dim without a max, "
+                "Dim.DYNAMIC or mark_dynamic leave it unbounded)."]
     lower = (info.get("batch_range") or ["0"])[0]
     if lower.isdigit() and int(lower) > 1:
         return [f"the exported program declares its batch from {lower}: batch 1 lies outside the range it promises to "

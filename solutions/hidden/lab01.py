@@ -231,7 +231,11 @@ CASES = {
                         "rows whose largest time stays within factor × the floor"),
         public.KneeCase(public.rows_of({3: 6.0, 30: 5.0, 300: 7.0, 3000: 5.5, 30000: 12.5, 300000: 40.0}), 6.0, 30000,
                         "noisy rows (a small size slower than a larger one), one size just beyond factor × the "
-                        "floor")),
+                        "floor"),
+        public.KneeCase(tuple(reversed(public.rows_of({4: 3.0, 40: 3.5, 400: 3.0, 4000: 7.0, 40000: 9.0}))), 3.0, 4000,
+                        "rows from the largest size down, two sizes beyond factor × the floor"),
+        public.KneeCase(public.rows_of({8: 3.0, 16: 5.0, 32: 4.0, 64: 7.0, 128: 8.5}), 4.0, 128,
+                        "rows whose smallest size is the fastest of the three smallest")),
         (1, 1000, 100000), False, sleep_ms=2.0),
     "01.per_op": ([*public.PUBLIC_FIT_CASES,
                    public.FitCase(tuple((k, 0.75 * k - 2.0) for k in (3, 1, 7, 5, 9)), 0.75, -2.0,

@@ -141,6 +141,40 @@ WRONG = [
          ('smallest = sorted(rows, key=lambda r: r["numel"])[:3]', 'smallest = [r for r in rows if r["numel"] in (1, 10, 100)]'),
          says='median (time )?of the three smallest', hidden_says='median time of the three smallest sizes among the rows'),
 
+
+    # (round 3)
+    late('01.dispatch', "the knee against the smallest size's time (one element's, as the paired rounds use), not the floor", 'ex-1',
+         ('floor = overhead_floor_us(rows)', 'floor = min(rows, key=lambda r: r["numel"])["median_us"]'),
+         says='first_size_beyond_overhead', hidden_says='first_size_beyond_overhead is wrong'),
+    late('01.dispatch', "the floor as the time of the middle one of the three smallest sizes, not the median of their times", 'ex-1',
+         ('times = sorted(r["median_us"] for r in smallest)', 'times = [r["median_us"] for r in smallest]'),
+         says='median of the three smallest', hidden_says='median of the three smallest'),
+    late('01.dispatch', 'the knee searched in the order the rows come in, not by size', 'ex-1',
+         (KNEE, KNEE.replace('sorted(rows, key=lambda r: r["numel"])', 'rows')),
+         says='smallest size whose time is strictly more', hidden_says='first_size_beyond_overhead is wrong'),
+    late('01.dispatch', 'a fresh tensor made inside the timed function on every call (times torch.randn with the op)', 'ex-1',
+         ('t = bench.measure(op, x, label=f"{n}")',
+          't = bench.measure(lambda: op(torch.randn(n, device=device)), label=f"{n}", device=device)'),
+         says='new tensor', hidden_says='new tensor'),
+    late('01.dispatch', 'the tensor cloned inside the timed function on every call (to protect it from the op), the copy timed too', 'ex-1',
+         ('t = bench.measure(op, x, label=f"{n}")', 't = bench.measure(lambda: op(x.clone()), label=f"{n}", device=device)'),
+         says='new tensor', hidden_says='new tensor'),
+    late('01.dispatch', 'the sweep on torch.arange(n): int64 tensors, not the float32 the lab times', 'ex-1',
+         ('x = torch.randn(n, device=device)', 'x = torch.arange(n, device=device)'),
+         says='int64', hidden_says='int64'),
+    late('01.dispatch', 'the sweep on float64 tensors (twice the bytes per element)', 'ex-1',
+         ('x = torch.randn(n, device=device)', 'x = torch.randn(n, device=device, dtype=torch.float64)'),
+         says='float64', hidden_says='float64'),
+    late('01.dispatch', 'the tensors made without device= (always on the CPU, whatever `device` is)', 'ex-1',
+         ('x = torch.randn(n, device=device)', 'x = torch.randn(n)'),
+         says='not on `device`', hidden_says='not on `device`'),
+    late('01.dispatch', "the mean of bench.measure's samples reported as the median", 'ex-1',
+         (SWEEP_ROW, SWEEP_ROW.replace('t.median_ms * 1e3', 'statistics.mean(t.times_ms) * 1e3')),
+         says='median_us', hidden_says='median_us'),
+    late('01.dispatch', 'the quartiles swapped (q25_us from q75_ms and q75_us from q25_ms)', 'ex-1',
+         (SWEEP_ROW, 'rows.append({"numel": n, "median_us": t.median_ms * 1e3, "q25_us": t.q75_ms * 1e3, "q75_us": t.q25_ms * 1e3})'),
+         says='q25_us ≤ median_us ≤ q75_us', hidden_says='q25_us ≤ median_us ≤ q75_us'),
+
     # ---------------------------------------------------------------- 1: the cost per op in a chain
     late('01.per_op', 'returns (intercept, slope)', 'ex-1b',
           ('return slope, my - slope * mx', 'return my - slope * mx, slope'),
@@ -175,6 +209,18 @@ WRONG = [
           ('slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)',
            'slope = 1 / (sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((y - my) ** 2 for y in ys))'),
           says='least-squares line'),
+
+    # (round 3)
+    late('01.per_op', 'the slope as the mean of the slopes between neighbouring points', 'ex-1b',
+         ('slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)',
+          'pts = sorted(zip(xs, ys))\n    slope = statistics.mean((b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(pts, pts[1:]))'),
+         says='least-squares line'),
+    late('01.per_op', 'the intercept of the line through the first point with the least-squares slope', 'ex-1b',
+         ('return slope, my - slope * mx', 'return slope, ys[0] - slope * xs[0]'),
+         says='least-squares line'),
+    late('01.per_op', 'the op counts sorted but not the times that go with them', 'ex-1b',
+         ('xs = [float(r["n_ops"]) for r in rows]', 'xs = sorted(float(r["n_ops"]) for r in rows)'),
+         says='least-squares line'),
 
     # ---------------------------------------------------------------- 2: the capture table
     wrong('01.capture_table', 'jit.trace said to keep the branch', 'ex-2',
@@ -220,6 +266,20 @@ WRONG = [
           ('    "torch.export": {"control_flow": "torch.cond", "dynamic_shapes": "specialized",\n                     "python_coverage": "one graph only", "serialisable": True},\n', ''),
           says='lacks torch.export'),
 
+    # (round 3)
+    wrong('01.capture_table', 'fx.symbolic_trace said to keep only the tensor ops, like jit.trace (it refuses a data-dependent if)', 'ex-2',
+          ('"python_coverage": "no data-dependent control flow"', '"python_coverage": "tensor ops only"'),
+          says='showed it accepts', hidden_says='showed it accepts'),
+    wrong('01.capture_table', "torch.export's Python coverage read as fx's (no data-dependent control flow)", 'ex-2',
+          ('"python_coverage": "one graph only"', '"python_coverage": "no data-dependent control flow"'),
+          says='showed it accepts', hidden_says='showed it accepts'),
+    wrong('01.capture_table', 'jit.trace said to follow a new length (it records size() calls, but len() gives it a plain int)', 'ex-2',
+          ('"torch.jit.trace": {"control_flow": "baked", "dynamic_shapes": "baked"', '"torch.jit.trace": {"control_flow": "baked", "dynamic_shapes": "dynamic"'),
+          says='not what its experiment in part 2 printed'),
+    wrong('01.capture_table', 'torch.compile said to specialise on the length (its recompile read as a refusal)', 'ex-2',
+          ('"torch.compile": {"control_flow": "graph break", "dynamic_shapes": "dynamic"', '"torch.compile": {"control_flow": "graph break", "dynamic_shapes": "specialized"'),
+          says='not what its experiment in part 2 printed'),
+
     # ---------------------------------------------------------------- 3: a recording backend
     wrong('01.recording_backend', 'the backend returns nothing', 'ex-3',
           ('        return gm.forward', '        pass'),
@@ -263,6 +323,19 @@ WRONG = [
           ('    backend, graphs = make_recording_backend()\n    torch.compile', '    backend, graphs = SHARED\n    torch.compile'),
           ('    return len(graphs)\n', '    return len(graphs)\n\n\nSHARED = make_recording_backend()\n'),
           says='earlier call', hidden_says='earlier call'),
+
+    # (round 3)
+    wrong('01.recording_backend', "count_graphs returns torch._dynamo.explain's graph_count instead of using the recording backend", 'ex-3',
+          ('    torch._dynamo.reset()\n    backend, graphs = make_recording_backend()\n    torch.compile(fn, backend=backend)(*args)\n    return len(graphs)',
+           '    return torch._dynamo.explain(fn)(*args).graph_count'),
+          says='explain', hidden_says='explain'),
+    wrong('01.recording_backend', 'count_graphs resets Dynamo after counting, not before', 'ex-3',
+          ('    torch._dynamo.reset()\n    backend, graphs = make_recording_backend()\n    torch.compile(fn, backend=backend)(*args)\n    return len(graphs)',
+           '    backend, graphs = make_recording_backend()\n    torch.compile(fn, backend=backend)(*args)\n    torch._dynamo.reset()\n    return len(graphs)'),
+          says='reset Dynamo first', hidden_says='reset Dynamo first'),
+    wrong('01.recording_backend', 'count_graphs compiles with fullgraph=True (a break then raises instead of making a second graph)', 'ex-3',
+          ('torch.compile(fn, backend=backend)(*args)', 'torch.compile(fn, backend=backend, fullgraph=True)(*args)'),
+          says='count_graphs'),
 
     # ---------------------------------------------------------------- 3: the functions without breaks
     wrong('01.no_breaks', 'no_print keeps the print', 'ex-3b',
@@ -320,6 +393,20 @@ WRONG = [
           ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.sum() > 0, y.relu(), (-y).relu())'),
           says='computes something else than with_branch'),
 
+    # (round 3)
+    wrong('01.no_breaks', 'no_branch takes the relu side when the sum is exactly zero (>= for >)', 'ex-3b',
+          ('torch.where(y.sum() > 0,', 'torch.where(y.sum() >= 0,'),
+          says='computes something else than with_branch.*sum is zero', hidden_says='computes something else than with_branch.*sum is zero'),
+    wrong('01.no_breaks', 'no_branch decides per row (sum over the last dimension), not on the whole sum', 'ex-3b',
+          ('torch.where(y.sum() > 0,', 'torch.where(y.sum(dim=-1, keepdim=True) > 0,'),
+          says='computes something else than with_branch', hidden_says='computes something else than with_branch'),
+    wrong('01.no_breaks', 'no_item divides by the largest magnitude of each column (max(0)), not of the whole tensor', 'ex-3b',
+          ('x / x.abs().max().clamp(min=1) + 1', 'x / x.abs().max(0)[0].clamp(min=1) + 1'),
+          says='computes something else than with_item', hidden_says='computes something else than with_item'),
+    wrong('01.no_breaks', 'no_print drops the cos along with the print', 'ex-3b',
+          ('    return x.sin().cos()', '    return x.sin()'),
+          says='computes something else than with_print'),
+
     # ---------------------------------------------------------------- 4: recompiles
     wrong('01.recompiles', 'predicts one compile per call', 'ex-4',
           ('PREDICTED_COMPILES = 4', 'PREDICTED_COMPILES = 6'),
@@ -371,6 +458,18 @@ WRONG = [
           ('    return counter.frame_count', '    return len({(tuple(a[0].shape), a[0].dtype, a[1]) for a in calls})'),
           says='count_compiles returned'),
 
+    # (round 3)
+    wrong('01.recompiles', 'predicts a single compile (every call passes the guards)', 'ex-4',
+          ('PREDICTED_COMPILES = 4', 'PREDICTED_COMPILES = 1'),
+          says='PREDICTED_COMPILES'),
+    wrong('01.count_compiles', 'count_compiles with dynamic=False, which recompiles for every new size', 'ex-4',
+          ('torch.compile(fn, backend=counter)', 'torch.compile(fn, backend=counter, dynamic=False)'),
+          says='count_compiles returned'),
+    wrong('01.count_compiles', 'count_compiles resets Dynamo after counting, not before', 'ex-4',
+          ('    torch._dynamo.reset()\n    counter = CompileCounter()', '    counter = CompileCounter()'),
+          ('    return counter.frame_count', '    torch._dynamo.reset()\n    return counter.frame_count'),
+          says='reset Dynamo first'),
+
     # ---------------------------------------------------------------- 5: export
     wrong('01.export', 'exports without a dynamic dimension', 'ex-5',
           (', dynamic_shapes={"x": {0: batch}}', ''),
@@ -418,6 +517,12 @@ WRONG = [
           ('    return torch.export.load(path)', '    return torch.export.load(path).module()'),
           says='ExportedProgram'),
 
+    # (round 3)
+    wrong('01.export', "the batch marked with torch._dynamo.mark_dynamic instead of export's dynamic_shapes", 'ex-5',
+          ('    batch = torch.export.Dim("batch", min=1, max=max_batch)\n    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+           '    torch._dynamo.mark_dynamic(example, 0)\n    return torch.export.export(model, (example,))'),
+          says='export'),
+
     # ---------------------------------------------------------------- 6: the traffic model
     traffic('bytes per element fixed at 4', ('* bytes_per_element', '* 4'), says='does not follow the rule'),
     traffic('each kernel only reads (no write)', ('kernels * 2 * numel', 'kernels * numel'), says='does not follow the rule'),
@@ -445,9 +550,20 @@ WRONG = [
     traffic('predicted_speedup hard-coded to the chain of five',
             ('return bytes_moved(1, n_ops, fused=False) / bytes_moved(1, n_ops, fused=True)', 'return 5.0'),
             says="predicted_speedup.*eager's bytes over"),
+    # (round 3)
+    traffic('predicted_speedup as the fraction of the traffic fusion saves',
+            ('return bytes_moved(1, n_ops, fused=False) / bytes_moved(1, n_ops, fused=True)',
+             'return 1 - bytes_moved(1, n_ops, fused=True) / bytes_moved(1, n_ops, fused=False)'),
+            says="eager's bytes over the fused kernel's"),
+    traffic('predicted_speedup passes n_ops where bytes_moved takes numel (arguments swapped)',
+            ('return bytes_moved(1, n_ops, fused=False) / bytes_moved(1, n_ops, fused=True)',
+             'return bytes_moved(n_ops, 1, fused=False) / bytes_moved(n_ops, 1, fused=True)'),
+            says="eager's bytes over the fused kernel's"),
 ]
 
 RIGHT = [
+    right('01.dispatch', 'the device bound as a default argument (device=device): the grader passes its own', 'ex-1',
+          ('def time_op_sweep(op, sizes):', 'def time_op_sweep(op, sizes, device=device):')),
     right('01.dispatch', 'the sweep through `measure` imported by name, a closure with device=, under no_grad, its times rounded to 0.01 µs', 'ex-1',
           ('def time_op_sweep(op, sizes):', 'from helpers.bench import measure\n\n\ndef time_op_sweep(op, sizes):'),
           ('        t = bench.measure(op, x, label=f"{n}")\n',
@@ -566,6 +682,35 @@ def first_size_beyond_overhead(rows, factor=2.0):
     beyond = [r["numel"] for r in rows if r["median_us"] > limit]
     return min(beyond) if beyond else None
 '''),
+    # (round 3)
+    late_right('01.per_op', 'torch.linalg.lstsq on float32 tensors (the default dtype)', 'ex-1b', source='''
+def fit_per_op_us(rows):
+    a = torch.tensor([[float(r["n_ops"]), 1.0] for r in rows])
+    b = torch.tensor([[float(r["median_us"])] for r in rows])
+    slope, intercept = torch.linalg.lstsq(a, b).solution.flatten().tolist()
+    return slope, intercept
+'''),
+    right('01.count_compiles', "count_compiles with Dynamo's counters cleared, then its unique_graphs statistic", 'ex-4',
+          ('    counter = CompileCounter()\n    compiled = torch.compile(fn, backend=counter)\n    for args in calls:\n'
+           '        compiled(*args)\n    return counter.frame_count',
+           '    torch._dynamo.utils.counters.clear()\n    compiled = torch.compile(fn, backend="eager")\n'
+           '    for args in calls:\n        compiled(*args)\n    return torch._dynamo.utils.counters["stats"]["unique_graphs"]')),
+    right('01.dispatch', 'the sweep timed in the same paired rounds with bench.compare_many, its Timing per size', 'ex-1',
+          ('        x = torch.randn(n, device=device)\n        t = bench.measure(op, x, label=f"{n}")\n        ' + SWEEP_ROW,
+           '        pass\n    xs = {n: torch.randn(n, device=device) for n in sizes}\n'
+           '    rounds = bench.compare_many({str(n): (lambda x=xs[n]: op(x)) for n in sizes}, device=device)\n'
+           '    for n in sizes:\n        t = rounds.timing(str(n))\n        ' + SWEEP_ROW)),
+    right('01.dispatch', 'the tensors made with torch.ones on the CPU and moved with .to(device), timed under inference_mode', 'ex-1',
+          ('        x = torch.randn(n, device=device)\n        t = bench.measure(op, x, label=f"{n}")',
+           '        x = torch.ones(n).to(device)\n        with torch.inference_mode():\n'
+           '            t = bench.measure(op, x, label=f"{n}")')),
+    right('01.recording_backend', "count_graphs counts its backend's graphs and prints explain's break reasons too", 'ex-3',
+          ('    torch.compile(fn, backend=backend)(*args)\n    return len(graphs)',
+           '    torch.compile(fn, backend=backend)(*args)\n    n = len(graphs)\n'
+           '    for reason in torch._dynamo.explain(fn)(*args).break_reasons:\n        print("break:", reason.reason)\n'
+           '    return n')),
+    right('01.no_breaks', 'no_branch with the test turned round (sum <= 0 picks -y)', 'ex-3b',
+          ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.sum() <= 0, -y, y.relu())')),
     late_right('01.traffic_model', 'bytes_per_element defaulting to float32 by torch.finfo, the speedup as a kernel ratio', 'ex-6', source='''
 def bytes_moved(numel, n_ops, fused, bytes_per_element=torch.finfo(torch.float32).bits // 8):
     one_kernel = 2 * numel * bytes_per_element
