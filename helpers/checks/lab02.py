@@ -208,11 +208,16 @@ def plain_row(row: Any) -> dict | str:
     """One of graph_table's rows with every value as text, a list of text, or None."""
     if not isinstance(row, dict):
         return f"<{type(row).__name__}>"
-    out = {}
+    out, not_text = {}, []
     for k in ("name", "op", "target", "inputs", "users"):
         if k in row:
             v = row[k]
             out[k] = v if isinstance(v, str) else [str(i) for i in v] if isinstance(v, (list, tuple)) else None if v is None else str(v)
+            items = v if isinstance(v, (list, tuple)) and k in ("inputs", "users") else [v]
+            kinds = sorted({type(i).__name__ for i in items if not isinstance(i, str)})
+            if kinds:
+                not_text.append(f"{k} ({', '.join(kinds)})")
+    out["not_text"] = not_text
     return out
 
 
@@ -255,6 +260,13 @@ def graph_table_problems(rows: list | str, truth: list[dict], about: str, reveal
         missing = [k for k in ("name", "op", "target", "inputs", "users") if k not in row]
         if missing:
             return [f"rows need the keys name, op, target, inputs, users; the row of {node} lacks {', '.join(missing)}."]
+        not_text = [k for k in row.get("not_text", []) if not k.startswith("target")]
+        if not_text:
+            return [f"on {about}, the row of {node} holds objects where text belongs: {', '.join(not_text)}. A row is plain "
+                    "data: name and op as strings, inputs and users as lists of node names (node.name), not the Node "
+                    "objects themselves."]
+        if any(k.startswith("target") for k in row.get("not_text", [])):
+            return [f"on {about}, {node} has a target that is not text: {TARGET_RULE}"]
         if row["name"] != want["name"] or row["op"] != want["op"]:
             where = f"{want['name']!r} ({want['op']})" if reveal else a_node(want["op"])
             said = f"says {row['name']!r} ({row['op']})" if reveal else "has another name or op"
@@ -273,15 +285,16 @@ def graph_table_problems(rows: list | str, truth: list[dict], about: str, reveal
 
 
 class TableNet(nn.Module):
-    """All six node kinds; inputs inside a list and in a keyword argument; a node read by several others."""
+    """All six node kinds; a submodule inside a Sequential (a dotted target); inputs inside a list and in a keyword
+    argument; a node read by several others."""
 
     def __init__(self):
         super().__init__()
-        self.lin = nn.Linear(6, 6)
+        self.enc = nn.Sequential(nn.Linear(6, 6))
         self.register_buffer("shift", torch.linspace(-1, 1, 6))
 
     def forward(self, x, y):
-        a = self.lin(x)
+        a = self.enc(x)
         b = torch.cat([a, y], dim=0)
         c = torch.sub(b, other=self.shift)       # an input given by keyword
         d = c.relu()
@@ -289,7 +302,8 @@ class TableNet(nn.Module):
 
 
 def table_cases() -> list[TableCase]:
-    return [TableCase("a model with a Linear, a buffer read as a keyword argument, torch.cat of a list, and a node read twice", built(0, TableNet))]
+    return [TableCase("a model with a Linear inside a Sequential (a dotted target), a buffer read as a keyword argument, "
+                      "torch.cat of a list, and a node read twice", built(0, TableNet))]
 
 
 @register("02.graph_table", points=1, exercise="1", title="a table of the graph: op, target, inputs and users of every node",
@@ -582,7 +596,8 @@ def relu_problems(p: dict, fn_name: str, want, about: str, reveal: bool = True) 
 
 
 class Spellings(nn.Module):
-    """ReLU written four ways, one result read twice; gelu=True writes each of them as GELU (the rewrite's target)."""
+    """ReLU written four ways, one result read twice, the nn.ReLU module called twice; gelu=True writes each of them as
+    GELU (the rewrite's target)."""
 
     def __init__(self, gelu: bool = False):
         super().__init__()
@@ -595,23 +610,25 @@ class Spellings(nn.Module):
         b = F.gelu(y) if self.gelu else F.relu(y)
         c = F.gelu(a + b) if self.gelu else (a + b).relu()
         d = self.act(self.fc(c))
-        return d * 2 + d.mean() + a
+        return d * 2 + d.mean() + self.act(a - b)
 
 
 class NestedSpellings(nn.Module):
-    """nn.ReLU inside a Sequential (a dotted target), and the three function spellings, one read three times."""
+    """nn.ReLU inside a Sequential (a dotted target), another nn.ReLU module called twice, and the three function
+    spellings, one read three times."""
 
     def __init__(self, gelu: bool = False):
         super().__init__()
         self.gelu = gelu
         self.mlp = nn.Sequential(nn.Linear(5, 7), nn.GELU() if gelu else nn.ReLU(), nn.Linear(7, 5))
+        self.act = nn.GELU() if gelu else nn.ReLU()
 
     def forward(self, x):
         h = self.mlp(x)
         r = F.gelu(h) if self.gelu else h.relu()
         s = F.gelu(r * x) if self.gelu else F.relu(r * x)
         t = F.gelu(s - r) if self.gelu else torch.relu(s - r)
-        return t + r.sum(dim=-1, keepdim=True) + r
+        return self.act(t) + r.sum(dim=-1, keepdim=True) + self.act(r - x)
 
 
 class Identity(nn.Module):
@@ -662,12 +679,13 @@ def relu_cases(main: type, about: str) -> list[RewriteCase]:
 
 
 def spellings_cases() -> list[RewriteCase]:
-    return relu_cases(Spellings, "a model with ReLU written as torch.relu, F.relu, x.relu() and nn.ReLU")
+    return relu_cases(Spellings, "a model with ReLU written as torch.relu, F.relu, x.relu() and nn.ReLU (one nn.ReLU module "
+                                 "called twice)")
 
 
 def nested_cases() -> list[RewriteCase]:
-    return relu_cases(NestedSpellings, "a model with an nn.ReLU inside a Sequential and ReLU written as x.relu(), F.relu "
-                                       "and torch.relu, one result read three times")
+    return relu_cases(NestedSpellings, "a model with an nn.ReLU inside a Sequential, another nn.ReLU module called twice, "
+                                       "and ReLU written as x.relu(), F.relu and torch.relu, one result read three times")
 
 
 @contextlib.contextmanager
@@ -988,7 +1006,8 @@ class ConstNet(nn.Module):
 
 class SubmoduleConst(nn.Module):
     """A constant from a submodule's parameter (a dotted get_attr target, fc.weight), a parameter through a .float()
-    that changes nothing (it returns the parameter itself), and an in-place add_ on a live value, its result unread."""
+    that changes nothing (it returns the parameter itself), constants computed from values that are not tensors (the
+    tuple of a chunk, the int of a .size()), and an in-place add_ on a live value, its result unread."""
 
     def __init__(self):
         super().__init__()
@@ -998,7 +1017,9 @@ class SubmoduleConst(nn.Module):
     def forward(self, x):
         t = x * 2
         t.add_(1)
-        return t @ self.fc.weight.t().tanh() + self.w.float()
+        halves = self.fc.weight.chunk(2, dim=0)                          # a tuple of two constant tensors
+        gain = (halves[0] - halves[1]).sum(0) * self.w.view(self.fc.weight.size(1))     # .size(1): a constant int
+        return t @ self.fc.weight.t().tanh() + self.w.float() + gain
 
 
 class HandBuilt(nn.Module):
@@ -1051,8 +1072,9 @@ def fold_constants_cases() -> list[CleanupCase]:
                          "argument, .to() and .size()), and random ops", const, const_ins,
                          {"rand_like": 1, "bernoulli": 1, "mul": 1, "matmul": 1, "add": 4, "view": 1, "size": 1}),
             cleanup_case("fold_constants", "a model with a constant from a submodule's parameter (fc.weight), a parameter "
-                         "through a .float() that changes nothing, and an in-place t.add_(1) whose result is unread",
-                         nested, nested_ins, {"mul": 1, "add_": 1, "matmul": 1, "add": 1})]
+                         "through a .float() that changes nothing, constants computed from a chunk (a tuple) and from a "
+                         ".size() (an int), and an in-place t.add_(1) whose result is unread",
+                         nested, nested_ins, {"mul": 1, "add_": 1, "matmul": 1, "add": 2})]
 
 
 def judge_cleanup(ctx: Context, cases: list[CleanupCase]) -> None:
@@ -1308,12 +1330,36 @@ def sequence_costs_truth(gm: fx.GraphModule | None = None, inputs: tuple | None 
     }
 
 
+class TokenCosts(nn.Module):
+    """An nn.Embedding of int64 token ids, a Linear on 3-D input, and a .size() call (an int, no tensor) read by a view."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4)
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, ids):
+        return self.fc(self.emb(ids)).view(ids.size(0), -1)
+
+
+def token_costs_truth(gm: fx.GraphModule | None = None, inputs: tuple | None = None) -> dict[str, dict]:
+    """TokenCosts's costs by hand (2×5 int64 token ids: 8 bytes each). The embedding reads its 10×4 table and writes
+    2×5×4 floats; the Linear makes 2×5×3 from an inner dimension of 4 (every token is a row: 30 outputs, not 2 × 3);
+    .size() reads the ids and writes no tensor; the view reads the Linear's output (and an int) and writes 2×15."""
+    f, ids, h, out = 4, 2 * 5 * 8, 2 * 5 * 4, 2 * 5 * 3
+    return {"emb": {"flops": 0, "bytes": ids + f * (10 * 4 + h)},
+            "fc": {"flops": 2 * out * 4, "bytes": f * (h + 4 * 3 + 3 + out)},
+            "size": {"flops": 0, "bytes": ids},
+            "view": {"flops": 0, "bytes": f * (out + out)}}
+
+
 def cost_cases() -> list[CostCase]:
     with seeded(7):
         model, inputs = CostNet(), (torch.randn(2, 3, 8, 8), torch.randn(2, 8, 8, 8))
         grouped, image = GroupedSquare().to(torch.bfloat16), (torch.randn(1, 4, 5, 5, dtype=torch.bfloat16),)
         functional, functional_in = FunctionalCosts(), (torch.randn(1, 2, 6, 6),)
         sequence, sequence_in = SequenceCosts(), (torch.randn(2, 2, 8),)
+        tokens, token_ids = TokenCosts(), (torch.randint(0, 10, (2, 5)),)
     conv = sequence_costs_truth()["conv"]
     return [cost_case("a conv → add → relu → flatten → linear → matmul model", model, inputs, 4.0, cost_net_truth),
             cost_case("a bfloat16 model: a grouped conv (groups=2), then h * h and a mean", grouped, image, 4.0,
@@ -1322,7 +1368,9 @@ def cost_cases() -> list[CostCase]:
                       "x.matmul(y) and F.linear", functional, functional_in, 4.0, functional_costs_truth),
             cost_case("a model of a Conv1d, F.conv1d, torch.cat([g, g]), torch.sub(c, other=c.mean()), x.bmm(y) and "
                       "x.mm(w), with the ridge exactly at the convolutions' intensity", sequence, sequence_in,
-                      conv["flops"] / conv["bytes"], sequence_costs_truth)]
+                      conv["flops"] / conv["bytes"], sequence_costs_truth),
+            cost_case("a model of an nn.Embedding on int64 token ids, a Linear on its 3-D output, and a view sized by "
+                      "ids.size(0)", tokens, token_ids, 4.0, token_costs_truth)]
 
 
 @register("02.node_costs", points=3, exercise="3", title="shapes on every node; FLOPs and bytes per node; memory-bound nodes",
@@ -1485,10 +1533,87 @@ class Crash(GraderPass):
         raise ValueError("this pass is broken on purpose")
 
 
+class AnalysisCrash(GraderPass):
+    """Its analyze() raises: a pass that raises before it changes anything (the pipeline must report it as it reports
+    a pass whose apply raises)."""
+
+    name = "analysis_crashes"
+
+    def analyze(self, gm):
+        raise KeyError("this analysis is broken on purpose")
+
+
+def output_tensors(gm: fx.GraphModule) -> list[fx.Node]:
+    """The nodes the graph returns, in order (one, or several in a tuple)."""
+    found: list[fx.Node] = []
+    fx.node.map_arg(next(n for n in gm.graph.nodes if n.op == "output").args[0], found.append)
+    return found
+
+
+class ChangeLastOutput(GraderPass):
+    """Scales the last tensor the graph returns by 1.5 and leaves the others as they were: a pipeline that compares
+    only the first output of a tuple lets it through."""
+
+    name = "changes_the_last_output"
+
+    def apply(self, gm):
+        last = output_tensors(gm)[-1]
+        out = next(n for n in gm.graph.nodes if n.op == "output")
+        with gm.graph.inserting_before(out):
+            scaled = gm.graph.call_function(operator.mul, (last, 1.5))
+        out.args = (fx.node.map_arg(out.args[0], lambda n: scaled if n is last else n),)
+        return gm
+
+
+class DropLastOutput(GraderPass):
+    """Returns the model's outputs but the last (a tuple one shorter): zip() pairs the outputs that are left with the
+    reference's and says nothing of the one that is gone."""
+
+    name = "drops_the_last_output"
+
+    def apply(self, gm):
+        out = next(n for n in gm.graph.nodes if n.op == "output")
+        if isinstance(out.args[0], (tuple, list)) and len(out.args[0]) > 1:
+            out.args = (tuple(out.args[0][:-1]),)
+        return gm
+
+
+SLOW_RUNS: list[float] = []      # when each call of sleepy_identity began (time.perf_counter()), in this process
+
+
+def sleepy_identity(x):
+    """x itself, after SlowGraph.SECONDS of sleep; notes when it began (SLOW_RUNS)."""
+    SLOW_RUNS.append(time.perf_counter())
+    time.sleep(SlowGraph.SECONDS)
+    return x
+
+
+class SlowGraph(GraderPass):
+    """Quick itself, it leaves a graph that is slow to run: a call that sleeps SECONDS before the first tensor the graph
+    returns. A report that times the pass must stop its clock before the verification run: it then says at most the
+    time from the end of the pass's analyze() to the graph's first run (probe_pipeline measures it), however loaded the
+    machine; a report that times the verification run too says more."""
+
+    SECONDS = 0.03
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def apply(self, gm):
+        if not any(n.op == "call_function" and n.target is sleepy_identity for n in gm.graph.nodes):
+            first = output_tensors(gm)[0]
+            out = next(n for n in gm.graph.nodes if n.op == "output")
+            with gm.graph.inserting_before(out):
+                slow = gm.graph.call_function(sleepy_identity, (first,))
+            out.args = (fx.node.map_arg(out.args[0], lambda n: slow if n is first else n),)
+        return gm
+
+
 @dataclass(frozen=True)
 class PipelineCase:
     """A model and its inputs; how many sites each of the learner's pass classes must find on it; passes of the
-    grader's that keep the outputs (`ok`), and pipelines (passes, what the bad one does) that must be refused."""
+    grader's that keep the outputs (`ok`), and pipelines (passes, what the bad one does[, the tol to call
+    run_pipeline with, where it is not the case's]) that must be refused."""
 
     about: str
     model: nn.Module
@@ -1508,6 +1633,8 @@ APPLY_COUNTS = {"ReluToGelu": "relu", "FoldConvBN": None, "FoldConstants": ("cal
 # part-2 mistake is charged to part 2 alone), and not judged while that function is still its stub.
 WRAPS = {"ReluToGelu": "relu_to_gelu", "FoldConvBN": "fold_conv_bn", "FoldConstants": "fold_constants",
          "DeadCode": "remove_dead_code"}
+# another part-2 function that does the same rewrite: apply may call it instead (ReLU → GELU by pattern, part 2b)
+ALSO_WRAPS = {"ReluToGelu": ("relu_to_gelu_pattern",)}
 
 
 def probe_pass_classes(learner: Learner, class_names: list[str], model: nn.Module) -> dict:
@@ -1545,6 +1672,18 @@ def _probe_pass_classes(learner: Learner, class_names: list[str], model: nn.Modu
                 if isinstance(alone, fx.GraphModule) else None
         except Exception:   # noqa: BLE001 - a part-2 mistake is part 2's check's to report
             own = None
+        others = []
+        for other in ALSO_WRAPS.get(cls_name, ()):
+            fn = learner.ns.get(other)
+            if not callable(fn) or stub_message(fn) is not None:
+                continue
+            try:
+                with torch.no_grad():
+                    alone = learner.function(other)(fx.symbolic_trace(copy.deepcopy(model)))
+                if isinstance(alone, fx.GraphModule):
+                    others.append(signature(alone))
+            except Exception:   # noqa: BLE001 - a part-2 mistake is part 2's check's to report
+                pass
         name = getattr(p, "name", None)
         matches = analysis.get("matches") if isinstance(analysis, dict) else None
         out[cls_name] = {"name": name if isinstance(name, str) else None,
@@ -1554,7 +1693,7 @@ def _probe_pass_classes(learner: Learner, class_names: list[str], model: nn.Modu
                          "applied": type(applied).__name__ if not isinstance(applied, fx.GraphModule) else "GraphModule",
                          "counts": (counts_before, _apply_counts(applied) if isinstance(applied, fx.GraphModule) else None),
                          "same_as_own": own is not None and isinstance(applied, fx.GraphModule)
-                         and signature(applied) == own["signature"],
+                         and signature(applied) in [own["signature"], *others],
                          "own_counts": own and own["counts"]}
     return out
 
@@ -1627,6 +1766,7 @@ def probe_pipeline(learner: Learner, model: nn.Module, inputs: tuple, ok_passes:
     fresh = copy.deepcopy(model)
     with torch.no_grad():
         before = fresh(*inputs)
+    SLOW_RUNS.clear()
     try:
         with clocked(ok_passes) as marks:
             gm, report = run_pipeline(fresh, inputs, ok_passes, tol)
@@ -1634,6 +1774,23 @@ def probe_pipeline(learner: Learner, model: nn.Module, inputs: tuple, ok_passes:
         raise
     except Exception as err:
         return {"ok_error": f"{type(err).__name__}: {str(err)[:200]}"}
+    slow_windows = {}
+    for p in ok_passes:
+        if isinstance(p, SlowGraph):
+            ends = [end for name, _, end in marks if name == p.name]
+            runs = [t for t in SLOW_RUNS if ends and t >= ends[0]]
+            slow_windows[p.name] = runs[0] - ends[0] if runs else math.inf
+    # a GraphModule given as the model: the passes must run on a copy of it (its graph and weights stay as they were)
+    given = fx.symbolic_trace(copy.deepcopy(model))
+    given_before = (signature(given), model_fingerprint(given))
+    try:
+        run_pipeline(given, inputs, [NoRecompile(), DoubleWeightsInPlace()], tol)
+    except CheckFailed:
+        raise
+    except Exception:   # noqa: BLE001 - the passes keep the outputs; a pipeline that raises on them is judged above
+        pass
+    given_unchanged = signature(given) == given_before[0] and all(
+        torch.equal(a, b) for a, b in zip(given_before[1], model_fingerprint(given)))
     with torch.no_grad():
         after = fresh(*inputs)
         out = gm(*inputs) if isinstance(gm, fx.GraphModule) else None
@@ -1642,13 +1799,14 @@ def probe_pipeline(learner: Learner, model: nn.Module, inputs: tuple, ok_passes:
         {k: ({str(a): plain(b) for a, b in v.items()} if k == "analysis" and isinstance(v, dict) else plain(v))
          for k, v in r.items()} if isinstance(r, dict) else str(r) for r in report]
     errors = []
-    for passes, what in bad:
-        guilty = first_refused(model, inputs, passes, tol)
+    for passes, what, *own_tol in bad:
+        bad_tol = own_tol[0] if own_tol else tol
+        guilty = first_refused(model, inputs, passes, bad_tol)
         # a stricter pipeline may stop at an earlier pass (the other cases judge the tolerance): it must name that one
         names = [q.name for q in passes]
         may_name = names[:names.index(guilty) + 1] if guilty in names else []
         try:
-            run_pipeline(copy.deepcopy(model), inputs, list(passes), tol)
+            run_pipeline(copy.deepcopy(model), inputs, list(passes), bad_tol)
             errors.append({"pass": what, "guilty": guilty, "may_name": may_name, "raised": None, "message": ""})
         except CheckFailed:
             raise
@@ -1659,7 +1817,7 @@ def probe_pipeline(learner: Learner, model: nn.Module, inputs: tuple, ok_passes:
             "out_diff": max_diff(out, before) if out is not None else math.inf,
             "ref_scale": output_scale(before), "original_unchanged": max_diff(before, after) == 0.0,
             "recompiled": isinstance(gm, fx.GraphModule) and "torch.mean(" in gm.code, "errors": errors,
-            "windows": after_analysis(marks)}
+            "windows": after_analysis(marks), "slow_windows": slow_windows, "given_unchanged": given_unchanged}
 
 
 @contextlib.contextmanager
@@ -1706,6 +1864,7 @@ def first_refused(model: nn.Module, inputs: tuple, passes: tuple, tol: float) ->
     gm = fx.symbolic_trace(copy.deepcopy(model))
     for p in passes:
         try:
+            p.analyze(gm)
             gm = p.apply(gm)
             gm.graph.lint()
             gm.recompile()
@@ -1776,6 +1935,15 @@ def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True) -> l
             return [f"{which}; your report says it took {row['seconds']:.4g} s. Time p.apply(gm) itself, "
                     "with its lint and recompile, using time.perf_counter() before and after them (not analyze(), which "
                     "comes before), and report seconds (not ms)."]
+        slow = p.get("slow_windows", {}).get(name)
+        if slow is not None and row["seconds"] > slow * 1.001 + 1e-4:      # slack for a clock other than perf_counter
+            which = (f"pass '{name}' leaves a graph that sleeps {SlowGraph.SECONDS:g} s whenever it runs; your report says "
+                     f"the pass took {row['seconds']:.4g} s, more than the {slow:.4g} s from the end of its analyze() to "
+                     "the graph's first run" if reveal else
+                     "a pass of the grader's leaves a graph that is slow to run, and your report counts that run as the "
+                     "pass's time")
+            return [f"{which}. Time p.apply(gm) itself, with its lint and recompile, and stop the clock before you run "
+                    "the graph to verify it."]
         # the same passes on the same inputs: the same outputs, up to rounding (a conv may sum in another order)
         if isinstance(row["max_abs_diff"], bool) or not isinstance(row["max_abs_diff"], (int, float)) \
                 or not row["max_abs_diff"] <= tol * p["ref_scale"] \
@@ -1790,6 +1958,10 @@ def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True) -> l
     if not p["original_unchanged"]:
         return [f"on {about}, the original model's output changed: a pass changed a module in place. Trace a deep copy "
                 "(copy.deepcopy(model)) so the passes never touch the model you were given."]
+    if not p.get("given_unchanged", True):
+        return [f"on {about}, given the model as a GraphModule (already traced), run_pipeline let the passes change that "
+                "GraphModule (its graph or its weights): deep-copy a GraphModule too (copy.deepcopy(model)) and run the "
+                "passes on the copy."]
     if not p["out_diff"] <= tol * p["ref_scale"]:
         return [f"on {about}, the returned GraphModule computes something else than the model (difference {p['out_diff']:.3g})."]
     for e in p["errors"]:
@@ -1848,7 +2020,13 @@ def BAD_PASSES(scale: float = 1.0) -> list[tuple]:
             ((ScaleOutput(2.0, "doubles_output"), ScaleOutput(0.5, "halves_output")),
              "doubles the output before a pass that halves it back (verify after every pass, not once at the end)"),
             ((IdentityPass(), UnknownMethod()), "leaves a graph that passes lint but raises when run (a method tensors "
-                                                "do not have)")]
+                                                "do not have)"),
+            ((IdentityPass(), AnalysisCrash()), "raises in its analyze() (a pass that raises, whichever of its methods)"),
+            ((ChangeLastOutput(),), "changes only the last of the outputs (compare every tensor of a tuple, not the first)"),
+            ((IdentityPass(), DropLastOutput()), "returns one output fewer than the model (compare how many tensors there "
+                                                 "are, not only those zip() pairs)"),
+            ((ShiftOutput(1e-5 * scale, "shifts_by_1e-5"),), "shifts the outputs by 10 × tol when run_pipeline is called "
+                                                            "with tol=1e-6 (use the tol you are given)", 1e-6)]
 
 
 def pipeline_cases() -> list[PipelineCase]:
@@ -1858,7 +2036,7 @@ def pipeline_cases() -> list[PipelineCase]:
     scale, large_scale = output_scale(output_of(model, inputs)), output_scale(output_of(*large))
     # outputs below 1 here: a shift of half the tolerance is allowed (the scale is max(1, max |ref|))
     ok = (IdentityPass(), RebuildWithoutDeadCode(), NoRecompile(), DoubleWeightsInPlace(), ScaleOutput(1 + 1e-7, "tiny_rounding"),
-          Sleeps(0.03, "sleeps_30ms"), ShiftOutput(5e-5, "shift_by_half_tol"))
+          Sleeps(0.03, "sleeps_30ms"), SlowGraph("slow_graph_run"), ShiftOutput(5e-5, "shift_by_half_tol"))
     # every element shifted by 0.4 × tol × max |ref|: allowed, though far more than tol × |ref| for the small elements
     relative = (*ok, ScaleOutput(1 + 2e-5, "relative_rounding"), ShiftOutput(0.4e-4 * large_scale, "shift_by_0.4_tol_of_scale"))
     return [PipelineCase("a conv → bn → relu → bn model with a conv read twice, an in-place call, a dead chain and a "
@@ -2012,6 +2190,16 @@ def linear_drops_bias(gm):
     return _done(gm)
 
 
+def adds_a_dimension(gm):
+    """Gives the output a leading dimension of 1: the same values in another shape (allclose broadcasts)."""
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    if not any(a.op == "call_method" and a.target == "unsqueeze" for a in out.all_input_nodes):
+        with gm.graph.inserting_before(out):
+            wider = gm.graph.call_method("unsqueeze", (out.args[0], 0))
+        out.args = (wider,)
+    return _done(gm)
+
+
 def nudges_the_output(gm):
     """Adds 3e-6 to the output: within the default tolerance, outside tol=1e-7."""
     out = next(n for n in gm.graph.nodes if n.op == "output")
@@ -2059,6 +2247,18 @@ def retargets_in_place(gm):
             n.op, n.target = "call_function", torch.sin
         elif n.op == "call_function" and n.target in (torch.sin, torch.ops.aten.sin.default):
             n.target = torch.ops.aten.sin.default if n.target is torch.sin else torch.sin
+    return _done(gm)
+
+
+def renews_every_run(gm):
+    """Correct and idempotent: spells x.sin() as torch.sin(x), and on every later run puts a fresh torch.sin node in
+    place of each one (a new node name each time, the same op and target): the (op, target) lists stay the same."""
+    for n in list(gm.graph.nodes):
+        if (n.op == "call_method" and n.target == "sin") or (n.op == "call_function" and n.target is torch.sin):
+            with gm.graph.inserting_before(n):
+                new = gm.graph.call_function(torch.sin, n.args)
+            n.replace_all_uses_with(new)
+            gm.graph.erase_node(n)
     return _done(gm)
 
 
@@ -2114,7 +2314,9 @@ HARNESS_EXPECT = {
     "moves_a_call_first": {c: "lint" for c in ALL if c != "empty graph"},
     "flips_the_spelling": {"single op": "idempotent", "several users": "idempotent"},
     "retargets_in_place": {"single op": "idempotent", "several users": "idempotent"},
+    "renews_every_run": {},
     "nudges_the_output": {},
+    "adds_a_dimension": {c: "output" for c in ALL},
     "doubles_weights_in_place": {},
     "sin_renamed_gelu": {"single op": "raised", "several users": "raised"},
     "needs_a_sin": {"empty graph": "raised", "single op": "idempotent", "two-input op": "raised",

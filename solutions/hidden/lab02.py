@@ -92,8 +92,9 @@ def fold_constants_cases() -> list[public.CleanupCase]:
         {"matmul": 1, "dropout": 1, "mul": 1, "sum": 1, "add": 2, "view": 1, "size": 1}),
             public.cleanup_case(
         "fold_constants", "the grader's second model (a constant from a parameter two submodules deep, a parameter "
-        "through an op that returns it unchanged, an in-place call whose result is unread)", public.built(82, inputs.HConstParts),
-        randn(93, (2, 5)), {"sub": 1, "mul_": 1, "matmul": 1, "add": 1})]
+        "through an op that returns it unchanged, constants computed from a tuple and from an int, an in-place call whose "
+        "result is unread)", public.built(82, inputs.HConstParts),
+        randn(93, (2, 5)), {"sub": 1, "mul_": 1, "matmul": 1, "add": 2})]
 
 
 # ---------------------------------------------------------------- 3
@@ -184,7 +185,12 @@ def refused_pipelines(model, ins) -> tuple:
              "drifts by 0.6 × tol in two passes (1.2 × tol from the original model)"),
             ((public.IdentityPass(), public.ShiftOutput(1.0, "adds_one"), public.ShiftOutput(-1.0, "takes_one_away")),
              "adds 1 to the output before a pass that takes it away again"),
-            ((inputs.MissingMethod(),), "leaves a graph that passes lint and raises when run"))
+            ((inputs.MissingMethod(),), "leaves a graph that passes lint and raises when run"),
+            ((public.AnalysisCrash(),), "raises in its analyze()"),
+            ((public.IdentityPass(), public.ChangeLastOutput()), "changes only the last of the outputs"),
+            ((public.DropLastOutput(), public.IdentityPass()), "returns one output fewer than the model"),
+            ((public.IdentityPass(), public.ShiftOutput(3e-6 * public.output_scale(public.output_of(model, ins)), "shifts")),
+             "shifts the outputs by 3 × tol when run_pipeline is called with tol=1e-6", 1e-6))
 
 
 def pipeline_cases() -> list[public.PipelineCase]:
@@ -194,6 +200,7 @@ def pipeline_cases() -> list[public.PipelineCase]:
     large_scale = public.output_scale(public.output_of(large, large_ins))
     ok = (public.IdentityPass(), public.Sleeps(0.04, "slow_identity"), public.NoRecompile(), public.RebuildWithoutDeadCode(),
           public.DoubleWeightsInPlace(), public.ScaleOutput(1 + 1e-7, "tiny_rounding"),
+          public.SlowGraph("slow_to_run"),
           public.ShiftOutput(0.5e-4, "shifts_half_tol"))     # the first case's outputs are below 1: tol × max(1, ...) allows it
     return [public.PipelineCase("the grader's CNN (three ReLU spellings, two foldable pairs, two batch norms that are not, "
                                 "an in-place call, a dead chain of modules, constants from a parameter; two outputs)", model,
@@ -220,7 +227,11 @@ HARNESS_PASSES = (
     (inputs.conv_without_bias, "a pass that drops a module's bias", {"call_module with parameters": "output"}),
     (inputs.output_first, "a pass that moves a node before its inputs", {c: "lint" for c in public.ALL if c != "empty graph"}),
     (inputs.conv_thirds_in_place, "a pass that changes a module's weights in place and compensates in the graph", {}),
+    (inputs.tanh_rebuilt_every_run, "a correct pass that rebuilds the nodes it rewrote on every run (new names, the same "
+     "ops and targets)", {}),
     (inputs.output_plus_tiny, "a pass that shifts the output by 4e-6, checked with the default tol", {}),
+    (inputs.output_indexed_with_none, "a pass that gives the output another shape, its values unchanged",
+     {c: "output" for c in public.ALL}),
     (inputs.output_plus_tiny, "a pass that shifts the output by 4e-6, checked with tol=1e-7",
      {c: "output" for c in public.ALL}, 1e-7),
     (inputs.tanh_renamed, "a pass whose graph raises when run (a method tensors do not have)",

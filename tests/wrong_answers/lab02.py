@@ -12,6 +12,34 @@ HIDDEN_NAMES = ("HRelu", "HFold", "HDead", "HConst", "HCost", "HPipe", "HStaysTr
 
 RECOMPILED = '    gm.graph.lint()\n    gm.recompile()\n    return gm\n'
 
+PATTERNS_FIRST = '''
+def relu_to_gelu_pattern(gm):
+    def as_function(x):
+        return torch.relu(x)
+
+    def as_functional(x):
+        return F.relu(x)
+
+    def as_method(x):
+        return x.relu()
+
+    def gelu(x):
+        return F.gelu(x)
+
+    for pattern in (as_function, as_functional, as_method):
+        subgraph_rewriter.replace_pattern(gm, pattern, gelu)
+    for node in list(gm.graph.nodes):          # a pattern function cannot call a submodule: make these calls functions
+        if node.op == "call_module" and isinstance(gm.get_submodule(node.target), nn.ReLU):
+            with gm.graph.inserting_before(node):
+                call = gm.graph.call_function(torch.relu, (node.args[0],))
+            node.replace_all_uses_with(call)
+            gm.graph.erase_node(node)
+    gm.delete_all_unused_submodules()
+    gm.graph.lint()
+    gm.recompile()
+    return gm
+'''
+
 WRONG = [
     # ---------------------------------------------------------------- 1: the graph as a table
     wrong('02.graph_table', 'table reads only positional args', 'ex-1',
@@ -48,6 +76,14 @@ WRONG = [
           ('"inputs": [n.name for n in node.all_input_nodes]',
            '"inputs": [a.name for a in torch.utils._pytree.tree_leaves(list(node.args)) if isinstance(a, fx.Node)]'),
           says='inputs'),
+
+    wrong('02.graph_table', 'inputs and users as the Node objects themselves, not their names', 'ex-1',
+          ('"inputs": [n.name for n in node.all_input_nodes], "users": [u.name for u in node.users]',
+           '"inputs": list(node.all_input_nodes), "users": list(node.users)'),
+          says='names'),
+    wrong('02.graph_table', "a dotted target shortened to its last part ('blocks.0.conv1' → 'conv1')", 'ex-1',
+          ('target = node.target if isinstance(node.target, str)', 'target = node.target.split(".")[-1] if isinstance(node.target, str)'),
+          says='target'),
 
     # ---------------------------------------------------------------- 2a: ReLU → GELU by hand
     wrong('02.relu_to_gelu', "the page's rewrite: one spelling", 'ex-2a',
@@ -97,6 +133,16 @@ WRONG = [
           ('gm.graph.call_function(F.gelu, (source,))', 'gm.graph.call_function(F.gelu, (source,), dict(node.kwargs))'),
           says='raised|computes'),
 
+    wrong('02.relu_to_gelu', 'each nn.ReLU submodule deleted right after its call is rewritten: a module called twice raises '
+          'on its second call', 'ex-2a',
+          ('        gm.graph.erase_node(node)\n    gm.delete_all_unused_submodules()     # the nn.ReLU modules nothing calls any more\n',
+           '        gm.graph.erase_node(node)\n        if node.op == "call_module":\n            gm.delete_submodule(node.target)\n'),
+          says='relu_to_gelu raised', hidden_says='relu_to_gelu raised'),
+    wrong('02.relu_to_gelu', 'the GELU node created without inserting_before: it lands after the output node', 'ex-2a',
+          ('        with gm.graph.inserting_before(node):\n            gelu = gm.graph.call_function(F.gelu, (source,))',
+           '        gelu = gm.graph.call_function(F.gelu, (source,))'),
+          says='lint|raised'),
+
     # ---------------------------------------------------------------- 2b: the pattern rewriter
     wrong('02.rewriter', 'a pattern rewriter that never calls replace_pattern', 'ex-2b',
           ('        subgraph_rewriter.replace_pattern(gm, pattern, gelu)', '        pass'),
@@ -132,6 +178,13 @@ WRONG = [
     wrong('02.rewriter', 'module calls rewired to torch.relu but the module nodes left in the graph', 'ex-2b',
           ('            node.replace_all_uses_with(call)\n            gm.graph.erase_node(node)\n', '            node.replace_all_uses_with(call)\n'),
           says='still there'),
+
+    wrong('02.rewriter', 'the patterns run before the nn.ReLU modules are turned into calls: those become torch.relu after '
+          'the last pattern ran', 'ex-2b', source=PATTERNS_FIRST, says='still there'),
+    wrong('02.rewriter', 'each nn.ReLU submodule deleted as soon as its first call is normalized: a module called twice '
+          'raises', 'ex-2b',
+          ('            gm.graph.erase_node(node)\n    gm.recompile()', '            gm.graph.erase_node(node)\n            gm.delete_submodule(node.target)\n    gm.recompile()'),
+          says='relu_to_gelu_pattern raised', hidden_says='relu_to_gelu_pattern raised'),
 
     # ---------------------------------------------------------------- 2c: conv + batch-norm folding
     wrong('02.fold_conv_bn', 'folds the weights in place', 'ex-2c',
@@ -201,6 +254,24 @@ WRONG = [
            'folded = nn.Conv2d(conv.in_channels, conv.out_channels, conv.kernel_size, stride=conv.stride, '
            'padding=conv.padding, groups=conv.groups, bias=True)'),
           says='does not convolve the way the conv it replaces did'),
+
+    wrong('02.fold_conv_bn', 'copy.copy(conv) instead of a deep copy: the shallow copy shares its parameter dict with the '
+          "model's conv", 'ex-2c',
+          ('folded = copy.deepcopy(conv)', 'folded = copy.copy(conv)'),
+          says='changed the original model'),
+    wrong('02.fold_conv_bn', "tests that the batch norm has one user, not the conv: a conv read twice is folded", 'ex-2c',
+          ('and len(conv_node.users) == 1)', 'and len(bn_node.users) == 1)'),
+          says='computes something else'),
+    wrong('02.fold_conv_bn', 'eps added after the square root: 1 / (sqrt(var) + eps)', 'ex-2c',
+          ('torch.rsqrt(bn.running_var + bn.eps)', '1 / (torch.sqrt(bn.running_var) + bn.eps)'),
+          says='computes something else|eps'),
+    wrong('02.fold_conv_bn', 'every folded conv registered under one fixed name: the last fold replaces the others', 'ex-2c',
+          ('        name = conv_node.target.replace(".", "_") + "_folded"\n        while hasattr(gm, name):\n            name += "_"\n',
+           '        name = "folded_conv"\n'),
+          says='computes something else|raised'),
+    wrong('02.fold_conv_bn', "the conv's own bias added unscaled: b + β − s·μ instead of s·(b − μ) + β", 'ex-2c',
+          ('(b - bn.running_mean) * s + shift', 'b + shift - bn.running_mean * s'),
+          says='computes something else'),
 
     # ---------------------------------------------------------------- 2d: dead code and constants
     wrong('02.dead_code', "the library's DCE, which removes in-place calls whose results are unused", 'ex-2d',
@@ -318,6 +389,31 @@ WRONG = [
           ('gm.register_buffer(name, values[node].detach().clone())', 'gm.register_buffer(name, values[node])'),
           says='require grad'),
 
+    wrong('02.dead_code', "a module's inplace read as mod.inplace: a module without that attribute (nn.Linear) raises", 'ex-2d',
+          ('        return getattr(gm.get_submodule(node.target), "inplace", False) is True', '        return gm.get_submodule(node.target).inplace'),
+          says='raised'),
+    wrong('02.fold_constants', 'get_attr values looked up in dict(gm.named_parameters()): a buffer or a tensor constant the '
+          'trace stored reads nothing', 'ex-2e',
+          ('            owner, _, attr = node.target.rpartition(".")\n'
+           '            values[node] = getattr(gm.get_submodule(owner) if owner else gm, attr)',
+           '            values[node] = dict(gm.named_parameters())[node.target]'),
+          says='raised'),
+    wrong('02.fold_constants', 'only tensor results count as constants: a chunk (a tuple) or .size() (an int) stops the folding '
+          'of what is computed from it', 'ex-2e',
+          ('                    values[node] = getattr(args[0], node.target)(*args[1:], **kwargs)\n',
+           '                    values[node] = getattr(args[0], node.target)(*args[1:], **kwargs)\n'
+           '            if not isinstance(values[node], torch.Tensor):\n'
+           '                del values[node]             # only tensors are constants\n'),
+          says='still there'),
+    wrong('02.fold_constants', 'get_attr nodes folded too: a parameter that a computation on the inputs reads is replaced by '
+          'a frozen buffer copy', 'ex-2e',
+          ('folded = {n for n, v in values.items() if n.op != "get_attr" and isinstance(v, torch.Tensor)}',
+           'folded = {n for n, v in values.items() if isinstance(v, torch.Tensor)}'),
+          says='a second time'),
+    wrong('02.fold_constants', 'only call_function nodes folded: a method on a parameter (w.t()) is never constant', 'ex-2e',
+          ('node.op in ("call_function", "call_method") and node.all_input_nodes', 'node.op == "call_function" and node.all_input_nodes'),
+          says='still there'),
+
     # ---------------------------------------------------------------- 3: shapes and cost
     wrong('02.node_costs', 'forgets module parameters', 'ex-3',
           ('moved += sum(t.numel() * t.element_size() for t in [*mod.parameters(), *mod.buffers()])', 'pass'),
@@ -401,6 +497,20 @@ WRONG = [
     wrong('02.node_costs', 'memory_bound as intensity <= ridge: a node exactly at the ridge is called memory-bound', 'ex-3',
           ('"memory_bound": intensity < ridge', '"memory_bound": intensity <= ridge'),
           says=r'memory_bound True.*intensity < ridge'),
+
+    wrong('02.node_costs', "a Linear's FLOPs as 2 × batch (shape[0]) × in × out: a Linear on 3-D input loses a dimension", 'ex-3',
+          ('return 2 * out * mod.in_features', 'return 2 * meta.shape[0] * mod.in_features * mod.out_features'),
+          says='flops'),
+    wrong('02.node_costs', 'bytes per element from torch.finfo(dtype).bits: an integer tensor raises', 'ex-3',
+          ('return math.prod(meta.shape) * meta.dtype.itemsize', 'return math.prod(meta.shape) * torch.finfo(meta.dtype).bits // 8'),
+          says='raised|bytes'),
+    wrong('02.node_costs', 'rows only for nodes with a tensor_meta: a call that returns no tensor (.size()) has no row', 'ex-3',
+          ('        if node.op not in ("call_function", "call_method", "call_module"):\n            continue',
+           '        if node.op not in ("call_function", "call_method", "call_module") or "tensor_meta" not in node.meta:\n            continue'),
+          says='one row per'),
+    wrong('02.node_costs', "a call_module row's target as the module's class name", 'ex-3',
+          ('"target": target, "flops"', '"target": type(mod).__name__ if node.op == "call_module" else target, "flops"'),
+          says='as text'),
 
     # ---------------------------------------------------------------- 4: passes and the pipeline
     wrong('02.passes', 'analyze applies the pass', 'ex-4a',
@@ -545,6 +655,37 @@ WRONG = [
           ('if not diff <= tol * scale:', 'if not all(torch.allclose(a, b, rtol=tol, atol=tol) for a, b in pairs):'),
           says=r'keep the outputs.*tol × max\(1, max \|ref\|\)'),
 
+    wrong('02.passes', 'nodes_removed dry-runs the pass on copy.copy(gm): the shallow copy shares the graph', 'ex-4a',
+          ('return count(gm) - count(fn(copy.deepcopy(gm)))', 'return count(gm) - count(fn(copy.copy(gm)))'),
+          says='analysis must only look'),
+    wrong('02.pipeline', 'only the first tensor of a tuple output compared: a pass that breaks the second output goes through',
+          'ex-4b',
+          ('        pairs = list(zip(leaves(out), leaves(reference)))\n',
+           '        first = lambda v: v[0] if isinstance(v, (tuple, list)) else v\n'
+           '        pairs = [(first(out), first(reference))]\n'),
+          says='without an error'),
+    wrong('02.pipeline', 'outputs paired with zip and no count: a pass that drops an output goes through', 'ex-4b',
+          ('        if len(leaves(out)) != len(leaves(reference)) or any(', '        if any('),
+          says='without an error'),
+    wrong('02.pipeline', 'the tol argument ignored: 1e-4 hard-coded', 'ex-4b',
+          ('if not diff <= tol * scale:', 'if not diff <= 1e-4 * scale:'),
+          says='tol'),
+    wrong('02.pipeline', "analyze() called outside the try: a pass whose analysis raises escapes as a raw error", 'ex-4b',
+          ('        try:\n            analysis = p.analyze(gm)\n            start', '        analysis = p.analyze(gm)\n        try:\n            start'),
+          says='wrap it in PassVerificationError'),
+    wrong('02.pipeline', 'a GraphModule given as the model used as it is, not deep-copied: the passes change the caller\'s graph',
+          'ex-4b',
+          ('gm = copy.deepcopy(model) if isinstance(model, fx.GraphModule)', 'gm = model if isinstance(model, fx.GraphModule)'),
+          says='GraphModule'),
+    wrong('02.pipeline', 'the clock stops after the verification run: the time of running the graph is counted as the pass\'s',
+          'ex-4b',
+          ('            seconds = time.perf_counter() - start\n            with torch.no_grad():\n                out = gm(*example)\n',
+           '            with torch.no_grad():\n                out = gm(*example)\n            seconds = time.perf_counter() - start\n'),
+          says=r'Time p\.apply\(gm\) itself'),
+    wrong('02.pipeline', "apply's return value ignored: a pass that returns a new GraphModule is dropped", 'ex-4b',
+          ('            gm = p.apply(gm)\n            gm.graph.lint()', '            p.apply(gm)\n            gm.graph.lint()'),
+          says='nodes|node counts|computes something else'),
+
     # ---------------------------------------------------------------- 5: the edge-case harness
     wrong('02.check_pass', 'idempotence judged by the node count: a pass that swaps a spelling back and forth goes through',
           'ex-5',
@@ -578,6 +719,9 @@ WRONG = [
     wrong('02.check_pass', "'ok' tested with `is None` on a problem that is ''", 'ex-5',
           ('"ok": problem == ""', '"ok": problem is None'),
           says='where it is correct'),
+    wrong('02.check_pass', 'outputs compared with allclose alone, which broadcasts: a pass that adds a dimension passes', 'ex-5',
+          ('got.shape == case["expected"].shape\n                and torch.allclose', 'torch.allclose'),
+          says='shape|dimension'),
     wrong('02.check_pass', 'never compares the outputs', 'ex-5',
           ('        if not (isinstance(got, torch.Tensor) and got.shape == case["expected"].shape\n                and torch.allclose(got, case["expected"], rtol=tol, atol=tol)):',
            '        if False:'),
@@ -602,6 +746,15 @@ WRONG = [
           'run goes through', 'ex-5',
           ('        return [(n.op, str(n.target)) for n in gm.graph.nodes]', '        return [(n.op, n.name) for n in gm.graph.nodes]'),
           says='let .* through'),
+    wrong('02.check_pass', 'idempotence compared on the graph the pass changed in place: the first signature is taken after '
+          'the second run, so both are the same graph', 'ex-5',
+          ('        first = signature(gm)\n        try:\n            second = signature(pass_fn(gm))\n',
+           '        try:\n            second = signature(pass_fn(gm))\n            first = signature(gm)\n'),
+          says='let .* through'),
+    wrong('02.check_pass', "idempotence judged by gm.code: a pass that rebuilds the same nodes under new names is called "
+          "not idempotent", 'ex-5',
+          ('        return [(n.op, str(n.target)) for n in gm.graph.nodes]', '        return gm.code'),
+          says='where it is correct'),
 ]
 
 # ---------------------------------------------------------------- correct answers written another way
@@ -808,9 +961,9 @@ def run_pipeline(model, example, passes, tol=1e-4):
     report = []
     for p in passes:
         n0 = len(list(gm.graph.nodes))
-        info = p.analyze(gm)
-        t0 = time.perf_counter()
         try:
+            info = p.analyze(gm)
+            t0 = time.perf_counter()
             new = p.apply(gm)
             new.graph.lint()
             new.recompile()
@@ -852,7 +1005,7 @@ def check_pass(pass_fn, cases, tol=1e-5):
             except Exception as e:
                 problem = "raised at run time: " + repr(e)
             else:
-                if not torch.allclose(y, c["expected"], rtol=tol, atol=tol):
+                if y.shape != c["expected"].shape or not torch.allclose(y, c["expected"], rtol=tol, atol=tol):
                     problem = "output differs"
         if not problem:
             before = [(n.op, str(n.target)) for n in g.graph.nodes]
@@ -888,4 +1041,20 @@ RIGHT = [
           'ex-4b', source=ANOTHER_EX_4B),
     right('02.check_pass', 'problems that start with the asked word and go on in other words', 'ex-5',
           source=ANOTHER_EX_5),
+    right('02.graph_table', 'inputs as the names of the Node leaves of (args, kwargs), found with pytree', 'ex-1',
+          ('"inputs": [n.name for n in node.all_input_nodes]',
+           '"inputs": [a.name for a in torch.utils._pytree.tree_leaves((node.args, node.kwargs)) if isinstance(a, fx.Node)]')),
+    right(('02.fold_conv_bn', '02.passes'), "the deep copy's weight scaled in place (weight.mul_ under no_grad)", 'ex-2c',
+          ('folded.weight = nn.Parameter(conv.weight * s.reshape(-1, 1, 1, 1))', 'folded.weight.mul_(s.reshape(-1, 1, 1, 1))')),
+    right(('02.dead_code', '02.fold_constants'), 'one backward sweep, no loop: in graph order every user comes after what '
+          'it reads, so a dead chain goes in one pass', 'ex-2d',
+          ('    changed = True\n    while changed:\n        changed = False\n        for node in reversed(list(gm.graph.nodes)):',
+           '    if True:\n        for node in reversed(list(gm.graph.nodes)):')),
+    right(('02.fold_constants', '02.passes'), 'folded constants kept as non-persistent buffers (register_buffer(..., '
+          'persistent=False))', 'ex-2e',
+          ('gm.register_buffer(name, values[node].detach().clone())', 'gm.register_buffer(name, values[node].detach().clone(), persistent=False)')),
+    right('02.passes', 'ReluToGelu.apply calls the pattern version, relu_to_gelu_pattern', 'ex-4a',
+          ('        return relu_to_gelu(gm)\n', '        return relu_to_gelu_pattern(gm)\n')),
+    right('02.check_pass', 'the deep copy taken of the traced GraphModule (copy.deepcopy(fx.symbolic_trace(model)))', 'ex-5',
+          ('gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"])))', 'gm = pass_fn(copy.deepcopy(fx.symbolic_trace(case["model"])))')),
 ]

@@ -253,8 +253,9 @@ class HConst(nn.Module):
 
 
 class HConstParts(nn.Module):
-    """A constant from a parameter two submodules deep, a parameter through .cpu() (which returns it unchanged), an
-    in-place mul_ on a live value, its result unread."""
+    """A constant from a parameter two submodules deep, a parameter through .cpu() (which returns it unchanged),
+    constants computed through a split (a tuple) and a .size() (an int), an in-place mul_ on a live value, its result
+    unread."""
 
     def __init__(self):
         super().__init__()
@@ -264,7 +265,9 @@ class HConstParts(nn.Module):
     def forward(self, x):
         y = x - 1
         y.mul_(0.5)
-        return y @ self.head[0].weight.t().sigmoid() + self.s.cpu()
+        rows = self.head[0].weight.split(1, dim=0)
+        extra = (rows[0] * rows[2]).mean() + self.s.reshape(self.head[0].weight.size(0), 1)[:, 0]
+        return y @ self.head[0].weight.t().sigmoid() + self.s.cpu() + extra
 
 
 # ---------------------------------------------------------------- 3: shapes and cost
@@ -413,6 +416,18 @@ def tanh_as_function(gm):
     return _recompiled(gm)
 
 
+def tanh_rebuilt_every_run(gm):
+    """Rewrites x.tanh() as torch.tanh(x), and on every later run replaces each torch.tanh node by a fresh one (a new
+    name, the same op and target): idempotent by the (op, target) rule."""
+    for n in list(gm.graph.nodes):
+        if (n.op == "call_method" and n.target == "tanh") or (n.op == "call_function" and n.target is torch.tanh):
+            with gm.graph.inserting_after(n):
+                new = gm.graph.call_function(torch.tanh, n.args)
+            n.replace_all_uses_with(new)
+            gm.graph.erase_node(n)
+    return _recompiled(gm)
+
+
 def tanh_as_sigmoid(gm):
     """Rewrites x.tanh() as torch.sigmoid(x): correct where the case expects the sigmoid's outputs."""
     for n in gm.graph.nodes:
@@ -513,6 +528,16 @@ def output_plus_tiny(gm):
         with gm.graph.inserting_before(out):
             plus = gm.graph.call_function(operator.add, (out.args[0], 4e-6))
         out.args = (plus,)
+    return _recompiled(gm)
+
+
+def output_indexed_with_none(gm):
+    """Returns out[None] once: a leading axis of 1, the same values."""
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    if not any(a.op == "call_function" and a.target is operator.getitem for a in out.all_input_nodes):
+        with gm.graph.inserting_before(out):
+            wider = gm.graph.call_function(operator.getitem, (out.args[0], None))
+        out.args = (wider,)
     return _recompiled(gm)
 
 
