@@ -27,6 +27,7 @@ Introduced in Lab 01; every lab that claims a speedup measures it here.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import math
@@ -441,12 +442,26 @@ def _block_size(fn: Callable, args: tuple, device: torch.device, target_s: float
     return number, block_s
 
 
+_WALL_ONLY = [0]   # > 0 inside wall_clock_only()
+
+
+@contextlib.contextmanager
+def wall_clock_only():
+    """Within it every timing uses the wall clock. For a check whose stand-in op sleeps a known time: a call that
+    also computes for a fifth of its time or more would otherwise be timed in CPU time, which misses the sleep."""
+    _WALL_ONLY[0] += 1
+    try:
+        yield
+    finally:
+        _WALL_ONLY[0] -= 1
+
+
 def _clock(device: torch.device, walls: dict[str, list[float]], cpus: dict[str, list[float]]) -> str:
     """"cpu" where CPU time measures the work: a CPU, torch on one thread, and every function's best block spent
     0.2–1.3 CPU-seconds per second (it computed, in one thread, whatever share of a core other programs left it: a
     third of one with two spinning on each core); else "wall" (a GPU, several threads, or a call that sleeps or waits,
-    whose CPU time would miss its time: a sleeper's is near 0)."""
-    if device.type != "cpu" or torch.get_num_threads() != 1:
+    whose CPU time would miss its time: a sleeper's is near 0; and inside wall_clock_only())."""
+    if _WALL_ONLY[0] or device.type != "cpu" or torch.get_num_threads() != 1:
         return "wall"
     for label in walls:
         best = max((c / w for c, w in zip(cpus[label], walls[label]) if w > 0), default=0.0)

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from helpers.bench import (MIN_ROUNDS, RESOLUTION, Comparison, Timing, compare, fmt_ms, measure, paired,
-                           summarize, sweep, table)
+                           summarize, sweep, table, wall_clock_only)
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -321,3 +321,22 @@ def test_a_block_stretched_by_a_wait_does_not_fix_the_block_size_at_one_call():
     number, block_s = bench._block_size(fn, (), torch.device("cpu"), target_s=0.01)
     assert number > 100, number
     assert block_s < 0.05, block_s
+
+
+def test_inside_wall_clock_only_a_call_that_sleeps_is_timed_by_the_wall_clock():
+    """A check whose stand-in op sleeps judges the unit against the sleep: CPU time, which misses the sleep, is off
+    there, even for a call that computes half its time on one thread (elsewhere timed in CPU time)."""
+    def compute_then_nap():
+        end = time.thread_time() + 0.001
+        while time.thread_time() < end:
+            pass
+        time.sleep(0.001)
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with wall_clock_only():
+            t = measure(compute_then_nap, min_run_time=0.05)
+    finally:
+        torch.set_num_threads(threads)
+    assert t.clock == "wall" and t.q25_ms >= 2.0

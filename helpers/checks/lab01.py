@@ -194,8 +194,10 @@ def probe_sweep(learner: Learner, sweep_sizes: list[int], notebook_rows: bool, s
     """time_op_sweep on the sizes with a sleeping op: its rows, how many times the op ran on each size and whether
     autograd recorded it, what bench measured meanwhile (see watching_bench) and the notebook's `device`; op_rows."""
     info = {}
+    from helpers import bench
+
     op = RecordingOp(sleep_ms)
-    with watching_bench() as measured:
+    with watching_bench() as measured, bench.wall_clock_only():     # CPU time would miss the op's sleep
         info["rows"] = call(learner, "time_op_sweep", op, list(sweep_sizes))
     info.update(measured, grad=op.grad, device=str(learner.value("device")) if learner.has("device") else None)
     info["seen"] = sorted(set(op.seen))
