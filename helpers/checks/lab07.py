@@ -24,7 +24,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from helpers.checks import CheckFailed, Context, Learner, fail_if, register
 from helpers.checks.dynamo_state import count_runs, settings_kept
-from helpers.checks.lab03 import GuardSpace, InputCopies, interpreted, launches_marked, poisoned_masked_loads
+from helpers.checks.lab03 import GuardSpace, InputCopies, OpRecorder, interpreted, launches_marked, poisoned_masked_loads
 from helpers.checks.own_work import refusing
 from helpers.llama import LlamaConfig, StaticKVCache, build_model, decode_bytes_per_token, flops_per_token, kv_cache_bytes
 
@@ -677,8 +677,8 @@ class NonFiniteToInt(TorchDispatchMode):
 MATMUL_OPS = {"mm", "addmm", "bmm", "baddbmm", "matmul", "mv", "addmv", "dot", "linear", "einsum", "_int_mm"}
 
 
-class MatmulDtypes(TorchDispatchMode):
-    """The dtypes of the floating-point operands of every matmul dispatched."""
+class MatmulDtypes(OpRecorder):
+    """An OpRecorder that also notes the dtypes of the floating-point operands of every matmul dispatched."""
 
     def __init__(self):
         super().__init__()
@@ -687,7 +687,7 @@ class MatmulDtypes(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if func.overloadpacket.__name__ in MATMUL_OPS:
             self.dtypes |= {str(a.dtype) for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()}
-        return func(*args, **(kwargs or {}))
+        return super().__torch_dispatch__(func, types, args, kwargs)
 
 
 def probe_int8_weights(learner: Learner, case: WeightCase) -> dict:
