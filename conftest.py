@@ -6,7 +6,9 @@ first cell tagged `parameters` is followed by an injected QUICK=True cell.
 
 import os
 import re
+import resource
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -203,10 +205,45 @@ def pytest_testnodedown(node, error):
         wrong_answers.MISSED.update(counted["missed"])
 
 
+def _cpu_seconds() -> float:
+    """User and system CPU of this process and of the processes it has waited for (a grader's jobs, nbval's kernels
+    once shut down, the g++ runs of Inductor's CPU kernels)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Each phase's report carries the CPU seconds spent since the previous one (pytest-xdist hands it on)."""
+    outcome = yield
+    now = _cpu_seconds()
+    outcome.get_result().cpu_s = now - getattr(item.config, "_cpu_mark", now)
+    item.config._cpu_mark = now
+
+
+def _scope(nodeid: str) -> str:
+    """A test's file and class, or a file or notebook: what one pytest-xdist worker runs whole (--dist loadscope)."""
+    parts = nodeid.split("::")
+    return parts[0] if parts[0].endswith(".ipynb") or len(parts) < 3 else "::".join(parts[:2])
+
+
+CPU_BY_SCOPE: Counter = Counter()
+
+
+def pytest_runtest_logreport(report):
+    CPU_BY_SCOPE[_scope(report.nodeid)] += getattr(report, "cpu_s", 0.0)
+
+
 def pytest_terminal_summary(terminalreporter):
-    """The checks' catch rates against the corpus of wrong answers (tests/test_catch_rates.py), when it ran."""
+    """Where the CPU went (the test-time budget of `make test` is CPU on a 2-core machine), and the checks' catch
+    rates against the corpus of wrong answers (tests/test_catch_rates.py), when it ran."""
     import sys
 
+    if CPU_BY_SCOPE:
+        total = sum(CPU_BY_SCOPE.values())
+        terminalreporter.section(f"CPU seconds by test scope: {total:,.0f} in all (largest 25)")
+        for scope, seconds in CPU_BY_SCOPE.most_common(25):
+            terminalreporter.write_line(f"{seconds:8.0f}  {seconds / total:4.0%}  {scope}")
     corpus = sys.modules.get("tests.wrong_answers")
     lines = corpus.summary_lines() if corpus else []
     if lines:

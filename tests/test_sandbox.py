@@ -385,3 +385,32 @@ def test_a_job_is_seeded_with_the_warm_compile_caches_only(tmp_path):
     assert sorted(str(p.relative_to(kept)) for p in kept.rglob("*") if p.is_file()) == [
         "inductor/fxgraph/ab/graph", "inductor/new", "triton/k/kernel.so"]
     assert not (tmp_path / "scratch").exists()
+
+
+def test_a_job_gets_its_own_copy_of_the_warm_precompiled_headers_and_nothing_else_from_tmp(tmp_path):
+    """Inductor's precompiled header for CPU kernels lives in TMPDIR, outside its cache: the warm-up's is copied into
+    each job's TMPDIR under the job's user name (not linked: a job may write only its own), Inductor's locks and other
+    temp files are not; the reference solution's job hands its headers on with its caches."""
+    from helpers.grading.sandbox import HEADERS, JOB_USER, Jail
+
+    warm = tmp_path / ".warm"
+    built = warm / "tmp" / "torchinductor_root" / HEADERS
+    (built / "locks").mkdir(parents=True)
+    for name, text in (("abc.h", "#include <x>"), ("abc.h.gch", "binary"), ("locks/abc.h.lock", "")):
+        (built / name).write_text(text)
+    (warm / "tmp" / "stray.txt").write_text("not a header")
+    jail = Jail(tmp_path / "scratch", None, {}, tmp_path, 1, gpu=False, use_bwrap=False)
+    jail.prepare(warm)
+    tmp = tmp_path / "scratch" / "tmp"
+    mine = tmp / f"torchinductor_{JOB_USER}" / HEADERS
+    assert sorted(str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file()) == [
+        f"torchinductor_{JOB_USER}/{HEADERS}/abc.h", f"torchinductor_{JOB_USER}/{HEADERS}/abc.h.gch"]
+    assert jail.env["TMPDIR"] == str(tmp)
+    assert (mine / "abc.h.gch").stat().st_ino != (built / "abc.h.gch").stat().st_ino
+    (mine / "def.h").write_text("#include <y>")
+    (mine / "def.h.gch").write_text("binary")
+    (tmp / "scratch.bin").write_text("x")
+    kept = tmp_path / "kept"
+    jail.close(kept)
+    assert sorted(str(p.relative_to(kept)) for p in kept.rglob("*") if p.is_file()) == [
+        f"tmp/torchinductor_{JOB_USER}/{HEADERS}/{n}" for n in ("abc.h", "abc.h.gch", "def.h", "def.h.gch")]

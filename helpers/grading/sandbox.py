@@ -26,6 +26,7 @@ import ctypes
 import os
 import resource
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -697,6 +698,24 @@ def isolation(uid: int | None, use_bwrap: bool = True) -> tuple[str, str]:
 # warm cache hands on, from the reference solution's job to every later one. Never the rest of OUT/.warm, which holds
 # the grader's reference answers.
 COMPILE_CACHES = {"TORCHINDUCTOR_CACHE_DIR": "inductor", "TRITON_CACHE_DIR": "triton"}
+# Inductor's precompiled header for CPU kernels (a 150 MB .gch, built in about 11 s on a 2-core machine by the first
+# C++ kernel a process compiles) lives outside its cache, in TMPDIR/torchinductor_USER/precompiled_headers, named by
+# a hash of the compiler, its flags and the preprocessed header: one built by the warm-up serves every job, which
+# would otherwise build its own. Handed on as a copy (each job's own, never a link to the warm one).
+HEADERS = "precompiled_headers"
+
+
+def precompiled_headers(tmp: Path) -> list[Path]:
+    """The folders of precompiled headers Inductor left under a TMPDIR (one per user name that ran there)."""
+    return sorted(d for d in tmp.glob(f"torchinductor_*/{HEADERS}") if d.is_dir())
+
+
+def copy_headers(source: Path, dest: Path) -> None:
+    """The finished headers of one folder into another (not Inductor's lock folder)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in source.iterdir():
+        if f.is_file() and f.suffix in (".h", ".gch") and not (dest / f.name).exists():
+            shutil.copy2(f, dest / f.name)
 
 
 # Inductor's parallel compile workers for a GPU job (Triton kernels compile one per worker; each worker is a Python
@@ -767,6 +786,8 @@ class Jail:
         for name in COMPILE_CACHES.values() if warm is not None else ():
             if (warm / name).is_dir():
                 shutil.copytree(warm / name, self.scratch / "cache" / name, dirs_exist_ok=True, symlinks=True)
+        for headers in precompiled_headers(warm / "tmp") if warm is not None else ():
+            copy_headers(headers, self.scratch / "tmp" / f"torchinductor_{JOB_USER}" / HEADERS)
         if self.uid is not None:
             for dirpath, dirnames, filenames in os.walk(self.scratch):
                 for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
@@ -859,6 +880,8 @@ class Jail:
         for name in COMPILE_CACHES.values() if keep_cache is not None else ():
             if (self.scratch / "cache" / name).is_dir():
                 shutil.copytree(self.scratch / "cache" / name, keep_cache / name, dirs_exist_ok=True, symlinks=True)
+        for headers in precompiled_headers(self.scratch / "tmp") if keep_cache is not None else ():
+            copy_headers(headers, keep_cache / "tmp" / headers.parent.name / HEADERS)
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
