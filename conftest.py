@@ -93,18 +93,21 @@ def _warm_root(config) -> Path:
 
 
 def _warm_inductor_cache(config, lab: str) -> Path | None:
-    """This worker's copy of the Inductor cache the lab's warm-up left, once that warm-up has finished: a warm-up
-    in progress in another worker is waited for (compiling the same graphs from cold beside it would cost the CPU
-    twice while this worker's wait costs nothing: two other workers keep both cores busy), one not started is not
-    (the grading tests run first, see LONGEST_FIRST). Measured: nbval ran solutions/06 in 19 s with it and 70 s from
-    an empty cache (this 2-core machine, torch 2.13.0, nothing else running). The cells still all run; only
-    Inductor's code generation and C++ builds are served from the cache, as a CI cache would serve them."""
+    """The lab's Inductor cache for the tests that compile its code here (its checks and corpus in-process, its
+    notebook under nbval), shared by the pytest-xdist workers: a copy of the one the lab's warm-up left, made once
+    that warm-up has finished. A warm-up in progress in another worker is waited for (compiling the same graphs from
+    cold beside it would cost the CPU twice while this worker's wait costs nothing: two other workers keep both cores
+    busy), one not started is not (the grading tests run first, see LONGEST_FIRST). One cache for every worker, not
+    one each: the kernels one worker's checks compile for the grader's hidden cases serve the other worker's corpus
+    of wrong answers, as Inductor's default cache serves every process of a user (its writes are atomic and its
+    compiles locked). Measured: nbval ran solutions/06 in 19 s with the warm cache and 70 s from an empty one (this
+    2-core machine, torch 2.13.0, nothing else running). The cells still all run; only Inductor's code generation
+    and C++ builds are served from the cache, as a CI cache would serve them."""
     from filelock import FileLock, Timeout
 
-    warm = _warm_root(config) / lab / ".warm"
-    mine = config._tmp_path_factory.getbasetemp() / f"inductor-{lab}"
-    lock = _warm_root(config) / f"{lab}.lock"
-    if not mine.exists() and not (warm / ".done").exists() and lock.exists():
+    root = _warm_root(config)
+    warm, shared, lock = root / lab / ".warm", root / lab / "inductor-tests", root / f"{lab}.lock"
+    if not shared.exists() and not (warm / ".done").exists() and lock.exists():
         try:
             with FileLock(str(lock), timeout=0):
                 pass                                  # free: no warm-up is running for this lab
@@ -114,9 +117,12 @@ def _warm_inductor_cache(config, lab: str) -> Path | None:
                     pass                              # it finished (or failed: then there is no cache to copy)
             except Timeout:
                 pass
-    if not mine.exists() and (warm / ".done").exists() and (warm / "inductor").is_dir():
-        shutil.copytree(warm / "inductor", mine, symlinks=True)   # the warm-up's own is read by the grading tests
-    return mine if mine.exists() else None
+    if not shared.exists() and (warm / ".done").exists() and (warm / "inductor").is_dir():
+        with FileLock(str(root / f"{lab}-tests.lock")):
+            if not shared.exists():                   # the warm-up's own is read by the grading tests: copy it
+                shutil.copytree(warm / "inductor", shared.with_name("inductor-tests.part"), symlinks=True)
+                shared.with_name("inductor-tests.part").rename(shared)
+    return shared if shared.exists() else None
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -164,8 +170,7 @@ def _keep_lab_caches(config) -> None:
     """In the controller, at the end of the run: merge the labs' warm Inductor caches into KEPT_INDUCTOR_CACHE (keyed by
     content, so merging is safe; the folder is replaced, never grown across runs)."""
     base = config._tmp_path_factory.getbasetemp()
-    found = [*base.glob("warm*/[0-9][0-9]/.warm/inductor"), *base.glob("inductor-[0-9][0-9]"),
-             *base.glob("popen-gw*/inductor-[0-9][0-9]")]
+    found = [*base.glob("warm*/[0-9][0-9]/.warm/inductor"), *base.glob("warm*/[0-9][0-9]/inductor-tests")]
     if CALLERS_INDUCTOR_CACHE is not None or not found:
         return
     shutil.rmtree(KEPT_INDUCTOR_CACHE, ignore_errors=True)
