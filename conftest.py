@@ -120,8 +120,10 @@ def _warm_inductor_cache(config, lab: str) -> Path | None:
     if not shared.exists() and (warm / ".done").exists() and (warm / "inductor").is_dir():
         with FileLock(str(root / f"{lab}-tests.lock")):
             if not shared.exists():                   # the warm-up's own is read by the grading tests: copy it
-                shutil.copytree(warm / "inductor", shared.with_name("inductor-tests.part"), symlinks=True)
-                shared.with_name("inductor-tests.part").rename(shared)
+                part = shared.with_name("inductor-tests.part")
+                shutil.rmtree(part, ignore_errors=True)   # a copy an earlier failure left half done
+                shutil.copytree(warm / "inductor", part, symlinks=True)
+                part.rename(shared)
     return shared if shared.exists() else None
 
 

@@ -714,7 +714,7 @@ def copy_headers(source: Path, dest: Path) -> None:
     """The finished headers of one folder into another (not Inductor's lock folder)."""
     dest.mkdir(parents=True, exist_ok=True)
     for f in source.iterdir():
-        if f.is_file() and f.suffix in (".h", ".gch") and not (dest / f.name).exists():
+        if f.is_file() and not f.is_symlink() and f.suffix in (".h", ".gch") and not (dest / f.name).exists():
             shutil.copy2(f, dest / f.name)
 
 
