@@ -70,7 +70,7 @@ class CatchRates:
         failures = []
         for r in getattr(wa.corpus(lab), "RIGHT", []):
             with settings_kept():
-                ns = b.namespace(r.edits, r.fresh)
+                ns = b.namespace(r.edits, r.fresh, for_checks=r.checks)
                 results = [run(ns, name) for name in r.checks for run in ((b.public, b.hidden) if r.public else (b.hidden,))]
             failures += [f"{r.why}: {result.line()}" for result in results if not result.passed]
         assert not failures, "\n".join(failures)

@@ -115,6 +115,7 @@ class Workbench:
         self.sources = {c.id: c.source for c in notebooks.read(self.module.SOLUTION).cells if c.cell_type == "code"}
         missing = [c for c in self.module.CELLS if c not in self.sources]
         assert not missing, f"cells {missing} are not in {self.module.SOLUTION.name}"
+        self.last_cell = self._last_cells_before_checks()
         self.before: dict[str, dict] = {}
         ns: dict = {"__name__": "__main__"}
         for cell in self.module.CELLS:
@@ -122,20 +123,41 @@ class Workbench:
             self._run(ns, cell, self.sources[cell])
         self.solution = ns
 
+    def _last_cells_before_checks(self) -> dict[str, int]:
+        """Per check: the index in CELLS of the last cell that comes before the check's cell in the notebook (where
+        the notebook calls `check("NAME")`). What a check reads is defined by then, or the notebook's own check could
+        not pass; a mistake judged against that check need not run the cells after it (Lab 01's dispatch answers
+        re-ran every later demonstration, 3 s of CPU each)."""
+        code = [c for c in notebooks.read(self.module.SOLUTION).cells if c.cell_type == "code"]
+        where = {c.id: i for i, c in enumerate(code)}
+        last: dict[str, int] = {}
+        for i, cell in enumerate(code):
+            for name in re.findall(r"""check\(\s*["']([0-9]{2}\.\w+)["']""", cell.source):
+                before = [k for k, c in enumerate(self.module.CELLS) if where.get(c, len(code)) < i]
+                last.setdefault(name, max(before, default=-1))
+        return last
+
+    def stop_after(self, check_names) -> int:
+        """The index in CELLS after which no cell matters to these checks (the end, for a check no cell calls)."""
+        ends = [self.last_cell.get(name, len(self.module.CELLS) - 1) for name in check_names]
+        return max(ends, default=len(self.module.CELLS) - 1)
+
     def _run(self, ns: dict, cell: str, source: str) -> None:
         # A file name per source: Triton (and inspect) read a function's source lazily, by its file name.
         name = f"<cell {cell} {hashlib.sha1(source.encode()).hexdigest()[:10]}>"
         with lab_env(self.out.name):
             exec(compile(source, remember_source(source, name), "exec"), ns)
 
-    def namespace(self, edits: tuple[Edit, ...], fresh: bool = False) -> dict:
+    def namespace(self, edits: tuple[Edit, ...], fresh: bool = False, for_checks: tuple[str, ...] = ()) -> dict:
+        """The solution's namespace with the edits; with `for_checks`, only as far as those checks' cells."""
         changed = {e.cell: e.apply(self.sources[e.cell]) for e in edits}
         unknown = set(changed) - set(self.module.CELLS)
         assert not unknown, f"cells {sorted(unknown)} are not in CELLS of tests/wrong_answers/lab{self.lab}.py"
         order = list(self.module.CELLS)
         start = 0 if fresh else min(order.index(c) for c in changed)
+        stop = max(self.stop_after(for_checks) if for_checks else len(order) - 1, *(order.index(c) for c in changed))
         ns = {"__name__": "__main__"} if fresh else dict(self.before[order[start]])
-        for cell in order[start:]:
+        for cell in order[start:stop + 1]:
             self._run(ns, cell, changed.get(cell, self.sources[cell]))
         return ns
 
@@ -167,7 +189,7 @@ class Verdict:
 def judge(bench: Workbench, w: Wrong) -> Verdict:
     """Run the wrong answer through its check, public and hidden, and list what is wrong with the messages."""
     with settings_kept():      # a mistake's Dynamo settings end with it, as its own grading job would
-        ns = bench.namespace(w.edits, w.fresh)
+        ns = bench.namespace(w.edits, w.fresh, for_checks=(w.check,))
         v = Verdict(w, bench.public(ns, w.check), bench.hidden(ns, w.check))
     for where, result, pattern in (("public", v.public, w.says), ("hidden", v.hidden, w.hidden_says)):
         if result.passed:
