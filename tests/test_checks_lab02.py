@@ -147,3 +147,35 @@ def test_a_pass_class_is_skipped_only_when_the_function_it_wraps_is_a_stub():
     for result in (public(namespace(overrides={"ex-2a": stub_2a}), "02.passes"),
                    secret(namespace(overrides={"ex-2a": stub_2a}), "02.passes")):
         assert result.passed, result.line()
+
+
+def test_aten_cost_truth_by_hand_agrees_with_flop_counter_and_the_graders_rule():
+    gm = fx.symbolic_trace(lab02.AtenCosts().eval())
+    inputs = (torch.randn(2, 1, 6),)
+    truth = lab02.aten_costs_truth()
+    assert sum(t["flops"] for t in truth.values()) == lab02.flop_counter_total(gm, inputs)
+    hidden_lab("02")
+    hidden_module = __import__("sys").modules["workbook_hidden_lab02"]
+    assert hidden_module.reference_costs(gm, inputs) == truth
+
+
+def test_pattern_counter_counts_the_relus_replace_pattern_replaced():
+    """relu_to_gelu_pattern is judged by the ReLUs replace_pattern itself replaced (not by hand or by relu_to_gelu)."""
+    from torch.fx import subgraph_rewriter
+
+    gm = fx.symbolic_trace(lab02.Spellings())
+    with lab02.counting_pattern_rewrites() as counted:
+        subgraph_rewriter.replace_pattern(gm, lambda x: torch.relu(x), lambda x: torch.nn.functional.gelu(x))
+        subgraph_rewriter.replace_pattern(gm, lambda x: x.sigmoid(), lambda x: x.tanh())     # nothing to replace
+    assert counted == [2, 1]
+
+
+def test_cases_checked_on_every_run_give_the_solution_full_marks_in_their_own_words():
+    """The cases each check adds to the notebook's or the grader's (a keyword ReLU, repeated in-place calls, an in-place
+    call on a constant, a transposed conv, a dead get_attr) hold the words their messages use."""
+    assert "input=x" in lab02.keyword_cases()[0].about
+    assert lab02.fold_cases_always()[0].bn_left == (0, 1)
+    assert {c.fn_name for c in lab02.cleanup_cases_always("remove_dead_code")} == {"remove_dead_code"}
+    assert {c.fn_name for c in lab02.cleanup_cases_always("fold_constants")} == {"fold_constants"}
+    about, _, matches = lab02.DEAD_PARAMETER_CASE()
+    assert "get_attr" in about and matches["DeadCode"] == 2

@@ -316,12 +316,25 @@ def _graph_table(ctx: Context, cases: list[TableCase]) -> str:
 
 
 # ---------------------------------------------------------------- 2: rewrites
+def _matched_relus(replaced) -> int:
+    """How many ReLU nodes (function or method spellings: a pattern cannot call a module) a replace_pattern call's
+    result says it matched and replaced."""
+    count = 0
+    for match in replaced if isinstance(replaced, list) else ():
+        for node in getattr(match, "nodes_map", {}).values():
+            if isinstance(node, fx.Node) and ((node.op == "call_function" and node.target in RELU_FUNCTIONS)
+                                              or (node.op == "call_method" and node.target in ("relu", "relu_"))):
+                count += 1
+    return count
+
+
 @contextlib.contextmanager
 def counting_pattern_rewrites():
-    """Count calls of torch.fx.subgraph_rewriter's replace_pattern functions made meanwhile (a one-item list)."""
+    """Count calls of torch.fx.subgraph_rewriter's replace_pattern functions made meanwhile, and the ReLU nodes they
+    replaced (a two-item list: calls, ReLUs)."""
     from torch.fx import subgraph_rewriter
 
-    calls = [0]
+    calls = [0, 0]
     # both public functions call the module's _replace_pattern, looked up at call time: counting it counts them
     # however the learner imported them (a `from ... import replace_pattern` binds the public function early)
     names = [n for n in ("_replace_pattern",) if hasattr(subgraph_rewriter, n)] or \
@@ -331,7 +344,9 @@ def counting_pattern_rewrites():
     def counted(original):
         def wrapper(*args, **kwargs):
             calls[0] += 1
-            return original(*args, **kwargs)
+            result = original(*args, **kwargs)
+            calls[1] += _matched_relus(result)
+            return result
         return wrapper
 
     for n in names:
@@ -463,7 +478,7 @@ def _probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple)
                  "in_place": in_place_calls(out_gm), "impure": impure_calls(out_gm), "conv_settings": conv_settings(out_gm),
                  "kinds": [(n.op, node_kind(out_gm, n)) for n in out_gm.graph.nodes],
                  "relu_left": [f"{n.op} {target_text(n)}" for n in out_gm.graph.nodes if activation(out_gm, n) == "relu"],
-                 "pattern_calls": pattern_calls[0], "n_inputs": len(inputs_before),
+                 "pattern_calls": pattern_calls[0], "pattern_relus": pattern_calls[1], "n_inputs": len(inputs_before),
                  "removed_inputs": [name for name in inputs_before if name not in input_names(out_gm)],
                  "new_parameters": sorted({name for name, _ in out_gm.named_parameters()} - params_before),
                  "dead_attrs": sum(n.op == "get_attr" and not n.users for n in out_gm.graph.nodes),
@@ -471,12 +486,14 @@ def _probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple)
         if shape["stale"] or shape["removed_inputs"]:
             return shape       # not run: it cannot take the model's inputs, or its forward is the old code
         out = out_gm(*inputs)
+        out_next_call = out_gm(*inputs)      # the same graph called again: what it keeps must not change as it runs
         sig = signature(out_gm)
         again = fn(out_gm)
         same = isinstance(again, fx.GraphModule) and signature(again) == sig
         out_again = again(*inputs) if isinstance(again, fx.GraphModule) else None
         after = model(*inputs)
-    return {**shape, "out": out, "out_again": out_again, "idempotent": same, "original_unchanged": max_diff(before, after) == 0.0}
+    return {**shape, "out": out, "out_next_call": out_next_call, "out_again": out_again, "idempotent": same,
+            "original_unchanged": max_diff(before, after) == 0.0}
 
 
 def new_constants(gm: fx.GraphModule, before: set, buffers_before: set = frozenset()) -> dict:
@@ -521,6 +538,11 @@ def pass_problems(p: dict, fn_name: str, want, about: str, tol: dict, reveal: bo
                 "the graph's): did you call gm.recompile() after changing gm.graph?"]
     if not close(p["out"], want, **tol):
         return [f"on {about}, the rewritten graph computes something else (largest difference {max_diff(p['out'], want):.3g})."]
+    if "out_next_call" in p and not close(p["out_next_call"], want, **tol):
+        return [f"on {about}, the rewritten graph gives the right outputs on its first call and other outputs when it is "
+                "called again: running it changes a tensor it keeps. A call that works in place (add_, mul_, ...) on a "
+                "value your pass turned into a buffer changes that buffer on every call: what an in-place call changes "
+                "(and what it is a view of) is not a constant, so leave it unfolded."]
     if not p["idempotent"]:
         return [f"on {about}, running {fn_name} a second time changed the graph again: on a graph it already rewrote, a pass "
                 "should find nothing to do."]
@@ -576,6 +598,14 @@ def relu_problems(p: dict, fn_name: str, want, about: str, reveal: bool = True) 
         return ["relu_to_gelu_pattern never called torch.fx.subgraph_rewriter.replace_pattern: this exercise is the "
                 "pattern rewrite (write the patterns and their replacement as functions and let replace_pattern find "
                 "them); the hand-written loop is relu_to_gelu."]
+    if fn_name == "relu_to_gelu_pattern" and p["returned"] == "GraphModule" and \
+            p.get("pattern_relus", math.inf) < call_kinds(p["kinds_before"])["relu"]:
+        said = (f"replace_pattern replaced {p['pattern_relus']} of the {call_kinds(p['kinds_before'])['relu']} ReLUs"
+                if reveal else "replace_pattern replaced only some of the ReLUs")
+        return [f"on {about}, {said}; the others became GELU some other way (by hand, or by calling relu_to_gelu of "
+                "part 2a): in this exercise every ReLU is rewritten by replace_pattern. Turn the nn.ReLU module calls "
+                "into torch.relu calls first (a pattern function cannot call a submodule), then let one pattern per "
+                "spelling replace them all."]
     if p.get("approximate_gelu"):
         found = p["approximate_gelu"] if reveal else sorted({a_node(g.split()[0]) for g in p["approximate_gelu"]})
         return [f"on {about}, GELU must be exact (approximate='none'): your graph has the tanh approximation as "
@@ -665,6 +695,28 @@ class Lookalikes(nn.Module):
         return self.act(a - 1)
 
 
+class KeywordSpellings(nn.Module):
+    """torch.relu with its input given by keyword (torch.relu(input=x): the node has no args), and an nn.ReLU inside a
+    Sequential (a dotted target, 'block.1')."""
+
+    def __init__(self, gelu: bool = False):
+        super().__init__()
+        self.gelu = gelu
+        self.block = nn.Sequential(nn.Linear(4, 4), nn.GELU() if gelu else nn.ReLU())
+
+    def forward(self, x):
+        a = F.gelu(x) if self.gelu else torch.relu(input=x)
+        return self.block(a) * 2 - a
+
+
+def keyword_cases() -> list[RewriteCase]:
+    """Checked for relu_to_gelu on every run, the grader's too: a spelling the other cases do not hold."""
+    with seeded(12):
+        x = (torch.randn(3, 4),)
+    return [rewrite_case("a model with torch.relu(input=x) (its input given by keyword, so node.args is empty) and an "
+                         "nn.ReLU inside a Sequential", built(13, KeywordSpellings), x)]
+
+
 def relu_cases(main: type, about: str) -> list[RewriteCase]:
     """The main model, the empty graph, one op, a graph already rewritten, and ReLU's lookalikes."""
     with seeded(2):
@@ -724,7 +776,7 @@ def judge_rewrites(ctx: Context, cases: list[RewriteCase], fn_name: str) -> None
 @register("02.relu_to_gelu", points=2, exercise="2a", title="ReLU → GELU in every spelling, by graph surgery",
           cases=spellings_cases)
 def _relu_to_gelu(ctx: Context, cases: list[RewriteCase]) -> str:
-    judge_rewrites(ctx, cases, "relu_to_gelu")
+    judge_rewrites(ctx, [*cases, *keyword_cases()], "relu_to_gelu")
     return "every spelling becomes exact GELU; empty, single-op and already-rewritten graphs are handled"
 
 
@@ -743,11 +795,11 @@ class FoldCase:
     model: nn.Module
     inputs: tuple
     want: Any
-    bn_left: int
+    bn_left: int | tuple
     hint: str = ""           # the likely cause of a failure on this case, added to its message
 
 
-def fold_case(about: str, model: nn.Module, inputs: tuple, bn_left: int, hint: str = "") -> FoldCase:
+def fold_case(about: str, model: nn.Module, inputs: tuple, bn_left: int | tuple, hint: str = "") -> FoldCase:
     return FoldCase(about, model.eval(), inputs, output_of(model, inputs), bn_left, hint)
 
 
@@ -757,7 +809,7 @@ TRAINING_HINT = (" A batch norm in training mode (bn.training is True) normalize
                  "not its running ones, so it is not a fixed map: fold only batch norms in eval mode.")
 
 
-def fold_problems(p: dict, want, about: str, bn_left: int, reveal: bool = True, hint: str = "") -> list[str]:
+def fold_problems(p: dict, want, about: str, bn_left: int | tuple, reveal: bool = True, hint: str = "") -> list[str]:
     """Folding keeps the outputs and one conv per conv (each convolving as before), and leaves exactly the batch norms
     it cannot fold."""
     if p["returned"] == "GraphModule" and len(p["conv_settings"]) == len(p["conv_settings_before"]) \
@@ -777,6 +829,8 @@ def fold_problems(p: dict, want, about: str, bn_left: int, reveal: bool = True, 
     if convs_a != convs_b:
         said = f"there were {convs_b} convolutions and now there are {convs_a}" if reveal else "the number of convolutions changed"
         return [f"on {about}, {said}: folding keeps one conv per conv."]
+    if isinstance(bn_left, tuple):      # either is right (a fold the exercise does not ask for, done correctly)
+        bn_left = bns if bns in bn_left else max(bn_left)
     if bns != bn_left:
         if bns > bn_left:
             said = f"{bns} batch norm(s) are left where {bn_left} should be" if reveal else "too many batch norms are left"
@@ -853,6 +907,30 @@ def small_variances(model: nn.Module, eps: float, seed: int) -> nn.Module:
     return model.eval()
 
 
+class TransposedConvBN(nn.Module):
+    """A ConvTranspose2d into a batch norm: its weight is (in, out, kh, kw), so a fold that scales dim 0 as for a Conv2d
+    scales the input channels; then a Conv2d → batch norm pair."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(3, 2, 3, stride=2)
+        self.bn_up = nn.BatchNorm2d(2)
+        self.conv = nn.Conv2d(2, 4, 1)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return self.bn(self.conv(self.bn_up(self.up(x))))
+
+
+def fold_cases_always() -> list[FoldCase]:
+    """Checked on every run, the grader's too: a transposed conv before a batch norm (left, or folded correctly)."""
+    with seeded(16):
+        x = (torch.randn(2, 3, 4, 4),)
+    return [fold_case("a model with a ConvTranspose2d → batch norm (the exercise folds Conv2d only; a transposed conv's "
+                      "weight holds its output channels in dim 1), then a Conv2d → batch norm", randomize_bn(built(17,
+                      TransposedConvBN), 18), x, (0, 1))]
+
+
 def fold_cases() -> list[FoldCase]:
     with seeded(4):
         ins = (torch.randn(2, 3, 8, 8),), (torch.randn(4),), (torch.randn(1, 2, 5, 5),), (torch.randn(3, 2, 6, 6),)
@@ -877,7 +955,7 @@ def fold_cases() -> list[FoldCase]:
 @register("02.fold_conv_bn", points=3, exercise="2c", title="conv + batch-norm folding for inference, checked numerically",
           cases=fold_cases)
 def _fold_conv_bn(ctx: Context, cases: list[FoldCase]) -> str:
-    for case in cases:
+    for case in [*cases, *fold_cases_always()]:
         got = pass_on_case(ctx, "fold_conv_bn", case.model, case.inputs, case.about, case.hint)
         fail_if(fold_problems(got, case.want, case.about, case.bn_left, reveal=ctx.reveal, hint=case.hint))
     return ("the foldable pairs are folded, a conv that another node also reads is not, outputs agree within 1e-4 and "
@@ -1048,6 +1126,47 @@ class DunderCalls(HandBuilt):
         return fx.GraphModule(nn.Module(), g)
 
 
+class RepeatedInPlace(nn.Module):
+    """The same in-place method twice and the same in-place function twice, their results unread: the second node of
+    each is named add__1 or relu__1 (a rule that reads node.name, not the target, misses them)."""
+
+    def forward(self, x):
+        t = x * 2
+        t.add_(1)
+        t.add_(1)
+        u = x - 1
+        torch.relu_(u)
+        torch.relu_(u)
+        return t + u
+
+
+class InPlaceOnConstant(nn.Module):
+    """A value computed from a parameter alone, then changed in place (g.add_(1)) before it is read: folded into a
+    buffer, the add_ would change that buffer on every call."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        g = self.w * 2
+        g.add_(1)
+        return x + g + self.w.sin()
+
+
+def cleanup_cases_always(fn_name: str) -> list[CleanupCase]:
+    """Checked on every run, the grader's too: in-place calls repeated (dead code), an in-place call on a value computed
+    from parameters alone (constant folding)."""
+    with seeded(14):
+        x = (torch.randn(2, 4),)
+    if fn_name == "remove_dead_code":
+        return [cleanup_case("remove_dead_code", "a model with t.add_(1) twice and torch.relu_(u) twice, their results "
+                             "unread (the second node of each is named add__1 or relu__1)", RepeatedInPlace(), x,
+                             {"mul": 1, "add_": 2, "sub": 1, "relu": 2, "add": 1}, placeholders=1)]
+    return [cleanup_case("fold_constants", "a model with g = w * 2 from a parameter, then g.add_(1) in place before g is "
+                         "read, and a constant w.sin()", built(15, InPlaceOnConstant), x, {"mul": 1, "add_": 1, "add": 2})]
+
+
 def dead_code_cases() -> list[CleanupCase]:
     with seeded(6):
         dead, dead_ins = DeadNet(), (torch.randn(3, 4), torch.randn(2))
@@ -1088,14 +1207,14 @@ def judge_cleanup(ctx: Context, cases: list[CleanupCase]) -> None:
 @register("02.dead_code", points=2, exercise="2d", title="dead-code elimination that keeps side effects and inputs",
           cases=dead_code_cases)
 def _dead_code(ctx: Context, cases: list[CleanupCase]) -> str:
-    judge_cleanup(ctx, cases)
+    judge_cleanup(ctx, [*cases, *cleanup_cases_always("remove_dead_code")])
     return "dead code goes, dead chains in one call; in-place calls and unused inputs stay"
 
 
 @register("02.fold_constants", points=3, exercise="2e", title="constant folding: parameter-only values computed once, "
           "random ops left alone", cases=fold_constants_cases)
 def _fold_constants(ctx: Context, cases: list[CleanupCase]) -> str:
-    judge_cleanup(ctx, cases)
+    judge_cleanup(ctx, [*cases, *cleanup_cases_always("fold_constants")])
     return "constants are computed once and kept as buffers; random ops are not folded, in-place calls stay"
 
 
@@ -1353,6 +1472,32 @@ def token_costs_truth(gm: fx.GraphModule | None = None, inputs: tuple | None = N
             "view": {"flops": 0, "bytes": f * (out + out)}}
 
 
+class AtenCosts(nn.Module):
+    """The ATen spellings torch.export writes, called directly: aten.conv1d.default with a parameter, a flatten,
+    aten.linear.default and aten.mm.default (the sets of part 3 hold them beside the torch functions)."""
+
+    def __init__(self):
+        super().__init__()
+        self.k = nn.Parameter(torch.randn(2, 1, 3))
+        self.w = nn.Parameter(torch.randn(3, 8))
+        self.m = nn.Parameter(torch.randn(3, 5))
+
+    def forward(self, x):
+        h = torch.ops.aten.conv1d.default(x, self.k)
+        return torch.ops.aten.mm.default(torch.ops.aten.linear.default(h.flatten(1), self.w), self.m)
+
+
+def aten_costs_truth(gm: fx.GraphModule | None = None, inputs: tuple | None = None) -> dict[str, dict]:
+    """AtenCosts's costs by hand (a batch of two 1×6 sequences, float32): the conv makes 2×2×4 = 16 elements from 1 × 3
+    weights per output channel (a 2×1×3 weight), the linear 2×3 from an inner dimension of 8 (a 3×8 weight), the mm
+    2×5 from 3 (a 3×5 weight)."""
+    f = 4
+    return {"conv1d_default": {"flops": 2 * 16 * 3, "bytes": f * (12 + 6 + 16)},
+            "flatten": {"flops": 0, "bytes": f * (16 + 16)},
+            "linear_default": {"flops": 2 * 6 * 8, "bytes": f * (16 + 24 + 6)},
+            "mm_default": {"flops": 2 * 10 * 3, "bytes": f * (6 + 15 + 10)}}
+
+
 def cost_cases() -> list[CostCase]:
     with seeded(7):
         model, inputs = CostNet(), (torch.randn(2, 3, 8, 8), torch.randn(2, 8, 8, 8))
@@ -1360,6 +1505,7 @@ def cost_cases() -> list[CostCase]:
         functional, functional_in = FunctionalCosts(), (torch.randn(1, 2, 6, 6),)
         sequence, sequence_in = SequenceCosts(), (torch.randn(2, 2, 8),)
         tokens, token_ids = TokenCosts(), (torch.randint(0, 10, (2, 5)),)
+        aten, aten_in = AtenCosts(), (torch.randn(2, 1, 6),)
     conv = sequence_costs_truth()["conv"]
     return [cost_case("a conv → add → relu → flatten → linear → matmul model", model, inputs, 4.0, cost_net_truth),
             cost_case("a bfloat16 model: a grouped conv (groups=2), then h * h and a mean", grouped, image, 4.0,
@@ -1370,7 +1516,9 @@ def cost_cases() -> list[CostCase]:
                       "x.mm(w), with the ridge exactly at the convolutions' intensity", sequence, sequence_in,
                       conv["flops"] / conv["bytes"], sequence_costs_truth),
             cost_case("a model of an nn.Embedding on int64 token ids, a Linear on its 3-D output, and a view sized by "
-                      "ids.size(0)", tokens, token_ids, 4.0, token_costs_truth)]
+                      "ids.size(0)", tokens, token_ids, 4.0, token_costs_truth),
+            cost_case("a model of ATen ops called directly, as in an exported graph (aten.conv1d.default, "
+                      "aten.linear.default and aten.mm.default on parameters)", aten, aten_in, 4.0, aten_costs_truth)]
 
 
 @register("02.node_costs", points=3, exercise="3", title="shapes on every node; FLOPs and bytes per node; memory-bound nodes",
@@ -2007,6 +2155,28 @@ class PipeNet(nn.Module):
 PIPE_MATCHES = {"ReluToGelu": 2, "FoldConvBN": 1, "FoldConstants": 3, "DeadCode": 2}
 
 
+class DeadParameter(nn.Module):
+    """A ReLU, a constant w.exp() from a parameter, and a dead module call whose only input is a parameter nothing else
+    reads: the dead code is two nodes, a call_module and a get_attr."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(3))
+        self.spare = nn.Parameter(torch.randn(3))
+        self.squash = nn.Tanh()
+
+    def forward(self, x):
+        unused = self.squash(self.spare)  # noqa: F841 (dead code, on purpose)
+        return torch.relu(x) + self.w.exp()
+
+
+def DEAD_PARAMETER_CASE() -> tuple:
+    """(about, model, matches) for the pass classes, checked on every run, the grader's too."""
+    return ("a model with a ReLU, a constant w.exp() and a dead module call that reads a parameter nothing else reads "
+            "(a dead get_attr)", built(19, DeadParameter),
+            {"ReluToGelu": 1, "FoldConvBN": 0, "FoldConstants": 1, "DeadCode": 2})
+
+
 def BAD_PASSES(scale: float = 1.0) -> list[tuple]:
     """(passes, what the bad one does) for the pipeline's refusals; `scale` is max(1, max |ref|) of the case, so the
     drift is 0.7 × the tolerance whatever the outputs' size."""
@@ -2026,7 +2196,10 @@ def BAD_PASSES(scale: float = 1.0) -> list[tuple]:
             ((IdentityPass(), DropLastOutput()), "returns one output fewer than the model (compare how many tensors there "
                                                  "are, not only those zip() pairs)"),
             ((ShiftOutput(1e-5 * scale, "shifts_by_1e-5"),), "shifts the outputs by 10 × tol when run_pipeline is called "
-                                                            "with tol=1e-6 (use the tol you are given)", 1e-6)]
+                                                            "with tol=1e-6 (use the tol you are given)", 1e-6),
+            ((IdentityPass(), ScaleOutput(float("nan"), "makes_nan")),
+             "turns the outputs into NaN (a NaN compares false with everything: max() skips it and `diff > tol` lets it "
+             "through; test that the difference is within the tolerance, or look for NaN)")]
 
 
 def pipeline_cases() -> list[PipelineCase]:
@@ -2049,9 +2222,10 @@ def pipeline_cases() -> list[PipelineCase]:
 @register("02.passes", points=1, exercise="4a", title="four passes behind name/analyze/apply: analyze counts what apply "
           "changes, without changing the graph", cases=pipeline_cases)
 def _passes(ctx: Context, cases: list[PipelineCase]) -> str:
-    for case in cases[:1]:       # the other cases differ in their inputs only, which analyze never sees
-        classes = ctx.probe(probe_pass_classes, list(case.matches), case.model)
-        fail_if(pass_class_problems(classes, case.about, case.matches, reveal=ctx.reveal))
+    # the other cases differ in their inputs only, which analyze never sees; DeadParameter is checked on every run
+    for about, model, matches in [(case.about, case.model, case.matches) for case in cases[:1]] + [DEAD_PARAMETER_CASE()]:
+        classes = ctx.probe(probe_pass_classes, list(matches), model)
+        fail_if(pass_class_problems(classes, about, matches, reveal=ctx.reveal))
     return "each pass has a name of its own; analyze counts the sites without touching the graph; apply changes them"
 
 

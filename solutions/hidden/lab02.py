@@ -190,7 +190,8 @@ def refused_pipelines(model, ins) -> tuple:
             ((public.IdentityPass(), public.ChangeLastOutput()), "changes only the last of the outputs"),
             ((public.DropLastOutput(), public.IdentityPass()), "returns one output fewer than the model"),
             ((public.IdentityPass(), public.ShiftOutput(3e-6 * public.output_scale(public.output_of(model, ins)), "shifts")),
-             "shifts the outputs by 3 × tol when run_pipeline is called with tol=1e-6", 1e-6))
+             "shifts the outputs by 3 × tol when run_pipeline is called with tol=1e-6", 1e-6),
+            ((public.ShiftOutput(float("nan"), "adds_nan"), public.IdentityPass()), "turns the outputs into NaN"))
 
 
 def pipeline_cases() -> list[public.PipelineCase]:

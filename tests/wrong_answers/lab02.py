@@ -537,6 +537,14 @@ WRONG = [
     wrong('02.passes', 'nodes_removed returns the pass\'s result, not a count', 'ex-4a',
           ('    return count(gm) - count(fn(copy.deepcopy(gm)))', '    return fn(copy.deepcopy(gm))'),
           says="integer 'matches'"),
+    wrong('02.pipeline', "the largest difference taken with max() over floats: a NaN difference is skipped (NaN compares "
+          "false), so a pass that makes the outputs NaN goes through", 'ex-4b',
+          ('        diff = max([0.0] + diffs) if all(d == d for d in diffs) else float("nan")   # max() would skip a NaN\n',
+           '        diff = max([0.0] + diffs)\n'),
+          says='NaN'),
+    wrong('02.pipeline', 'refuses when diff > tol: a NaN difference is never greater than anything', 'ex-4b',
+          ('if not diff <= tol * scale:', 'if diff > tol * scale:'),
+          says='NaN'),
     wrong('02.pipeline', 'traces the model itself', 'ex-4b',
           ('fx.symbolic_trace(copy.deepcopy(model))', 'fx.symbolic_trace(model)'),
           says='original model'),
@@ -648,8 +656,8 @@ WRONG = [
            '        pairs = [(out, reference)]\n        if out.shape != reference.shape:'),
           says='it may be a tuple'),
     wrong('02.pipeline', 'mean |out − ref| instead of the max: an error confined to a few elements goes through', 'ex-4b',
-          ('diff = max([0.0] + [(a - b).abs().max().item() for a, b in pairs if a.numel()])',
-           'diff = max([0.0] + [(a - b).abs().mean().item() for a, b in pairs if a.numel()])'),
+          ('diffs = [(a - b).abs().max().item() for a, b in pairs if a.numel()]',
+           'diffs = [(a - b).abs().mean().item() for a, b in pairs if a.numel()]'),
           says='not the mean'),
     wrong('02.pipeline', 'elementwise allclose(rtol=tol, atol=tol) instead of tol × max(1, max |ref|)', 'ex-4b',
           ('if not diff <= tol * scale:', 'if not all(torch.allclose(a, b, rtol=tol, atol=tol) for a, b in pairs):'),
@@ -755,6 +763,179 @@ WRONG = [
           "not idempotent", 'ex-5',
           ('        return [(n.op, str(n.target)) for n in gm.graph.nodes]', '        return gm.code'),
           says='where it is correct'),
+
+    # ---------------------------------------------------------------- a fair-grades round: mistakes found by thinking like
+    # a learner who half-understands the topic, one per line of the exercise it breaks
+    # 1
+    wrong('02.graph_table', 'users without the output node: a value the graph returns looks unread', 'ex-1',
+          ('"users": [u.name for u in node.users]', '"users": [u.name for u in node.users if u.op != "output"]'),
+          says='users'),
+    wrong('02.graph_table', 'users as the next node in graph order (node.next), not the nodes that read it', 'ex-1',
+          ('"users": [u.name for u in node.users]', '"users": [node.next.name] if node.op != "output" else []'),
+          says='users'),
+    # 2a
+    wrong('02.relu_to_gelu', "the ReLU's input read as node.args[0] only: torch.relu(input=x), its input by keyword, raises",
+          'ex-2a',
+          ('source = node.args[0] if node.args else node.kwargs["input"]', 'source = node.args[0]'),
+          says='relu_to_gelu raised', hidden_says='relu_to_gelu raised'),
+    wrong('02.relu_to_gelu', 'nn.ReLU modules looked up with getattr(gm, node.target): a ReLU inside a Sequential '
+          "('mlp.1') raises", 'ex-2a',
+          ('return isinstance(gm.get_submodule(node.target), nn.ReLU)', 'return isinstance(getattr(gm, node.target), nn.ReLU)'),
+          says='relu_to_gelu raised', hidden_says='relu_to_gelu raised'),
+    wrong('02.relu_to_gelu', "an nn.ReLU module rewritten by patching its forward (mod.forward = F.gelu): the module is the "
+          "model's own, so the original model now computes GELU too", 'ex-2a',
+          ('        source = node.args[0] if node.args else node.kwargs["input"]\n',
+           '        if node.op == "call_module":\n            gm.get_submodule(node.target).forward = F.gelu\n            continue\n'
+           '        source = node.args[0] if node.args else node.kwargs["input"]\n'),
+          says='changed the original model|relu|still there'),
+    # 2b
+    wrong('02.rewriter', 'one replace_pattern for torch.relu, then the hand-written relu_to_gelu of part 2a for the other '
+          'spellings', 'ex-2b',
+          ('    for pattern in (as_function, as_functional, as_method):\n        subgraph_rewriter.replace_pattern(gm, pattern, gelu)\n',
+           '    subgraph_rewriter.replace_pattern(gm, as_function, gelu)\n    relu_to_gelu(gm)\n'),
+          says='replace_pattern|relu_to_gelu'),
+    wrong('02.rewriter', 'the nn.ReLU modules turned into GELU by relu_to_gelu of part 2a, the patterns only for the '
+          'function and method spellings', 'ex-2b',
+          ('    for node in list(gm.graph.nodes):           # a pattern function cannot call a submodule: make these calls functions\n'
+           '        if node.op == "call_module" and isinstance(gm.get_submodule(node.target), nn.ReLU):\n'
+           '            with gm.graph.inserting_before(node):\n'
+           '                call = gm.graph.call_function(torch.relu, (node.args[0],))\n'
+           '            node.replace_all_uses_with(call)\n'
+           '            gm.graph.erase_node(node)\n',
+           '    relu_to_gelu(gm)\n'),
+          says='replace_pattern|relu_to_gelu'),
+    # 2c
+    wrong('02.fold_conv_bn', "the scale computed with in-place ops on the batch norm's buffer (running_var.add_(eps)"
+          ".rsqrt_()): the original model's batch norm is changed", 'ex-2c',
+          ('s = torch.rsqrt(bn.running_var + bn.eps)', 's = bn.running_var.add_(bn.eps).rsqrt_()'),
+          says='original model|computes something else'),
+    wrong('02.fold_conv_bn', "the folded conv's name made from its module's target with no check that it is free: a conv "
+          'called twice gets one name for both folds', 'ex-2c',
+          ('        while hasattr(gm, name):\n            name += "_"\n', ''),
+          says='computes something else'),
+    wrong('02.fold_conv_bn', 'the scale computed in float64 for accuracy and kept: the folded conv has float64 weights',
+          'ex-2c',
+          ('s = torch.rsqrt(bn.running_var + bn.eps)', 's = torch.rsqrt(bn.running_var.double() + bn.eps)'),
+          ('b = conv.bias if conv.bias', 'b = conv.bias.double() if conv.bias'),
+          says='raised|computes something else'),
+    wrong('02.fold_conv_bn', 'stops after the first pair it folds (a return inside the loop)', 'ex-2c',
+          ('        gm.graph.erase_node(bn_node)\n', '        gm.graph.erase_node(bn_node)\n        break\n'),
+          says='a second time|batch norm'),
+    wrong('02.fold_conv_bn', 'any conv folded (isinstance _ConvNd): a ConvTranspose2d, whose weight holds the output channels '
+          'in its second dimension, is scaled along the input channels', 'ex-2c',
+          ('isinstance(gm.get_submodule(conv_node.target), nn.Conv2d)', 'isinstance(gm.get_submodule(conv_node.target), nn.modules.conv._ConvNd)'),
+          says='computes something else|raised'),
+    # 2d
+    wrong('02.dead_code', "in-place calls found by the node's name (node.name ending in _), not its target: a second add_ is "
+          "named add__1", 'ex-2d',
+          ('    name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")\n',
+           '    name = node.name\n'),
+          says='in place|still there'),
+    wrong('02.dead_code', 'every call_module kept as a possible side effect: a dead Linear stays', 'ex-2d',
+          ('        return getattr(gm.get_submodule(node.target), "inplace", False) is True', '        return True'),
+          says='still there'),
+    # 2e
+    wrong('02.fold_constants', 'no care for in-place calls on constants: a constant that add_ changes is folded into a buffer '
+          'that the add_ then changes on every call', 'ex-2e',
+          ('    changed, stack = set(), [i for n in gm.graph.nodes if n.op.startswith("call") and has_side_effects(gm, n)\n'
+           '                             for i in n.all_input_nodes]\n',
+           '    changed, stack = set(), []\n'),
+          says='called again'),
+    wrong('02.fold_constants', 'folding judged by the inputs being parameters (get_attr) directly: a constant computed from '
+          'another constant is not folded', 'ex-2e',
+          ('and all(i in values for i in node.all_input_nodes)', 'and all(i.op == "get_attr" for i in node.all_input_nodes)'),
+          says='a second time|still there'),
+    # 3
+    wrong('02.node_costs', "the conv's bias added to its FLOPs (one add per output element)", 'ex-3',
+          ('return 2 * out * mod.weight[0].numel()', 'return 2 * out * mod.weight[0].numel() + (out if mod.bias is not None else 0)'),
+          says='flops'),
+    wrong('02.node_costs', 'intensity rounded to two decimals for the table', 'ex-3',
+          ('intensity = flops / moved if moved else 0.0', 'intensity = round(flops / moved, 2) if moved else 0.0'),
+          says='intensity'),
+    wrong('02.node_costs', 'F.linear and the matrix products matched by the torch functions only (node.target is F.linear, '
+          'torch.matmul ...), not the ATen spellings of an exported graph', 'ex-3',
+          ('node.target in LINEAR_FUNCTIONS:', 'node.target is F.linear:'),
+          ('node.target in MATMUL_FUNCTIONS)', 'node.target in (operator.matmul, torch.matmul, torch.mm, torch.bmm))'),
+          ('node.target in CONV_FUNCTIONS:', 'node.target in (F.conv1d, F.conv2d, F.conv3d):'),
+          says='flops'),
+    wrong('02.node_costs', "bytes of a module's parameters only where they require grad: a frozen weight or a buffer moves "
+          'nothing', 'ex-3',
+          ('for t in [*mod.parameters(), *mod.buffers()]', 'for t in mod.parameters() if t.requires_grad'),
+          says='bytes'),
+    # 4a
+    wrong('02.passes', 'DeadCode.analyze counts only the call nodes the dry run removes (a dead get_attr is not counted)',
+          'ex-4a',
+          ('return {"matches": nodes_removed(remove_dead_code, gm)}',
+           'return {"matches": nodes_removed(remove_dead_code, gm, ops=("call_function", "call_method", "call_module"))}'),
+          says='sites'),
+    wrong('02.passes', "ReluToGelu.analyze dry-runs relu_to_gelu with nodes_removed: a rewrite removes no node, so it counts 0",
+          'ex-4a',
+          ('sum(is_relu(gm, n) for n in gm.graph.nodes)', 'nodes_removed(relu_to_gelu, gm)'),
+          says='sites'),
+    # 4b
+    wrong('02.pipeline', 'the pass timed with time.process_time(): CPU time, not the wall-clock time the pass took', 'ex-4b',
+          ('start = time.perf_counter()', 'start = time.process_time()'),
+          ('seconds = time.perf_counter() - start', 'seconds = time.process_time() - start'),
+          says='Time p.apply'),
+    wrong('02.pipeline', 'max_abs_diff kept as a 0-d tensor, not a float', 'ex-4b',
+          ('diffs = [(a - b).abs().max().item() for a, b in pairs if a.numel()]',
+           'diffs = [(a - b).abs().max() for a, b in pairs if a.numel()]'),
+          ('diff = max([0.0] + diffs)', 'diff = max([torch.tensor(0.0)] + diffs)'),
+          says='max_abs_diff'),
+    wrong('02.pipeline', 'the tolerance scaled by the mean |ref|, not the max: a pass that rounds by a part of the largest '
+          'output is refused', 'ex-4b',
+          ('scale = max([1.0] + [t.abs().max().item() for t in leaves(reference) if t.numel()])',
+           'scale = max([1.0] + [t.abs().mean().item() for t in leaves(reference) if t.numel()])'),
+          says='raised|keep the outputs'),
+    wrong('02.pipeline', "a pass's exception re-raised as PassVerificationError(str(err)): the message is the pass's own, "
+          'without its name', 'ex-4b',
+          ('raise PassVerificationError(f"pass {p.name!r} failed: {type(err).__name__}: {err}") from err',
+           'raise PassVerificationError(str(err)) from err'),
+          says='does not name that pass'),
+    wrong('02.pipeline', 'a pass that fails is skipped (its error swallowed) and the pipeline goes on with the graph before it',
+          'ex-4b',
+          ('        if not diff <= tol * scale:\n            raise PassVerificationError(f"pass {p.name!r} changed the outputs by {diff:.3g} (allowed: {tol * scale:.3g})")\n',
+           '        if not diff <= tol * scale:\n            continue\n'),
+          says='without an error'),
+    wrong('02.pipeline', 'nodes_before counted after apply(): a pass that changes the graph in place shows no change',
+          'ex-4b',
+          ('        before = len(gm.graph.nodes)\n', ''),
+          ('"nodes_before": before,', '"nodes_before": len(gm.graph.nodes),'),
+          says='nodes'),
+    wrong('02.pipeline', 'the tolerance scaled per output tensor (tol × max(1, max |ref_i|) for each), not by the largest '
+          'output of all', 'ex-4b',
+          ('        if not diff <= tol * scale:',
+           '        if not all((a - b).abs().max().item() <= tol * max(1.0, b.abs().max().item()) for a, b in pairs if a.numel()):'),
+          says='raised|keep the outputs'),
+    wrong('02.pipeline', 'the pass timed with time.perf_counter_ns(): the report says nanoseconds '
+          'as seconds', 'ex-4b',
+          ('start = time.perf_counter()', 'start = time.perf_counter_ns()'),
+          ('seconds = time.perf_counter() - start', 'seconds = time.perf_counter_ns() - start'),
+          says='seconds'),
+    # 5
+    wrong('02.check_pass', 'copy.copy of the case\'s model: the shallow copy shares its parameters, a pass that scales them in '
+          'place changes the case', 'ex-5',
+          ('gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"])))', 'gm = pass_fn(fx.symbolic_trace(copy.copy(case["model"])))'),
+          says='deep copy'),
+    wrong('02.check_pass', 'allclose with rtol=tol and the default atol (1e-8): outputs near zero get almost no tolerance', 'ex-5',
+          ('torch.allclose(got, case["expected"], rtol=tol, atol=tol)', 'torch.allclose(got, case["expected"], rtol=tol)'),
+          says='where it is correct'),
+    wrong('02.check_pass', "idempotence judged by each node's target name alone (no op): x.sin() and torch.sin(x) look the "
+          'same', 'ex-5',
+          ('        return [(n.op, str(n.target)) for n in gm.graph.nodes]',
+           '        return [getattr(n.target, "__name__", n.target) for n in gm.graph.nodes]'),
+          says='let .* through'),
+    wrong('02.check_pass', 'lint run inside the same try as the pass: a graph that fails lint is reported as raised', 'ex-5',
+          ('            gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"])))\n        except Exception as err:\n'
+           '            return f"raised {type(err).__name__}: {err}"\n        try:\n            gm.graph.lint()\n        except Exception as err:\n'
+           '            return f"lint: {err}"\n',
+           '            gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"])))\n            gm.graph.lint()\n'
+           '        except Exception as err:\n            return f"raised {type(err).__name__}: {err}"\n'),
+          says="should start with 'lint'"),
+    wrong('02.check_pass', 'shapes compared by their number of elements (numel), not the shape: a pass that adds a '
+          'dimension of 1 passes', 'ex-5',
+          ('got.shape == case["expected"].shape', 'got.numel() == case["expected"].numel()'),
+          says='let .* through'),
 ]
 
 # ---------------------------------------------------------------- correct answers written another way
@@ -782,10 +963,22 @@ def relu_to_gelu(gm):
         if node.op == "call_module" and is_relu(gm, node):
             gm.add_submodule(node.target, nn.GELU())      # gm's own attribute: the model keeps its ReLU
         elif is_relu(gm, node):
-            node.op, node.target, node.kwargs = "call_function", F.gelu, {}
+            node.op, node.target = "call_function", F.gelu
+            node.kwargs = {k: v for k, v in node.kwargs.items() if k == "input"}    # F.relu's inplace=False goes
     gm.recompile()
     return gm
 '''
+
+ANOTHER_EX_2A_KWARGS_WIPED = ANOTHER_EX_2A.replace(
+    '            node.op, node.target = "call_function", F.gelu\n'
+    '            node.kwargs = {k: v for k, v in node.kwargs.items() if k == "input"}    # F.relu\'s inplace=False goes\n',
+    '            node.op, node.target, node.kwargs = "call_function", F.gelu, {}\n')
+assert ANOTHER_EX_2A_KWARGS_WIPED != ANOTHER_EX_2A, "ANOTHER_EX_2A changed: update its kwargs-wiped twin"
+# the same answer with the keyword arguments wiped: a wrong answer (defined here, after the answer it edits)
+WRONG.append(
+    wrong('02.relu_to_gelu', "function and method ReLUs retargeted in place to F.gelu with their keyword arguments wiped "
+          "(node.kwargs = {}): torch.relu(input=x) loses its input", 'ex-2a', source=ANOTHER_EX_2A_KWARGS_WIPED,
+          says='relu_to_gelu raised', hidden_says='relu_to_gelu raised'))
 
 ANOTHER_EX_2B = '''
 def relu_to_gelu_pattern(gm):
@@ -842,11 +1035,19 @@ def remove_dead_code(gm):
 ANOTHER_EX_2E = '''
 def fold_constants(gm):
     interp = fx.Interpreter(gm)
-    const = {}
+    const, mutated = {}, set()
+    for node in gm.graph.nodes:                 # what an in-place call changes, and what that is a view of
+        if node.op.startswith("call") and has_side_effects(gm, node):
+            todo = list(node.all_input_nodes)
+            while todo:
+                n = todo.pop()
+                if n.op != "get_attr" and n not in mutated:
+                    mutated.add(n)
+                    todo += n.all_input_nodes
     for node in gm.graph.nodes:
         if node.op == "get_attr" or (node.op in ("call_function", "call_method") and len(node.all_input_nodes) > 0
                                      and all(a in const for a in node.all_input_nodes) and not is_random(node)
-                                     and not has_side_effects(gm, node)):
+                                     and not has_side_effects(gm, node) and node not in mutated):
             interp.env = const
             const[node] = interp.run_node(node)
     for i, (node, value) in enumerate(list(const.items())):
@@ -1057,4 +1258,32 @@ RIGHT = [
           ('        return relu_to_gelu(gm)\n', '        return relu_to_gelu_pattern(gm)\n')),
     right('02.check_pass', 'the deep copy taken of the traced GraphModule (copy.deepcopy(fx.symbolic_trace(model)))', 'ex-5',
           ('gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"])))', 'gm = pass_fn(copy.deepcopy(fx.symbolic_trace(case["model"])))')),
+    right(('02.fold_conv_bn', '02.passes'), 'ConvTranspose2d → batch norm folded too, along dim 1 of its weight (where a '
+          "transposed conv keeps its output channels)", 'ex-2c',
+          ('isinstance(gm.get_submodule(conv_node.target), nn.Conv2d)',
+           'isinstance(gm.get_submodule(conv_node.target), (nn.Conv2d, nn.ConvTranspose2d))'),
+          ('folded.weight = nn.Parameter(conv.weight * s.reshape(-1, 1, 1, 1))',
+           'folded.weight = nn.Parameter(conv.weight * (s.reshape(1, -1, 1, 1) if isinstance(conv, nn.ConvTranspose2d) '
+           'else s.reshape(-1, 1, 1, 1)))')),
+    right('02.relu_to_gelu', 'each ReLU replaced by a call of a new nn.GELU module of its own (add_submodule, a fresh name)',
+          'ex-2a',
+          ('        with gm.graph.inserting_before(node):\n            gelu = gm.graph.call_function(F.gelu, (source,))\n',
+           '        name = f"gelu_{node.name}"\n        gm.add_submodule(name, nn.GELU())\n'
+           '        with gm.graph.inserting_before(node):\n            gelu = gm.graph.call_module(name, (source,))\n')),
+    right('02.check_pass', 'outputs compared with torch.testing.assert_close(rtol=tol, atol=tol) inside try/except', 'ex-5',
+          ('        if not (isinstance(got, torch.Tensor) and got.shape == case["expected"].shape\n'
+           '                and torch.allclose(got, case["expected"], rtol=tol, atol=tol)):\n'
+           '            return "output: the rewritten graph computes something else"\n',
+           '        try:\n            torch.testing.assert_close(got, case["expected"], rtol=tol, atol=tol)\n'
+           '        except AssertionError as err:\n            return f"output: {err}"\n')),
+    right(('02.dead_code', '02.fold_constants'), 'the in-place rule as a regular expression: one trailing underscore after '
+          'a character that is not one', 'ex-2d',
+          ('    return node.op in ("call_function", "call_method") and name.endswith("_") and not name.endswith("__")',
+           '    import re\n    return node.op in ("call_function", "call_method") and re.fullmatch(r".*[^_]_", name) is not None')),
+    right('02.pipeline', 'the pass timed with time.monotonic(), the verification with the largest difference in float64',
+          'ex-4b',
+          ('start = time.perf_counter()', 'start = time.monotonic()'),
+          ('seconds = time.perf_counter() - start', 'seconds = time.monotonic() - start'),
+          ('diffs = [(a - b).abs().max().item() for a, b in pairs if a.numel()]',
+           'diffs = [(a.double() - b.double()).abs().max().item() for a, b in pairs if a.numel()]')),
 ]
