@@ -154,3 +154,29 @@ def test_guard_space_catches_a_read_past_the_end_of_an_active_lane_only():
     assert not guard.overread
     guard.note_reads(lanes, np.ones(10, dtype=bool))                # lanes 8 and 9 read guard space
     assert guard.overread
+
+
+def test_every_run_byte_counts_agree_with_the_graders_references():
+    """The byte counts worked out by hand for the graphs every run judges (both sides) are the grader's reference
+    implementations' counts too, and a configs_that_fit that writes into its configs is named for it."""
+    import sys
+
+    import torch
+    import torch.fx as fx
+
+    from helpers.grading import hidden
+
+    hidden.load_hidden("03")
+    ref = sys.modules["workbook_hidden_lab03"]
+    for cases, reference in ((lab03.EVERY_RUN_TRAFFIC, ref.reference_traffic), (lab03.EVERY_RUN_PEAK, ref.reference_peak)):
+        for case in cases:
+            with torch.no_grad():
+                assert reference(fx.symbolic_trace(case.fn), *[t.clone() for t in case.inputs]) == case.want, case.about
+    case = lab03.smem_cases()[0]
+    tiles = lambda c, stages, nbytes: stages * (c["BLOCK_M"] * c["BLOCK_K"] + c["BLOCK_K"] * c["BLOCK_N"]) * nbytes
+    report = {"sizes": [{"asked": tiles(c, c["num_stages"], case.itemsize), "one_stage": tiles(c, 1, case.itemsize),
+                         "one_stage_one_byte": tiles(c, 1, 1)} for c in case.configs]}
+    fits = [c for c, s in zip(case.configs, report["sizes"]) if s["asked"] <= case.limit]
+    assert lab03.smem_problems({**report, "fit": fits, "changed_input": False}, case) == []
+    marked = [{**c, "smem": 1} for c in fits]
+    assert "changed the configs" in lab03.smem_problems({**report, "fit": marked, "changed_input": True}, case)[0]

@@ -639,6 +639,48 @@ def two_readers_end(x):
     return h.exp() + h
 
 
+def half_mul_relu(x, y):
+    """An fp32 input converted once (x.half() reads 4 bytes an element, writes 2), then fp16 ops with an fp16 y."""
+    return (x.half() * y).relu()
+
+
+def relu_inplace_between(x, y):
+    """An in-place op spelled as a function (torch.relu_) between two elementwise ops."""
+    a = x.exp() * 2
+    torch.relu_(y)
+    return (a + y).sigmoid()
+
+
+class KeywordChain(nn.Module):
+    """A chain whose ops take keyword arguments (alpha=, other=, min=): a copy of each node must keep them."""
+
+    def forward(self, x, y):
+        return torch.sub(torch.add(x, y, alpha=2).relu(), other=y).clamp(min=-0.5)
+
+
+class ActDivide(nn.Module):
+    """Activation modules (call_module nodes of a Sequential), then a division."""
+
+    def __init__(self):
+        super().__init__()
+        self.act = nn.Sequential(nn.SiLU(), nn.Tanh())
+
+    def forward(self, x):
+        return self.act(x) / 3
+
+
+def cat_sum(x):
+    """Two values read inside a list (torch.cat): both stay alive until the cat."""
+    return torch.cat([x.exp(), x.tanh()]).sum()
+
+
+def relu_in_place(x):
+    """An in-place function on an intermediate: its result is the intermediate itself, and both are read."""
+    a = x.exp()
+    b = torch.relu_(a)
+    return b * a
+
+
 # ---------------------------------------------------------------- 1 and 6: bytes by the notebook's rules
 @dataclass(frozen=True)
 class BytesCase:
@@ -740,9 +782,21 @@ def traffic_cases() -> list[BytesCase]:
     ]
 
 
+# Graphs every run judges, the notebook's and the grader's: what they ask follows from the rule alone (an input read
+# in its own dtype, not the node's; a call node nobody reads still runs in eager, so it is counted).
+EVERY_RUN_TRAFFIC = (
+    BytesCase("(x.half() * y).relu() with x fp32 and y fp16, 6×10 each: one conversion reads 4 bytes an element and "
+              "writes 2", half_mul_relu, (tensors(11, (6, 10))[0], tensors(12, (6, 10), dtype=torch.float16)[0]),
+              4 * 60 + 2 * 60 + 3 * 2 * 60 + 2 * 2 * 60),
+    BytesCase("x.exp() read by nothing, then (x.sigmoid() * 2).relu(), on 100 fp32 elements: a value nobody reads is "
+              "still computed, so its kernel counts", dead_value, tensors(13, (100,)), 4 * 2 * 100 * 4),
+)
+
+
 @register("03.traffic", points=2, exercise="1", title="traffic_bytes counts the bytes every call node moves",
           cases=traffic_cases)
 def _traffic(ctx: Context, cases: list[BytesCase]) -> str:
+    cases = [*cases, *EVERY_RUN_TRAFFIC]
     bytes_check(ctx, "traffic_bytes", cases)
     return f"right on all {len(cases)} graphs"
 
@@ -824,7 +878,9 @@ def chain_problems(facts: dict, found: Any, about: str) -> list[str]:
             elif len(users[a]) != 1:
                 problems.append(f"{where}: {a} has {len(users[a])} readers, so it must be written to memory and ends its chain.")
             elif crosses(a, b):
-                problems.append(f"{where} reaches across an in-place op between {a} and {b} (rule 3).")
+                problems.append(f"{where} reaches across an in-place op between {a} and {b} (rule 3; an in-place op "
+                                "is any node mutates() says so, whatever its spelling: x.add_(1), torch.relu_(x), "
+                                "F.relu(x, inplace=True)).")
     if problems:
         return problems
     first = {names[0]: names for names in found}
@@ -859,10 +915,18 @@ CHAIN_CASES = [
 ]
 
 
+# A graph every run judges, the notebook's and the grader's (its facts by the notebook's own vocabulary cell).
+EVERY_RUN_CHAINS = (
+    ChainCase("an in-place op spelled as a function, torch.relu_(y), between two elementwise ops",
+              Traced(relu_inplace_between)),
+)
+
+
 @register("03.chains", points=2, exercise="2a", title="find_fusible_chains finds maximal chains, every spelling",
           cases=CHAIN_CASES)
 def _chains(ctx: Context, cases: list[ChainCase]) -> str:
     problems = []
+    cases = [*cases, *EVERY_RUN_CHAINS]
     for case in cases:
         info = ctx.probe(probe_chains, case.make, case.facts is None)
         problems += chain_problems(info["facts"] if case.facts is None else case.facts, info["found"], case.about)
@@ -879,6 +943,7 @@ class FuseCase:
     model: nn.Module
     chains: tuple
     inputs: tuple
+    hint: str = ""      # what a failure on this case most likely means, added to its message
 
     def want(self) -> Any:
         """The model's own output, computed where the check is judged."""
@@ -943,7 +1008,8 @@ def stand_in_refused(learner: Learner, name: str, why: str):
         globals()[name] = original
 
 
-def fuse_problems(report: dict, chain_lengths: list[int], want: Any, about: str, reveal: bool = True) -> list[str]:
+def fuse_problems(report: dict, chain_lengths: list[int], want: Any, about: str, reveal: bool = True,
+                  hint: str = "") -> list[str]:
     """Why the fused graph is not one call_module node per chain computing what the model computes."""
     problems = []
     for length, r in zip(chain_lengths, report["returned"]):
@@ -968,10 +1034,11 @@ def fuse_problems(report: dict, chain_lengths: list[int], want: Any, about: str,
                         f"{', '.join(map(str, report['targets_again']))} instead of {', '.join(targets)}: the names "
                         f"depend on graphs fused before (a counter shared across graphs?). Pick the first name not "
                         f"taken in this graph, so every graph starts at fused_0 (run-4 and memfuse look them up).")
+    case_todo, case_hint = hint, f" ({hint})" if hint else ""
     if report["error"]:
         hint = (" (the fused node reads an outside input made after the chain's first node: insert it where the "
                 "chain's last node was, when every input exists)") if "before it has been defined" in report["error"] else ""
-        return problems + [f"on {about}, fusing raised {report['error']}{hint}."]
+        return problems + [f"on {about}, fusing raised {report['error']}{hint}{case_hint}."]
     saved = sum(n - 1 for n in chain_lengths)
     if report["after"] != report["before"] - saved:
         hint = ("erase the chain's nodes" if report["after"] > report["before"] - saved else
@@ -981,8 +1048,8 @@ def fuse_problems(report: dict, chain_lengths: list[int], want: Any, about: str,
                         f"chains of {chain_lengths} nodes should leave {report['before'] - saved} ({hint}).")
     diff = close_all(report["output"], want, atol=1e-5, rtol=1e-5, reveal=reveal)
     if diff:
-        problems.append(f"on {about}, the fused graph's output {diff}: pass every outside input to the fused node, "
-                        f"in the order of its placeholders.")
+        todo = case_todo or "pass every outside input to the fused node, in the order of its placeholders"
+        problems.append(f"on {about}, the fused graph's output {diff}: {todo}.")
     return problems
 
 
@@ -1001,13 +1068,24 @@ def fuse_cases() -> list[FuseCase]:
     ]
 
 
+def every_run_fuse() -> list[FuseCase]:
+    """A model every run fuses, the notebook's and the grader's: its chain's ops take keyword arguments."""
+    return [FuseCase("a chain whose ops take keyword arguments, torch.sub(torch.add(x, y, alpha=2).relu(), other=y)"
+                     ".clamp(min=-0.5)", KeywordChain(), (("add", "relu", "sub", "clamp"),),
+                     tensors(305, (3, 6), (3, 6)),
+                     hint="copy each chain node whole, its keyword arguments too: graph.node_copy(node, lambda n: "
+                          "env[n]) keeps alpha=, other= and min=")]
+
+
 @register("03.fuse", points=2, exercise="2b", title="fuse_chain replaces a chain by one node that computes the same",
           cases=fuse_cases)
 def _fuse(ctx: Context, cases: list[FuseCase]) -> str:
     problems = []
+    cases = [*cases, *every_run_fuse()]
     for case in cases:
         report = ctx.probe(probe_fuse, case.model, [list(c) for c in case.chains], case.inputs)
-        problems += fuse_problems(report, [len(c) for c in case.chains], case.want(), case.about, ctx.reveal)
+        problems += fuse_problems(report, [len(c) for c in case.chains], case.want(), case.about, ctx.reveal,
+                                  case.hint)
     fail_if(problems)
     return f"outputs equal and one node per chain on {len(cases)} models, with outside inputs passed on"
 
@@ -1077,7 +1155,8 @@ def probe_kernel(learner: Learner, inputs: list[tuple], bad_block: int) -> dict:
         except Exception as err:
             outs.append({"error": failure(err)})
     return {"outs": outs, "reused": reused_output(learner, inputs[0][0], device), "bad_block": bad_block_refused(
-        learner, inputs[0][0][:10].to(device), bad_block), "device": str(device)}
+        learner, inputs[0][0][:10].to(device), bad_block), "zero_block": bad_block_refused(
+        learner, inputs[0][0][:10].to(device), 0), "device": str(device)}
 
 
 def bad_block_refused(learner: Learner, x: torch.Tensor, bad_block: int) -> str | None:
@@ -1160,6 +1239,9 @@ def kernel_problems(report: dict, cases: list[KernelCase], bad_block: int, revea
                         "(the same output tensor returned twice): allocate a new output on every call.")
     if report["bad_block"]:
         problems.append(f"block={bad_block} (not a power of two) {report['bad_block']}: raise ValueError and say why.")
+    if report.get("zero_block"):      # every run: 0 is no power of two, though 0 & (0 - 1) == 0
+        problems.append(f"block=0 {report['zero_block']}: 0 is not a power of two either (block & (block - 1) is 0 for "
+                        f"it), so raise ValueError for any block < 1 too.")
     return problems
 
 
@@ -1186,7 +1268,9 @@ def kernel_cases() -> tuple[list[KernelCase], int]:
              KernelCase("4097 fp32 elements with block=4096 (one element in the last block)", odd, 4096),
              KernelCase("every other column of a 64×100 fp32 tensor (a strided view)", sliced, 1024, "sliced"),
              KernelCase("one row expanded to 40 rows (stride 0)", row, 256, "expanded"),
-             KernelCase("a channels-last 2×3×5×7 fp32 tensor", image, 128, "channels_last")], 1000)
+             KernelCase("a channels-last 2×3×5×7 fp32 tensor", image, 128, "channels_last"),
+             KernelCase("every other element of a 1000-element fp32 vector (a 1-D strided view)", short, 256,
+                        "every_other")], 1000)
 
 
 @register("03.triton_kernel", points=2, exercise="3", title="the hand-written Triton kernel is right on awkward sizes",
@@ -1301,10 +1385,18 @@ def codegen_cases() -> list[CodegenCase]:
     ]
 
 
+def every_run_codegen() -> list[CodegenCase]:
+    """A chain every run generates, the notebook's and the grader's: activation modules (call_module nodes, whose
+    targets are submodule names) and a division (operator.truediv), each op named by elementwise_op."""
+    return [CodegenCase("nn.Sequential(nn.SiLU(), nn.Tanh()) then a division by 3: call_module nodes and "
+                        "operator.truediv, named by elementwise_op", ActDivide(), tensors(50, (300,)), True)]
+
+
 @register("03.codegen", points=3, exercise="4", title="emit_triton generates a working kernel for any supported chain",
           cases=codegen_cases)
 def _codegen(ctx: Context, cases: list[CodegenCase]) -> str:
     problems = []
+    cases = [*cases, *every_run_codegen()]
     for case in cases:
         report = ctx.probe(probe_codegen, case.fn, case.inputs, timeout=240)
         problems += codegen_problems(report, case.want(), case.about, case.supported, ctx.reveal, case.rounded_once())
@@ -1488,9 +1580,21 @@ def peak_cases() -> list[BytesCase]:
     ]
 
 
+# Graphs every run judges, the notebook's and the grader's: values read inside a list stay alive until the list's
+# reader; an in-place function on an intermediate allocates nothing, and the intermediate lives on.
+EVERY_RUN_PEAK = (
+    BytesCase("torch.cat([x.exp(), x.tanh()]).sum() on 1000 fp32 elements: values read inside a list stay alive until "
+              "the cat", cat_sum, tensors(76, (1000,)), 4 * 1000 * 4),
+    BytesCase("a = x.exp(); b = torch.relu_(a); b * a on 1000 fp32 elements: b is a itself (an in-place function "
+              "allocates nothing)",
+              relu_in_place, tensors(77, (1000,)), 2 * 1000 * 4),
+)
+
+
 @register("03.peak_memory", points=2, exercise="6", title="estimate_peak_bytes follows liveness, views and outputs",
           cases=peak_cases)
 def _peak_memory(ctx: Context, cases: list[BytesCase]) -> str:
+    cases = [*cases, *EVERY_RUN_PEAK]
     bytes_check(ctx, "estimate_peak_bytes", cases)
     return f"right on all {len(cases)} graphs"
 
@@ -1566,9 +1670,10 @@ def _probe_pitfalls(learner: Learner, case: PitfallCase, parts: tuple[str, ...])
     def dynamic():
         counter = CompileCounterWithBackend("memfuse")
         run = torch.compile(run_chain, backend=counter, dynamic=True)
+        before = sum(runner_cls.launches.values())
         with torch.no_grad():
             outs = [run(dynamic_input(n, device)) for n in case.sizes]
-        return {"outs": outs, "frames": counter.frame_count}
+        return {"outs": outs, "frames": counter.frame_count, "launched": sum(runner_cls.launches.values()) - before}
 
     bodies = {"grads": grads, "aliasing": aliasing, "fp16": fp16, "dynamic": dynamic}
     for key in parts:
@@ -1594,7 +1699,8 @@ def grad_problems(g: dict, case: PitfallCase) -> list[str]:
                 "stop; fall back to eager when gradients are needed."]
     if g.get("no_grad_fn_second"):
         return ["memfuse on a function whose second input requires grad (its first does not) returned an output with "
-                "no grad_fn: ask every example input that is a tensor for requires_grad, not only the first."]
+                "no grad_fn: ask every example input that is a tensor for requires_grad (plain tensors as well as "
+                "parameters), not only the first."]
     w = case.x[0].clone().requires_grad_()
     scaled_chain(case.x, w).square().mean().backward()
     if close(g.get("second"), w.grad, atol=1e-5, rtol=1e-4):
@@ -1647,6 +1753,10 @@ def dynamic_problems(d: dict, case: PitfallCase, reveal: bool) -> list[str]:
     problems = []
     if d["frames"] != 1:
         problems.append(f"under dynamic=True, {len(case.sizes)} sizes compiled {d['frames']} times instead of once.")
+    if d.get("launched") == 0:
+        problems.append("under dynamic=True, no fused chain ran through TritonChain: the graph ran unfused. A SymInt "
+                        "example input has no requires_grad, but it is no reason to fall back: fuse dynamic-shape "
+                        "graphs too (the kernels take n_elements at run time).")
     for n, out in zip(case.sizes, d["outs"]):
         diff = close(out, chain_ops(dynamic_input(n)), atol=1e-6, reveal=reveal)
         if diff:
@@ -1703,10 +1813,11 @@ class LinearCase:
     strided: bool = False
 
 
-class InputCopies(OpRecorder):
+class InputCopies(Conversions):
     """An OpRecorder that also notes the copies made *from* the given tensors (a .contiguous() of a strided
-    input). Under Triton's interpreter every launch copies its arguments to the host and back itself: with
-    `launches_marked()` active, the copies made inside a launch are not noted."""
+    input), and the dtype conversions made outside the launch (Conversions). Under Triton's interpreter every launch
+    copies its arguments to the host and back itself: with `launches_marked()` active, the copies made inside a
+    launch are not noted."""
 
     def __init__(self, *inputs: torch.Tensor):
         super().__init__()
@@ -1756,7 +1867,7 @@ def probe_linear_gelu(learner: Learner, inputs: list[tuple], wrong_shapes: list[
                 continue
             outs.append({"out": y.detach().cpu() if isinstance(y, torch.Tensor) else y,
                          "computed": sorted({op for op in rec.ops if op in LINEAR_OPS}),
-                         "copied": sorted(rec.copied)})
+                         "copied": sorted(rec.copied), "converted": sorted(set(rec.converted))})
         except CheckFailed:
             raise
         except Exception as err:
@@ -1809,6 +1920,11 @@ def linear_gelu_problems(report: dict, cases: list[LinearCase], wrong_shapes: li
             problems.append(f"on {about}, the launcher copied an input ({', '.join(r['copied'])}): pass the tensors' "
                             f"own strides (x.stride(0), x.stride(1), w.stride(0), w.stride(1)) to the kernel "
                             f"instead of making them contiguous; a copy of a weight moves it twice.")
+        if r.get("converted"):
+            problems.append(f"on {about}, the launcher converted with PyTorch ({', '.join(r['converted'])}): each "
+                            f"conversion is one more pass over memory, the very pass the epilogue saves. Allocate the "
+                            f"output in x's dtype and let the kernel round the fp32 result once, at its store "
+                            f"(y.to(out_ptr.dtype.element_ty)).")
         if not isinstance(got, torch.Tensor):
             problems.append(f"on {about}, linear_gelu returned a {type(got).__name__}, not a tensor.")
             continue
@@ -1904,8 +2020,10 @@ def probe_smem(learner: Learner, configs: list[dict], itemsize: int, limit: int)
 
     sizes = [{"asked": size(c, c["num_stages"], itemsize), "one_stage": size(c, 1, itemsize), "one_stage_one_byte":
               size(c, 1, 1)} for c in configs]
-    fit = learner.call("configs_that_fit", [dict(c) for c in configs], limit, itemsize)
-    return {"sizes": sizes, "fit": list(fit) if isinstance(fit, (list, tuple)) else repr(fit)}
+    given = [dict(c) for c in configs]
+    fit = learner.call("configs_that_fit", given, limit, itemsize)
+    return {"sizes": sizes, "fit": list(fit) if isinstance(fit, (list, tuple)) else repr(fit),
+            "changed_input": given != [dict(c) for c in configs]}
 
 
 def smem_problems(report: dict, case: SmemCase, reveal: bool = True) -> list[str]:
@@ -1921,7 +2039,9 @@ def smem_problems(report: dict, case: SmemCase, reveal: bool = True) -> list[str
             problems.append(f"{case.about}: smem_bytes({c['BLOCK_M']}, {c['BLOCK_N']}, {c['BLOCK_K']}, num_stages=1, "
                             f"itemsize=1) should be the elements of one A tile (BLOCK_M×BLOCK_K) and one B tile "
                             f"(BLOCK_K×BLOCK_N)" + (f", {tiles:,}; got {got['one_stage_one_byte']:,}" if reveal else "")
-                            + (" (that is the output tile, which stays in registers)" if output_tile else "") + ".")
+                            + (" (that is the output tile, which stays in registers)" if output_tile else "")
+                            + (" (that is in KiB: return bytes, an int)" if got["one_stage_one_byte"] * 1024 == tiles
+                               else "") + ".")
         elif got["one_stage"] != case.itemsize * got["one_stage_one_byte"]:
             problems.append(f"{case.about}: smem_bytes for {name} at {case.itemsize} bytes per element should be "
                             f"{case.itemsize}× its size at 1 byte per element (bytes, not elements).")
@@ -1932,6 +2052,9 @@ def smem_problems(report: dict, case: SmemCase, reveal: bool = True) -> list[str
         return problems
     if not isinstance(report["fit"], list):
         return [f"{case.about}: configs_that_fit returned {report['fit'][:80]}, not a list of the configs that fit."]
+    if report.get("changed_input") or any(isinstance(c, dict) and c not in case.configs for c in report["fit"]):
+        return [f"{case.about}: configs_that_fit changed the configs it was given (a key added or changed): return "
+                f"the configs that fit as they are, without writing into them (autotune passes them on)."]
     want_fit = [c for c, got in zip(case.configs, report["sizes"]) if got["asked"] <= case.limit]
     if report["fit"] != want_fit:
         kept = [c for c in report["fit"] if c not in want_fit]

@@ -25,6 +25,34 @@ KERNEL_ARITHMETIC = '''    x = tl.load(x_ptr + offsets, mask=mask).to(tl.float32
     tl.store(out_ptr + offsets, y.to(out_ptr.dtype.element_ty), mask=mask)   # write N·s bytes, rounded once'''
 PEAK_ALLOCATES = '        if n.op.startswith("call") and not aliases_input(gm, n):'
 
+PEAK_REFCOUNT = """
+def estimate_peak_bytes(gm, *inputs):
+    \"\"\"Reference counts: every storage counts its pending readers and is freed when the last one has run.\"\"\"
+    ShapeProp(gm).propagate(*inputs)
+    nodes = list(gm.graph.nodes)
+    base = {}
+    for n in nodes:
+        alias = n.op.startswith("call") and aliases_input(gm, n) and isinstance(n.args[0], fx.Node)
+        base[n] = base[n.args[0]] if alias else n
+    pending = Counter()
+    for n in nodes:
+        for b in {base[i] for i in n.all_input_nodes}:
+            pending[b] += 1
+    kept = {base[i] for i in nodes[-1].all_input_nodes} if nodes and nodes[-1].op == "output" else set()
+    held, live, peak = {}, 0, 0
+    for n in nodes:
+        if n.op.startswith("call") and base[n] is n:
+            meta = n.meta.get("tensor_meta")
+            held[n] = meta.shape.numel() * meta.dtype.itemsize if isinstance(meta, TensorMetadata) else 0
+            live += held[n]
+            peak = max(peak, live)
+        for b in {base[i] for i in n.all_input_nodes}:
+            pending[b] -= 1
+        for b in [b for b in held if pending[b] == 0 and b not in kept]:
+            live -= held.pop(b)
+    return peak
+"""
+
 WRONG = [
     # ---- 1: traffic
     wrong('03.traffic', 'counts only what each node writes', 'ex-1',
@@ -76,6 +104,22 @@ WRONG = [
            '        ShapeProp(gm).propagate(*inputs)\n'),
           says='measured just before', hidden_says='measured just before'),
 
+    # fair-grades round: mistakes the earlier checks let through, or new ones
+    wrong('03.traffic', "elements read and written summed, then priced at the node's own bytes per element (a conversion's input read at its output's dtype)", 'ex-1',
+          ('        total += sum(nbytes(i) for i in node.all_input_nodes) + nbytes(node)\n',
+           '        size = node.meta["tensor_meta"].dtype.itemsize if isinstance(node.meta.get("tensor_meta"), TensorMetadata) else 0\n'
+           '        elements = sum(nbytes(i) // i.meta["tensor_meta"].dtype.itemsize for i in node.all_input_nodes if nbytes(i))\n'
+           '        total += elements * size + nbytes(node)\n'),
+          says='too low|too high|expected', hidden_says='too low|too high'),
+    wrong('03.traffic', 'ShapeProp run on float32 copies of the inputs (so that it never meets a half tensor)', 'ex-1',
+          ('ShapeProp(gm).propagate(*inputs)', 'ShapeProp(gm).propagate(*[t.float() for t in inputs])'),
+          says='expected|too high', hidden_says='too high|too low'),
+    wrong('03.traffic', 'dead code dropped first (gm.graph.eliminate_dead_code()): a value nobody reads is not counted, and the caller\'s graph loses it', 'ex-1',
+          ('    ShapeProp(gm).propagate(*inputs)   # fills node.meta["tensor_meta"]\n',
+           '    gm.graph.eliminate_dead_code()     # a value nobody reads needs no kernel\n    gm.recompile()\n'
+           '    ShapeProp(gm).propagate(*inputs)   # fills node.meta["tensor_meta"]\n'),
+          says='too low|expected', hidden_says='too low'),
+
     # ---- 2a: chains
     wrong('03.chains', "the source page's search: call_function only, and across in-place ops", 'ex-2a',
           ('if node in taken or elementwise_op(gm, node) is None:', 'if node in taken or node.op != "call_function" or elementwise_op(gm, node) is None:'),
@@ -114,6 +158,15 @@ WRONG = [
           ('if nxt in taken or elementwise_op(gm, nxt) is None or crosses:',
            'if nxt in taken or elementwise_op(gm, nxt) is None or crosses or len(nxt.users) != 1:'),
           says='could go on', hidden_says='could go on'),
+
+    # fair-grades round: mistakes the earlier checks let through, or new ones
+    wrong('03.chains', "in-place ops found by a method name ending in '_' (torch.relu_ and inplace=True missed)", 'ex-2a',
+          ('mutation_at = [order[n] for n in gm.graph.nodes if mutates(gm, n)]',
+           'mutation_at = [order[n] for n in gm.graph.nodes if n.op == "call_method" and n.target.endswith("_")]'),
+          says='in-place', hidden_says='in-place'),
+    wrong('03.chains', 'chains capped at four ops (a long kernel was thought to run out of registers)', 'ex-2a',
+          ('        while len(chain[-1].users) == 1:\n', '        while len(chain[-1].users) == 1 and len(chain) < 4:\n'),
+          says='could go on|could start earlier|not found', hidden_says='could go on|could start earlier|not found'),
 
     # ---- 2b: fuse
     wrong('03.fuse', "the source page's fused node: only the first input is passed on", 'ex-2b',
@@ -170,6 +223,12 @@ WRONG = [
            '    return next(n for n in gm.graph.nodes if n.op == "call_module" and n.target == f"fused_{k}_0")\n'
            '    members = set(chain)\n'),
           also=(NO_DEMO,), says='library_fuse', hidden_says='library_fuse'),
+
+    # fair-grades round: mistakes the earlier checks let through, or new ones
+    wrong('03.fuse', "chain nodes rebuilt from their op, target and positional args: keyword arguments (alpha=, other=, min=) dropped", 'ex-2b',
+          ('        env[n] = sub_graph.node_copy(n, lambda a: env[a])\n',
+           '        env[n] = sub_graph.create_node(n.op, n.target, tuple(env[a] if isinstance(a, fx.Node) else a for a in n.args))\n'),
+          also=(NO_DEMO,), says='keyword|raised|differs', hidden_says='keyword|raised|differs'),
 
     # ---- 3: the hand-written kernel
     wrong('03.triton_kernel', 'fp16 arithmetic: no conversion to fp32', 'ex-3',
@@ -239,6 +298,14 @@ WRONG = [
            'chain_kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)'),
           says='block', hidden_says='block'),
 
+    # fair-grades round: mistakes the earlier checks let through, or new ones
+    wrong('03.triton_kernel', 'block checked with block & (block - 1) alone: block=0 passes the test (0 & -1 is 0) and fails later', 'ex-3',
+          ('    if block < 1 or block & (block - 1):\n', '    if block & (block - 1):\n'),
+          says='ValueError', hidden_says='ValueError'),
+    wrong('03.triton_kernel', 'made contiguous only when x has two or more dimensions (a 1-D view is taken to be flat already)', 'ex-3',
+          ('    x = x.contiguous()\n', '    if x.dim() > 1:\n        x = x.contiguous()\n'),
+          says='contiguous|one block of memory', hidden_says='contiguous|one block of memory'),
+
     # ---- 4: generated kernels
     wrong('03.codegen', 'declines every chain', 'ex-4',
           ('    inputs = [n for n in chain_gm.graph.nodes if n.op == "placeholder"]\n',
@@ -283,6 +350,17 @@ WRONG = [
            '    inputs = list(dict.fromkeys(a for n in chain_gm.graph.nodes if n.op not in ("placeholder", "output")\n'
            '                                for a in n.all_input_nodes if a.op == "placeholder"))\n'),
           says='differs', hidden_says='differs'),
+
+    # fair-grades round: mistakes the earlier checks let through, or new ones
+    wrong('03.codegen', "the op's name taken from the node's target (its __name__ or method name) instead of elementwise_op", 'ex-4',
+          ('            template = TRITON_EXPR.get(elementwise_op(chain_gm, node))\n',
+           '            template = TRITON_EXPR.get(node.target if isinstance(node.target, str) else node.target.__name__)\n'),
+          says='returned None', hidden_says='returned None'),
+    wrong('03.codegen', 'operands looked up in var[...] inside try/except: a number operand raises KeyError, swallowed into None (declined)', 'ex-4',
+          ('            names = [var.get(a) if isinstance(a, fx.Node) else literal(a) for a in args]\n',
+           '            try:\n                names = [var[a] for a in args]       # every operand is a node we have named\n'
+           '            except KeyError:\n                return None                          # leave it to eager\n'),
+          says='returned None', hidden_says='returned None'),
 
     # ---- 5: the backend
     wrong('03.backend', 'fuses the graph but never runs a generated kernel', 'ex-5',
@@ -331,6 +409,15 @@ WRONG = [
     wrong('03.backend', 'replaces a fused child only when type(sub) is fx.GraphModule (every GraphModule has a class of its own)', 'ex-5',
           ('if name.startswith("fused_") and isinstance(sub, fx.GraphModule):', 'if name.startswith("fused_") and type(sub) is fx.GraphModule:'),
           says='TritonChain', hidden_says='TritonChain'),
+
+    # fair-grades round: mistakes the earlier checks let through, or new ones
+    wrong('03.backend', 'falls back to eager whenever an example input is not a tensor (a SymInt): every dynamic-shape graph runs unfused', 'ex-5',
+          ('    if needs_grad:\n', '    if needs_grad or not all(isinstance(t, torch.Tensor) for t in example_inputs):\n'),
+          says='dynamic=True', hidden_says='dynamic=True'),
+    wrong('03.backend', 'asks only nn.Parameter example inputs for requires_grad (a plain tensor that requires grad is missed)', 'ex-5',
+          ('isinstance(t, torch.Tensor) and t.requires_grad for t in example_inputs)',
+           'isinstance(t, nn.Parameter) and t.requires_grad for t in example_inputs)'),
+          says='grad', hidden_says='grad'),
 
     # ---- 7: part 7 end to end (not scored: it re-runs exercises 2a, 4 and 5)
     wrong('03.pitfalls', 'through torch.compile, a chain across an in-place op changes what memfuse computes', 'ex-2a',
@@ -402,6 +489,21 @@ WRONG = [
           ('    ShapeProp(gm).propagate(*inputs)   # fills node.meta["tensor_meta"]\n',
            '    from helpers.profiling import peak_allocated_bytes\n    return peak_allocated_bytes(gm, *inputs)\n'),
           says='too low|too high|profil', hidden_says='too low|too high|profil'),
+    # fair-grades round: mistakes the earlier checks let through, or new ones
+    wrong('03.peak_memory', 'last readers found in node.args only: a value read inside a list (torch.cat) or by keyword is freed at once', 'ex-6',
+          ('    for n in nodes:\n        for i in n.all_input_nodes:',
+           '    for n in nodes:\n        for i in [a for a in n.args if isinstance(a, fx.Node)]:'),
+          says='too low', hidden_says='too low'),
+    wrong('03.peak_memory', 'views and in-place ops recognised by method name only (VIEW_METHODS), not by aliases_input', 'ex-6',
+          ('        while n.op.startswith("call") and aliases_input(gm, n) and', '        while n.op == "call_method" and n.target in VIEW_METHODS and'),
+          ('        if n.op.startswith("call") and not aliases_input(gm, n):', '        if n.op.startswith("call") and not (n.op == "call_method" and n.target in VIEW_METHODS):'),
+          says='too high|too low', hidden_says='too high|too low'),
+    wrong('03.peak_memory', 'measures the graph after fusing it (fusion_pass(gm) first): the fused graph, not the one given, and the caller\'s graph changed', 'ex-6',
+          ('    ShapeProp(gm).propagate(*inputs)   # fills node.meta["tensor_meta"]\n',
+           '    gm = fusion_pass(gm)               # memory after fusion is what matters\n'
+           '    ShapeProp(gm).propagate(*inputs)   # fills node.meta["tensor_meta"]\n'),
+          says='too low', hidden_says='too low'),
+
     *lab03_part8.WRONG,
 ]
 
@@ -579,5 +681,15 @@ RIGHT = [
     right("03.chains", "rule 3 checked between the chain's last node and the next, step by step", "ex-2a",
           ("crosses = any(order[node] < m < order[nxt] for m in mutation_at)",
            "crosses = any(order[chain[-1]] < m < order[nxt] for m in mutation_at)")),
+    right('03.fuse', 'chain nodes rebuilt with create_node and fx.map_arg over args and kwargs (what node_copy does)', 'ex-2b',
+          ('        env[n] = sub_graph.node_copy(n, lambda a: env[a])\n',
+           '        env[n] = sub_graph.create_node(n.op, n.target, fx.map_arg(n.args, env.__getitem__),\n'
+           '                                       fx.map_arg(n.kwargs, env.__getitem__), name=n.name)\n'),
+          also=(NO_DEMO,)),
+    right('03.peak_memory', 'liveness by reference counts: each storage freed when its last pending reader has run', 'ex-6',
+          source=PEAK_REFCOUNT),
+    right('03.traffic', "module state counted from mod.state_dict() (every parameter and buffer)", 'ex-1',
+          ('sum(t.numel() * t.element_size() for t in [*mod.parameters(), *mod.buffers()])',
+           'sum(t.nbytes for t in mod.state_dict().values())')),
     *lab03_part8.RIGHT,
 ]

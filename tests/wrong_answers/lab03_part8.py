@@ -112,6 +112,14 @@ WRONG = [
     wrong("03.linear_gelu", "the bias loaded without a mask: the last column block reads past its end", "ex-8a",
           ("tl.load(b_ptr + rn, mask=rn < N, other=0.0)", "tl.load(b_ptr + rn)"),
           says="read past the end", hidden_says="read past the end"),
+    # fair-grades round
+    wrong('03.linear_gelu', 'the kernel stores into an fp32 buffer the launcher then converts to x\'s dtype (a second pass over the M×N result)', 'ex-8a',
+          ('    out, args = linear_gelu_args(x, w, b)\n    if out.numel():',
+           '    out, args = linear_gelu_args(x, w, b)\n'
+           '    out = torch.empty(out.shape, device=x.device, dtype=torch.float32)   # full precision out of the kernel\n'
+           '    args = (*args[:3], out, *args[4:])\n    if out.numel():'),
+          ('    return out\n### STUB', '    return out.to(x.dtype)\n### STUB'),
+          says='convert', hidden_says='convert'),
     wrong("03.smem", "one stage only: the pipeline's num_stages copies forgotten", "ex-8b",
           ("return num_stages * (block_m * block_k + block_k * block_n) * itemsize",
            "return (block_m * block_k + block_k * block_n) * itemsize"), says="num_stages"),
@@ -148,6 +156,16 @@ WRONG = [
           ('smem_bytes(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], itemsize) <= limit]',
            'smem_bytes(c["BLOCK_M"], c["BLOCK_K"], c["BLOCK_N"], c["num_stages"], itemsize) <= limit]'),
           says="configs_that_fit", hidden_says="configs_that_fit"),
+    # fair-grades round
+    wrong('03.smem', "configs_that_fit writes each config's size into it (c['smem'] = ...) and returns the changed configs", 'ex-8b',
+          ('    return [c for c in configs\n            if smem_bytes(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], itemsize) <= limit]',
+           '    for c in configs:\n        c["smem"] = smem_bytes(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], itemsize)\n'
+           '    return [c for c in configs if c["smem"] <= limit]'),
+          says='changed the configs', hidden_says='changed the configs'),
+    wrong('03.smem', 'smem_bytes in KiB (bytes / 1024), the unit GPU specs quote', 'ex-8b',
+          ('return num_stages * (block_m * block_k + block_k * block_n) * itemsize',
+           'return num_stages * (block_m * block_k + block_k * block_n) * itemsize / 1024'),
+          says='KiB', hidden_says='KiB'),
     wrong("03.linear_roofline", "a multiply-add counted as one FLOP: M·N·K", "ex-8c",
           ('"flops": 2 * M * N * K', '"flops": M * N * K'), says="2·M·N·K"),
     wrong("03.linear_roofline", "unfused costs the same bytes as fused: the GELU pass forgotten", "ex-8c",
@@ -190,6 +208,10 @@ WRONG = [
            "    from helpers.checks.lab03 import measured_saving\n"
            "    return measured_saving(M, N, K, itemsize, peak_flops, bandwidth)\n    roof = lambda cost: max("),
           says="measured_|your own|checker", hidden_says="measured_|your own|checker"),
+    # fair-grades round
+    wrong('03.linear_roofline', 'the bias counted at M×N elements (as broadcast to the output) in the bytes moved', 'ex-8c',
+          ('moved = (M * K + N * K + N + M * N) * itemsize', 'moved = (M * K + N * K + M * N + M * N) * itemsize'),
+          says='bytes', hidden_says='bytes'),
 ]
 
 RIGHT = [
@@ -207,4 +229,8 @@ RIGHT = [
           ('    t_unfused = t_fused + roof({"flops": 0, "bytes": 2 * M * N * itemsize})',
            '    extra = linear_gelu_cost(M, N, K, itemsize, False)["bytes"] - linear_gelu_cost(M, N, K, itemsize, True)["bytes"]\n'
            '    t_unfused = t_fused + roof({"flops": 0, "bytes": extra})')),
+    right('03.linear_gelu', 'the accumulator starts from the bias (tl.zeros + b[None, :]), no bias add in the epilogue', 'ex-8a',
+          ('    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n',
+           '    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32) + tl.load(b_ptr + rn, mask=rn < N, other=0.0).to(tl.float32)[None, :]\n'),
+          ('    y = acc + tl.load(b_ptr + rn, mask=rn < N, other=0.0).to(tl.float32)[None, :]', '    y = acc')),
 ]
