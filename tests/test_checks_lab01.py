@@ -105,3 +105,42 @@ def test_call_sequences_tell_the_usual_miscounts_apart():
                   "calls": len(calls), "distinct calls": len({(tuple(x.shape), x.dtype, n) for x, n in calls}),
                   **({"op_count": ops} if ops_too else {})}
         assert frames not in others.values(), (fn.__name__, frames, others)
+
+
+def test_capture_table_names_a_column_spelled_another_way_and_lets_an_extra_one_be():
+    from helpers.checks import lab01
+
+    observed = {m: {c: None for c in lab01.COLUMNS} for m in lab01.METHODS}
+    table = {m: {c: "baked" if c != "serialisable" else True for c in lab01.COLUMNS} for m in lab01.METHODS}
+    spelled = {m: {("serializable" if c == "serialisable" else c): v for c, v in row.items()} for m, row in table.items()}
+    problems = lab01.capture_table_problems(spelled, observed)
+    assert "'serializable'" in problems[0] and "Did you mean 'serialisable'" in problems[0], problems
+    extra = {m: {**row, "notes": "mine"} for m, row in table.items()}       # all four columns, and one of the learner's
+    assert not any("not one of the table's columns" in p for p in lab01.capture_table_problems(extra, observed))
+
+
+def test_knees_tell_a_floor_that_sorts_the_callers_rows_in_place():
+    from helpers.checks import lab01
+
+    cases = [*lab01.PUBLIC_KNEE_CASES, *lab01.DEFINITION_KNEE_CASES]
+
+    class Notebook:        # a Learner's call, as probe_knees makes it
+        def __init__(self, sort_in_place):
+            self.sort_in_place = sort_in_place
+
+        def call(self, name, rows, *args):
+            ordered = rows if self.sort_in_place else list(rows)
+            ordered.sort(key=lambda r: r["numel"])
+            floor = sorted(r["median_us"] for r in ordered[:3])[1]
+            if name == "overhead_floor_us":
+                return floor
+            factor = args[0] if args else 2.0
+            return next((r["numel"] for r in ordered if r["median_us"] > factor * floor), None)
+
+    def judged(learner):
+        answers = lab01.probe_knees(learner, [list(c.rows) for c in cases], [c.factor for c in cases],
+                                    [c.about for c in cases])
+        return lab01.knee_problems(answers, cases, True)
+
+    assert judged(Notebook(False)) == []
+    assert "changed the rows it was given" in judged(Notebook(True))[0]

@@ -224,3 +224,24 @@ def test_a_ratio_column_is_the_learners_to_define_a_speedup_column_is_not():
     assert profile_table(ratio) == {4: (2.0, 1.0, None)}            # either direction may be honest: not judged
     speedup = ratio.replace("ratio (compiled ÷ eager)", "speedup")
     assert profile_table(speedup) == {4: (2.0, 1.0, 0.5)}           # judged against eager ÷ compiled
+
+
+def test_stand_in_kernels_read_as_their_language_and_a_source_search_for_exp_finds_every_triton_kernel():
+    """The look-alikes' sources have their language's shape: a Triton signature holds tl.constexpr, so a learner who
+    looks for "exp" in the source text instead of the fused ops picks a reducing Triton kernel that is no softmax."""
+    kernels = [*lab04.look_alikes(), *lab04.online_softmax_kernels(), lab04.template_kernel()]
+    for k in kernels:
+        assert ("tl.constexpr" in k.source) == (k.kind != "cpp"), k.name
+    assert [k.name for k in lab04.online_softmax_kernels() if k.reductions and "exp" in k.source][0] != \
+        [k.name for k in lab04.online_softmax_kernels() if lab04.kernel_is_softmax(k)][0]
+
+
+@pytest.mark.parametrize("again, says", [
+    (None, None), ({"written": True, "root_changed": False, "explanation_shown": True, "report_hashed": True}, None),
+    ({"written": False, "root_changed": True}, "not the folder it is given"),
+    ({"written": True, "root_changed": False, "explanation_shown": False}, "not the explanation write_report is given"),
+    ({"written": True, "root_changed": False, "explanation_shown": True, "report_hashed": False}, "write REPORT.md first"),
+    ({"raised": "raised KeyError: 'x'"}, "run once more by the check")])
+def test_report_written_again_elsewhere_says_what_it_did_wrong(again, says):
+    problems = lab04.report_again_problems(again)
+    assert (problems == []) if says is None else says in problems[0], problems

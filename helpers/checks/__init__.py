@@ -236,6 +236,25 @@ class Learner:
                 self.ns[name] = original
 
     @contextlib.contextmanager
+    def replacing_global(self, function: str, name: str, value: Any):
+        """While this block runs, `name` is `value` where the learner's `function` looks it up: its own globals (the
+        notebook's namespace, or the module it was defined in), and the notebook's namespace."""
+        fn = self.ns.get(function)
+        spaces = [self.ns] + [g for g in [getattr(fn, "__globals__", None)] if isinstance(g, dict) and g is not self.ns]
+        missing = object()
+        saved = [(space, space.get(name, missing)) for space in spaces]
+        for space in spaces:
+            space[name] = value
+        try:
+            yield
+        finally:
+            for space, old in saved:
+                if old is missing:
+                    space.pop(name, None)
+                else:
+                    space[name] = old
+
+    @contextlib.contextmanager
     def standing_in(self, name: str, stand_in: Callable):
         """While this block runs, the learner's `name` is called as usual, but while it is still its stub (an earlier
         part not done yet) `stand_in` answers in its place: a check judges its own exercise, not the one before. A

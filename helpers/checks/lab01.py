@@ -14,6 +14,7 @@ which load can lengthen but never shorten, against bounds a wrong unit crosses b
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import math
 import tempfile
@@ -134,19 +135,24 @@ def holds_tensor(value) -> bool:
 
 
 @contextlib.contextmanager
-def watching_bench():
+def watching_bench(op: RecordingOp | None = None):
     """What helpers.bench measures while the block runs: every Timing it summarises (bench.measure's, however it was
-    imported, and compare_many's), and for every measurement the device it synchronised and whether it knew it
-    (device= given, or a tensor among the arguments) rather than assuming the CPU."""
+    imported, and compare_many's) with its number of samples and, given the grader's `op`, the sizes the op ran on
+    since the Timing before it (one size: the Timing is that size's; several, as in paired rounds: unknown); and for
+    every measurement the device it synchronised and whether it knew it (device= given, or a tensor among the
+    arguments) rather than assuming the CPU."""
     from helpers import bench
 
     seen: dict[str, list] = {"timings": [], "devices": []}
     summarize, infer_device = bench.summarize, bench.infer_device
+    mark = [0]
 
     def summarizing(*args, **kwargs):
         timing = summarize(*args, **kwargs)
+        sizes = sorted(set(op.seen[mark[0]:])) if op is not None else []
+        mark[0] = len(op.seen) if op is not None else 0
         seen["timings"].append({**{k: getattr(timing, k) for k in ("median_ms", "q25_ms", "q75_ms", "min_ms")},
-                                **quartile_readings(timing.times_ms)})
+                                **quartile_readings(timing.times_ms), "samples": len(timing.times_ms), "sizes": sizes})
         return timing
 
     def inferring(args, device=None):
@@ -178,15 +184,29 @@ def asked_order(sizes) -> list[int]:
 
 
 def probe_knees(learner: Learner, row_lists: list[list[dict]], factors: list, abouts: list[str]) -> list:
-    """The floor and the knee (with each case's factor, or none) on each list of rows; an exception says which rows."""
+    """The floor and the knee (with each case's factor, or none) on each list of rows; an exception says which rows.
+    A function that changed the list it was given (sorted it in place, changed a row) is named in a last entry,
+    ("changed", name)."""
+    import copy
+
     answers = []
+    changed = None
     for rows, factor, about in zip(row_lists, factors, abouts):
-        floor = call(learner, "overhead_floor_us", list(rows),
+        given = [dict(r) for r in rows]
+        floor = call(learner, "overhead_floor_us", given,
                      hint=f" (The rows: {about}.) The floor is the median time of the three smallest sizes among the "
                           "rows, whatever those sizes are.")
-        knee = call(learner, "first_size_beyond_overhead", *([list(rows)] if factor is None else [list(rows), factor]),
+        if changed is None and given != [dict(r) for r in rows]:
+            changed = "overhead_floor_us"
+        given = [dict(r) for r in rows]
+        kept = copy.deepcopy(given)
+        knee = call(learner, "first_size_beyond_overhead", *([given] if factor is None else [given, factor]),
                     hint=f" (The rows: {about}; asked {'without a factor' if factor is None else 'with a factor'}.)")
+        if changed is None and given != kept:
+            changed = "first_size_beyond_overhead"
         answers.append((floor, knee))
+    if changed:
+        answers.append(("changed", changed))
     return answers
 
 
@@ -197,7 +217,7 @@ def probe_sweep(learner: Learner, sweep_sizes: list[int], notebook_rows: bool, s
     from helpers import bench
 
     op = RecordingOp(sleep_ms)
-    with watching_bench() as measured, bench.wall_clock_only():     # CPU time would miss the op's sleep
+    with watching_bench(op) as measured, bench.wall_clock_only():     # CPU time would miss the op's sleep
         info["rows"] = call(learner, "time_op_sweep", op, list(sweep_sizes))
     info.update(measured, grad=op.grad, device=str(learner.value("device")) if learner.has("device") else None)
     info["seen"] = sorted(set(op.seen))
@@ -212,26 +232,6 @@ def probe_sweep(learner: Learner, sweep_sizes: list[int], notebook_rows: bool, s
 ELSEWHERE = "meta"    # another device than the notebook's, on every machine: tensors of shapes alone, no data
 
 
-@contextlib.contextmanager
-def replacing_global(learner: Learner, function: str, name: str, value):
-    """While the block runs, `name` is `value` where the learner's `function` looks it up: its own globals (the
-    notebook's namespace, or the module it was defined in), and the notebook's namespace."""
-    fn = learner.ns.get(function)
-    spaces = [learner.ns] + [g for g in [getattr(fn, "__globals__", None)] if isinstance(g, dict) and g is not learner.ns]
-    missing = object()
-    saved = [(space, space.get(name, missing)) for space in spaces]
-    for space in spaces:
-        space[name] = value
-    try:
-        yield
-    finally:
-        for space, old in saved:
-            if old is missing:
-                space.pop(name, None)
-            else:
-                space[name] = old
-
-
 def sweep_elsewhere(learner: Learner) -> dict | None:
     """time_op_sweep run once more, on two small sizes, with the notebook's `device` set to another device (meta):
     the devices its tensors were made on, and what bench.measure was told (a sweep written for the CPU alone, which
@@ -244,7 +244,7 @@ def sweep_elsewhere(learner: Learner) -> dict | None:
     elsewhere = {"device": torch.device(ELSEWHERE)} if takes_device else {}   # `device=device` as a parameter
     try:
         with (contextlib.nullcontext() if takes_device else
-              replacing_global(learner, "time_op_sweep", "device", torch.device(ELSEWHERE))), \
+              learner.replacing_global("time_op_sweep", "device", torch.device(ELSEWHERE))), \
                 watching_bench() as measured, \
                 warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -258,6 +258,7 @@ def sweep_elsewhere(learner: Learner) -> dict | None:
 
 def knee_problems(answers: list, cases: list[KneeCase], reveal: bool) -> list[str]:
     """Wrong answers of the learner's floor/knee functions."""
+    changed = [name for tag, name in answers[len(cases):] if tag == "changed"]
     for (floor, knee), case in zip(answers, cases):
         if not isinstance(floor, (int, float)) or not math.isclose(floor, case.floor, rel_tol=1e-6):
             said = f"gave {floor!r} on {case.about}; expected {case.floor:g}" if reveal else f"is wrong on {case.about}"
@@ -268,6 +269,10 @@ def knee_problems(answers: list, cases: list[KneeCase], reveal: bool) -> list[st
             return [f"first_size_beyond_overhead {said}: it should return the smallest size whose time is strictly "
                     "more than factor × the floor, with the factor it is given (2 when it is given none); None when no "
                     "size is."]
+    if changed:
+        return [f"{changed[0]} changed the rows it was given (sorted the list in place, or changed a row): the caller's "
+                "rows, the sweep in the order it was measured, must stay as they were. Sort a copy, "
+                "sorted(rows, key=...), and read the rows without writing to them."]
     return []
 
 
@@ -355,6 +360,16 @@ def timing_problem(row: dict, timings: list[dict]) -> str | None:
     if not same:
         return (f"time_op_sweep's median_us on {n} element(s) is not the median of a bench.measure of that size: time "
                 "op(x) with bench.measure for every size, and report its Timing (median_ms × 1e3, in µs).")
+    own = [t for t in timings if t.get("sizes") == [n]]       # the Timings of this size alone (bench.measure's)
+    if own and not any(t is o for t in same for o in own):
+        return (f"time_op_sweep's row for {n} element(s) holds the time bench.measure measured on another size: each "
+                "row must pair a size with its own measurement (time the sizes in the order given, or keep each "
+                "Timing with the size it was measured on, not two lists zipped in different orders).")
+    few = min((t.get("samples", MIN_CALLS) for t in same), default=MIN_CALLS)
+    if all(t.get("samples", MIN_CALLS) < MIN_CALLS for t in same):
+        return (f"time_op_sweep's median_us on {n} element(s) is the median of only {few} sample(s): bench.measure was "
+                f"cut short (repeat, min_run_time or warmup turned down). Keep its defaults (a median of {MIN_CALLS} "
+                "samples or more, after warm-up calls), or the knee moves with the noise of a single call.")
     if any(reads_as(row["q25_us"], t, "q25_ms") and reads_as(row["q75_us"], t, "q75_ms") for t in same):
         return None
     # the size's own Timing: the one whose median is nearest (another size's may lie within the rounding too)
@@ -595,6 +610,13 @@ def capture_table_problems(table, observed: dict) -> list[str]:
     problems, unfilled = [], 0
     for method in METHODS:
         row = table[method] if isinstance(table[method], dict) else {}
+        absent = [c for c in COLUMNS if c not in row]
+        for key in row if absent else ():     # a column under another name (an extra column beside all four is let be)
+            if key not in COLUMNS:
+                near = difflib.get_close_matches(str(key), absent, n=1, cutoff=0.6)
+                spell = f" Did you mean {near[0]!r}?" if near else ""
+                return [f"{method} has a column {key!r}, which is not one of the table's columns "
+                        f"({', '.join(map(repr, COLUMNS))}).{spell} Use the column names as the table gives them."]
         for column, allowed in COLUMNS.items():
             value = row.get(column)
             want = observed.get(method, {}).get(column)
@@ -723,7 +745,7 @@ def watching_explain(learner: Learner):
 
     debugging._explain_graph_detail = explaining
     try:
-        with replacing_global(learner, "count_graphs", "make_recording_backend", making) if callable(made) \
+        with learner.replacing_global("count_graphs", "make_recording_backend", making) if callable(made) \
                 else contextlib.nullcontext():
             yield asked
     finally:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import io
 import json
 import math
 import os
@@ -19,6 +20,7 @@ import re
 import shutil
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -371,7 +373,8 @@ def debug_folder_problems(info: dict, marker: str, kernels: tuple = ()) -> list[
     if info.get("folder") is None:
         return ["dump_inductor_debug returned None; return the folder that holds output_code.py."]
     if not info.get("is_dir"):
-        return [f"{info['folder']} is not a folder; return the Inductor debug folder (the one with {', '.join(DEBUG_FILES)})."]
+        return [f"dump_inductor_debug returned {Path(info['folder']).name!r}, which is not a folder; return the Inductor "
+                f"debug folder (the one with {', '.join(DEBUG_FILES)})."]
     if not info.get("under_root"):
         return ["the folder returned is not under the debug_root it was given."]
     missing = [f for f in DEBUG_FILES if f not in info.get("files", [])]
@@ -430,6 +433,16 @@ class KernelsCase:
     want: str | None = None
 
 
+def fake_source(name: str, kind: str, ops: list, reductions: list) -> str:
+    """A stand-in kernel's source, in its language's shape: Triton's signature holds `tl.constexpr` (whose letters hold
+    "exp"), so a search of the source text for "exp" finds every Triton kernel, whatever it computes."""
+    said = f"{', '.join(ops)}; reductions: {', '.join(reductions) or 'none'}"
+    if kind == "cpp":
+        return f"// {name}: {said}\nextern \"C\" void kernel(const float* in_ptr0, float* out_ptr0)\n{{\n}}\n"
+    return (f"# {name}: {said}\n@triton.jit\ndef {name}(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK : tl.constexpr, "
+            "R0_BLOCK : tl.constexpr):\n    xoffset = tl.program_id(0) * XBLOCK\n")
+
+
 def look_alikes() -> list:
     """Kernels that look like the softmax by their name, their place or their size, but do not both reduce and
     exponentiate. The second is Triton written for a CPU (Inductor's cpu_backend="triton"): its file is kernel.py."""
@@ -438,13 +451,22 @@ def look_alikes() -> list:
     def fake(name, kind, ops, reductions, device=None):
         return Kernel(name=name, kind=kind, device=device or ("cpu" if kind == "cpp" else "cuda"), aten_ops=ops,
                       aten_ops_source="kernel_name", loads=[], stores=[], reductions=reductions,
-                      source=f"// {name}: {', '.join(ops)}; reductions: {', '.join(reductions) or 'none'}")
+                      source=fake_source(name, kind, ops, reductions))
 
     return [fake("cpp_fused__softmax_exp_0", "cpp", ["exp", "mul"], []),
             fake("triton_per_fused__softmax_layer_norm_1", "persistent_reduction",
                  ["var_mean", "sub", "add", "rsqrt", "mul", "amax", "sum", "div"], ["welford", "max", "sum"], "cpu"),
             fake("triton_red_fused__softmax_sum_2", "reduction", ["sum"], ["sum"]),
             fake("triton_poi_fused__softmax_exp_3", "pointwise", ["sub", "exp", "div"], [])]
+
+
+def template_kernel():
+    """A Triton kernel of the kind "template" (a matmul template, as max-autotune writes): Triton, so kernel.py."""
+    from helpers.inductor import Kernel
+
+    return Kernel(name="triton_tem_fused_addmm_0", kind="template", device="cuda", aten_ops=["addmm"],
+                  aten_ops_source="kernel_name", loads=[], stores=[], reductions=[],
+                  source=fake_source("triton_tem_fused_addmm_0", "template", ["addmm"], []))
 
 
 ONLINE = "online"   # a case's kernels: a GPU's, whose softmax is an online softmax (no amax, no separate max and sum ops)
@@ -458,7 +480,7 @@ def online_softmax_kernels() -> list:
 
     def fake(name, kind, ops, reductions):
         return Kernel(name=name, kind=kind, device="cuda", aten_ops=ops, aten_ops_source="kernel_name", loads=[],
-                      stores=[], reductions=reductions, source=f"# {name}: {', '.join(ops)}; reductions: {', '.join(reductions) or 'none'}")
+                      stores=[], reductions=reductions, source=fake_source(name, kind, ops, reductions))
 
     return [fake("triton_poi_fused_embedding_0", "pointwise", ["embedding"], []),
             fake("triton_per_fused_native_layer_norm_1", "persistent_reduction", ["var_mean", "sub", "rsqrt", "mul", "add"],
@@ -504,7 +526,7 @@ def probe_find_softmax(learner: Learner, kernels: list | None) -> dict:
             info["found"].append(raised(err))
             continue
         info["found"].append(found_name(got, names))
-    for kernel in [*kernels, look_alikes()[1]]:
+    for kernel in [*kernels, look_alikes()[1], template_kernel()]:
         folder = Path(tempfile.mkdtemp(prefix="save-kernel-"))
         for stale in ("kernel.cpp", "kernel.py"):          # an earlier run's kernel files: saving replaces them
             (folder / stale).write_text("// an earlier run's kernel, not this one\n")
@@ -895,10 +917,19 @@ class CountingHead(torch.nn.Module):
         self.ms_at = dict(ms_at or {})     # {batch: ms} where a call takes another time
         self.fast_ms = fast_ms             # every third call at a size takes this long instead (not at ms_at sizes)
         self.log, self.label = (log if log is not None else []), label
+        self.fresh: dict[int, int] = {}    # {batch: calls that got an input this model (or the other) never saw}
+        self.devices: set[str] = set()
+
+    MARK = "_lab04_checker_saw"   # set on every input a stand-in has seen (a tensor made in the timed call has none)
 
     def forward(self, x):
         batch = int(x.shape[0])
         self.seen.append(batch)
+        self.devices.add(x.device.type)
+        if not getattr(x, self.MARK, False):
+            self.fresh[batch] = self.fresh.get(batch, 0) + 1
+            with contextlib.suppress(Exception):
+                setattr(x, self.MARK, True)
         self.log.append((self.label, batch))
         self.with_autograd += torch.is_grad_enabled()     # timed while autograd records a backward graph
         fast = self.fast_ms is not None and batch not in self.ms_at and self.seen.count(batch) % 3 == 0
@@ -947,7 +978,38 @@ def probe_crossover(learner: Learner, row_lists: list[list[dict]], sweep: SweepC
                          for name, model in (("eager", eager), ("compiled", compiled))}
         turns = [[label for label, b in log if b == batch] for batch in sweep.batches]
         info["switches"] = [sum(a != b for a, b in zip(t, t[1:])) for t in turns]   # eager to compiled or back
+        info["fresh"] = {name: [model.fresh.get(b, 0) for b in sweep.batches] for name, model in
+                         (("eager", eager), ("compiled", compiled))}
+        info["elsewhere"] = sweep_elsewhere(learner, sweep.d)
     return info
+
+
+ELSEWHERE = "meta"    # another device than the notebook's, on every machine: tensors of shapes alone, no data
+
+
+def sweep_elsewhere(learner: Learner, d: int) -> list[str] | None:
+    """measure_sweep run once more, at one batch size, with the notebook's `device` set to another device (meta) and
+    two stand-ins that live there: the devices of the inputs they got (a sweep that makes its inputs on the CPU alone,
+    which a CPU machine cannot tell apart from a right one). None when the notebook has no `device` or nothing ran."""
+    import inspect
+
+    if not learner.has("device"):
+        return None
+    fn = learner.function("measure_sweep")
+    kw = {"d": d} if "d" in inspect.signature(fn).parameters else {}
+    eager = CountingHead(d, 0.0, label="eager").to(ELSEWHERE)
+    compiled = CountingHead(d, 0.0, label="compiled").to(ELSEWHERE)
+    try:
+        with learner.replacing_global("measure_sweep", "device", torch.device(ELSEWHERE)), \
+                warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            learner.call("measure_sweep", eager, compiled, [2], **kw)
+    except CheckFailed:
+        raise
+    except Exception:
+        pass                     # a model that got a tensor from elsewhere raises: what it got is what counts
+    seen = sorted(eager.devices | compiled.devices)
+    return seen or None
 
 
 def times_problems(rows: Any, what: str) -> list[str]:
@@ -1035,6 +1097,21 @@ def measured_problems(info: dict, sweep: SweepCase, reveal: bool) -> list[str]:
                 "in one run of paired rounds of random order (bench.compare), so that whatever else the machine does "
                 "hits both alike; two measurements taken one after the other (bench.measure twice, then an unpaired "
                 "comparison) are not a paired comparison."]
+    fresh = info.get("fresh") or {}
+    for name, counts in fresh.items():
+        calls = dict(zip(batches, info.get("calls", {}).get(name, [])))
+        for b, made in zip(batches, counts):
+            if made >= 3 and 2 * made > calls.get(b, 0):
+                return [f"measure_sweep gave the {name} model a new input on {made} of its {calls.get(b, 0)} calls at "
+                        "one batch size: a tensor made inside the timed function (torch.randn in a lambda) is timed "
+                        "along with the model. Make each batch's input once, before timing, and compare the models "
+                        "on it: bench.compare(model, compiled, xb)."]
+    elsewhere = [d for d in info.get("elsewhere") or () if d != ELSEWHERE]
+    if elsewhere:
+        return [f"measure_sweep made its inputs on {elsewhere[0]}, not on `device`: the check ran it once more with "
+                f"`device` set to another device ({ELSEWHERE}) and models that live there, and they still got "
+                f"{elsewhere[0]} tensors. Make each input on `device`, torch.randn(batch, d, device=device): on a GPU "
+                "machine your sweep would feed CPU tensors to a GPU model."]
     total = sum(r["eager_ms"] + r["compiled_ms"] for r in rows)
     if total > info.get("wall_ms", math.inf):
         return [f"measure_sweep's rows say one call of each model took {total:.4g} ms in all, longer than the whole "
@@ -1255,7 +1332,76 @@ def probe_report(learner: Learner, with_capture: bool) -> dict:
     info["max_err"] = float(err) if isinstance(err, (int, float)) else None
     if with_capture:
         info["kernels"] = [k.name for k in learner.value("code").kernels if kernel_is_softmax(k)]
+    if info[REPORT_FILE] is not None:
+        info["again"] = report_again(learner)
     return info
+
+
+AGAIN_MARK = "(A sentence the check added to the explanation it passed: the report shows the explanation it is given.)"
+
+
+def report_again(learner: Learner) -> dict | None:
+    """write_report run once more by the check, into a fresh folder holding copies of the files the report points to,
+    with the notebook's `facts` and its EXPLANATION plus a sentence of the check's: whether it wrote REPORT.md there
+    (not into the notebook's folder: whatever it wrote there is put back), showed the explanation it was given, and
+    listed in the manifest the REPORT.md it wrote. None when the notebook has no facts or explanation to pass."""
+    facts, explanation = learner.ns.get("facts"), learner.ns.get("EXPLANATION")
+    if not isinstance(facts, dict) or not isinstance(explanation, str) or not callable(learner.ns.get("write_report")):
+        return None
+    root = learner.out_dir
+    kept = {name: (root / name).read_bytes() for name in (REPORT_FILE, MANIFEST_FILE) if (root / name).is_file()}
+    folder = Path(tempfile.mkdtemp(prefix="report-again-"))
+    info: dict = {}
+    try:
+        for name in REPORT_ARTIFACTS:
+            if (root / name).is_file():
+                shutil.copy2(root / name, folder / name)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                learner.call("write_report", folder, facts, explanation + " " + AGAIN_MARK)
+        except CheckFailed:
+            raise
+        except Exception as err:
+            return {"raised": raised(err)}
+        report = folder / REPORT_FILE
+        info["written"] = report.is_file()
+        info["root_changed"] = any(not (root / name).is_file() or (root / name).read_bytes() != data
+                                   for name, data in kept.items()) or \
+            AGAIN_MARK in ((root / REPORT_FILE).read_text(errors="replace") if (root / REPORT_FILE).is_file() else "")
+        info["explanation_shown"] = info["written"] and AGAIN_MARK in report.read_text(errors="replace")
+        try:
+            listed = json.loads((folder / MANIFEST_FILE).read_text()).get("files", {}).get(REPORT_FILE, {})
+            info["report_hashed"] = info["written"] and isinstance(listed, dict) and \
+                listed.get("sha256") == hashlib.sha256(report.read_bytes()).hexdigest()
+        except (OSError, ValueError, AttributeError):
+            info["report_hashed"] = None        # no manifest there, or not JSON: judged on the notebook's own files
+        return info
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        for name, data in kept.items():          # the notebook's own report and manifest, as they were
+            if not (root / name).is_file() or (root / name).read_bytes() != data:
+                (root / name).write_bytes(data)
+
+
+def report_again_problems(again: dict | None) -> list[str]:
+    """What write_report, run once more into another folder with another explanation, did wrong."""
+    if not again:
+        return []
+    if "raised" in again:
+        return [f"write_report, run once more by the check into a fresh folder (with your facts and explanation, and "
+                f"copies of the files the report points to), {again['raised']}: write everything into the out_dir it "
+                "is given, from the facts and explanation it is given."]
+    if not again.get("written") or again.get("root_changed"):
+        return ["write_report wrote into the notebook's output folder, not the folder it is given: the check called it "
+                "with another out_dir, and REPORT.md did not appear there. Write REPORT.md and manifest.json under its "
+                "out_dir argument."]
+    if not again.get("explanation_shown"):
+        return ["'When compiling pays' is not the explanation write_report is given: the check passed it another text, "
+                "and REPORT.md did not show it. Write the `explanation` argument, not the notebook's EXPLANATION."]
+    if again.get("report_hashed") is False:
+        return ["manifest.json does not give the sha256 of the REPORT.md that write_report wrote (the check ran it "
+                "into a fresh folder): write REPORT.md first, then hash the files for the manifest."]
+    return []
 
 
 NUMBER = re.compile(r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
@@ -1486,6 +1632,7 @@ def report_problems(info: dict, kernels: list[str]) -> list[str]:
                         f"and SHA-256; it lacks {', '.join(unlisted)}.")
     if "torch" not in versions:
         problems.append("manifest.json 'versions' should include torch.")
+    problems += report_again_problems(info.get("again"))
     lacking = [key for key in ("lab", "device") if not str(data.get(key) or "").strip()]
     try:
         datetime.fromisoformat(str(data.get("created", data.get("date"))).replace("Z", "+00:00"))

@@ -721,3 +721,107 @@ def predicted_speedup(n_ops):
     return n_ops / 1
 '''),
 ]
+
+
+# ---------------------------------------------------------------- round 4 ("fair grades"): mistakes a half-sure
+# learner makes that the earlier rounds did not imagine, and correct answers written another unusual way.
+ROUND4 = [
+    # 1: the sweep, the floor and the knee
+    wrong('01.dispatch', 'the sizes timed in sorted order, then zipped with the sizes as given: each row holds another size\'s time', 'ex-1',
+          ('    rows = []\n    for n in sizes:\n        x = torch.randn(n, device=device)\n        t = bench.measure(op, x, label=f"{n}")\n        ' + SWEEP_ROW,
+           '    timings = [bench.measure(op, torch.randn(m, device=device), label=f"{m}") for m in sorted(sizes)]\n'
+           '    rows = []\n    for n, t in zip(sizes, timings):\n        ' + SWEEP_ROW),
+          says='another size', hidden_says='another size'),
+    late('01.dispatch', "overhead_floor_us sorts the caller's rows in place (rows.sort) to find the smallest sizes", 'ex-1',
+         ('smallest = sorted(rows, key=lambda r: r["numel"])[:3]', 'rows.sort(key=lambda r: r["numel"])\n    smallest = rows[:3]'),
+         says='in place', hidden_says='in place'),
+    late('01.dispatch', 'the floor from the lower quartiles (q25_us) of the three smallest sizes, not their medians', 'ex-1',
+         ('times = sorted(r["median_us"] for r in smallest)', 'times = sorted(r["q25_us"] for r in smallest)'),
+         says='median of the three smallest', hidden_says='overhead_floor_us is wrong'),
+    late('01.dispatch', 'the knee where the upper quartile (q75_us) is beyond factor × the floor', 'ex-1',
+         (KNEE, KNEE.replace('r["median_us"] > factor', 'r["q75_us"] > factor')),
+         says='strictly more than factor', hidden_says='first_size_beyond_overhead is wrong'),
+    late('01.dispatch', '"more than factor × the floor" read as factor more: beyond (1 + factor) × the floor', 'ex-1',
+         (KNEE, KNEE.replace('factor * floor', '(1 + factor) * floor')),
+         says='strictly more than factor', hidden_says='first_size_beyond_overhead is wrong'),
+    late('01.dispatch', 'bench.measure cut short to save time (no warm-up, one repeat, no minimum run time)', 'ex-1',
+         ('t = bench.measure(op, x, label=f"{n}")', 't = bench.measure(op, x, label=f"{n}", warmup=0, repeat=1, min_run_time=0.0)'),
+         says=r'only \d+ sample', hidden_says=r'only \d+ sample'),
+    # 1: the fit
+    late('01.per_op', 'the first chain dropped as a warm-up before the fit', 'ex-1b',
+         ('xs = [float(r["n_ops"]) for r in rows]\n    ys = [float(r["median_us"]) for r in rows]',
+          'rows = rows[1:]     # the first chain warms up\n    xs = [float(r["n_ops"]) for r in rows]\n    ys = [float(r["median_us"]) for r in rows]'),
+         says='least-squares line', hidden_says='another line'),
+    late('01.per_op', 'the intercept through the medians of the op counts and the times, not their means', 'ex-1b',
+         ('return slope, my - slope * mx', 'return slope, statistics.median(ys) - slope * statistics.median(xs)'),
+         says='least-squares line', hidden_says='another line'),
+    # 2: the capture table
+    wrong('01.capture_table', "the serialisable column spelled the American way ('serializable')", 'ex-2',
+          ('"serialisable"', '"serializable"'),
+          says="'serializable'.*not one of the table's columns.*'serialisable'", hidden_says="'serializable'.*not one of the table's columns"),
+    wrong('01.capture_table', "torch.export's dynamic_shapes said 'error' (it raised at the new length: the column's word is 'specialized')", 'ex-2',
+          ('"dynamic_shapes": "specialized"', '"dynamic_shapes": "error"'),
+          says='not what its experiment in part 2 printed', hidden_says='not what its experiment'),
+    # 3: the recording backend, the functions without breaks
+    wrong('01.recording_backend', 'the backend records only the first graph it is given', 'ex-3',
+          ('        graphs.append(gm)\n', '        if not graphs:\n            graphs.append(gm)\n'),
+          says='GraphModules', hidden_says='GraphModules'),
+    wrong('01.recording_backend', 'make_recording_backend returns (graphs, backend), the other way round', 'ex-3',
+          ('    return backend, graphs\n', '    return graphs, backend\n'),
+          ('    backend, graphs = make_recording_backend()\n', '    graphs, backend = make_recording_backend()\n'),
+          says=r'should return \(backend, graphs\)', hidden_says=r'should return \(backend, graphs\)'),
+    wrong('01.no_breaks', 'no_print logs the message with logging instead of printing it (still a side effect Dynamo breaks on)', 'ex-3b',
+          ('    return x.sin().cos()', '    y = x.sin()\n    logging.getLogger("lab01").warning("halfway")\n    return y.cos()'),
+          says='fullgraph=True', hidden_says='fullgraph=True'),
+    wrong('01.no_breaks', 'no_item adds the 1 before dividing ((x + 1) / scale)', 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'return (x + 1) / x.abs().max().clamp(min=1)'),
+          says='computes something else than with_item', hidden_says='computes something else than with_item'),
+    wrong('01.no_breaks', 'no_branch takes relu in place (y.relu_()) before -y is computed, so the negative branch negates the relu', 'ex-3b',
+          ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.sum() > 0, y.relu_(), -y)'),
+          says='computes something else than with_branch', hidden_says='computes something else than with_branch'),
+    wrong('01.no_breaks', 'no_branch negates x, not y = 3x, in the negative branch', 'ex-3b',
+          ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.sum() > 0, y.relu(), -x)'),
+          says='computes something else than with_branch', hidden_says='computes something else than with_branch'),
+    # 4: count_compiles
+    wrong('01.count_compiles', 'count_compiles with automatic dynamic shapes turned off (every new size recompiles)', 'ex-4',
+          ('    for args in calls:\n        compiled(*args)\n    return counter.frame_count',
+           '    with torch._dynamo.config.patch(automatic_dynamic_shapes=False):\n        for args in calls:\n'
+           '            compiled(*args)\n    return counter.frame_count'),
+          says='count_compiles returned', hidden_says='count_compiles returned'),
+    # 5: export
+    wrong('01.export', 'every dimension declared dynamic (the features too): the Linear needs its 16 features, export refuses', 'ex-5',
+          ('{"x": {0: batch}}', '{"x": {0: batch, 1: torch.export.Dim("features")}}'),
+          says='export_dynamic. raised', hidden_says='export_dynamic. raised'),
+    wrong('01.export', 'save_and_load saves to a file name of its own, ignoring `path`', 'ex-5',
+          ('    torch.export.save(program, path)\n    return torch.export.load(path)',
+           '    import tempfile\n    mine = tempfile.gettempdir() + "/program.pt2"   # a name of its own\n'
+           '    torch.export.save(program, mine)\n    return torch.export.load(mine)'),
+          says='wrote nothing', hidden_says='wrote nothing'),
+    # 6: the traffic model
+    traffic('the fused kernel said to write every intermediate (one read, n_ops writes)',
+            ('return kernels * 2 * numel * bytes_per_element',
+             'return ((1 + n_ops) if fused else 2 * n_ops) * numel * bytes_per_element'),
+            says='does not follow the rule'),
+]
+
+ROUND4_RIGHT = [
+    right('01.dispatch', 'one tensor of the largest size made once, each size timed on a slice of it (a contiguous view)', 'ex-1',
+          ('    rows = []\n    for n in sizes:\n        x = torch.randn(n, device=device)\n',
+           '    rows = []\n    pool = torch.randn(max(sizes), device=device)\n    for n in sizes:\n        x = pool[:n]\n')),
+    late_right('01.per_op', 'the slope as the sample covariance over the sample variance (statistics)', 'ex-1b', source='''
+def fit_per_op_us(rows):
+    xs = [r["n_ops"] for r in rows]
+    ys = [r["median_us"] for r in rows]
+    slope = statistics.covariance(xs, ys) / statistics.variance(xs)
+    return slope, statistics.fmean(ys) - slope * statistics.fmean(xs)
+'''),
+    right('01.no_breaks', 'no_branch as a blend: the test as a 0/1 tensor that weighs the two branches', 'ex-3b',
+          ('    return torch.where(y.sum() > 0, y.relu(), -y)',
+           '    positive = (y.sum() > 0).to(y.dtype)\n    return positive * y.relu() - (1 - positive) * y')),
+    right('01.recording_backend', 'the backend a lambda that appends to the list and hands back the GraphModule', 'ex-3',
+          ('    def backend(gm, example_inputs):\n        graphs.append(gm)\n        return gm.forward\n',
+           '    backend = lambda gm, example_inputs: graphs.append(gm) or gm\n')),
+]
+
+WRONG += ROUND4
+RIGHT += ROUND4_RIGHT

@@ -469,3 +469,78 @@ RIGHT = [
     right('04.annotation', 'written on a GPU: the annotation of the Triton kernel of an H100 dump', 'ex-d',
           source=gpu_annotation(), public=False),
 ]
+
+
+# ---------------------------------------------------------------- round 4 ("fair grades"): mistakes a half-sure
+# learner makes that the earlier rounds did not imagine, and correct answers written another unusual way.
+ROUND4 = [
+    # ---- A: compile
+    wrong('04.compile_match', 'compiled with options={"max_autotune": True}: the max-autotune mode by another door', 'ex-a',
+          ('torch.compile(model, mode="default")', 'torch.compile(model, options={"max_autotune": True})'),
+          says='default mode', hidden_says='default mode'),
+    wrong('04.compile_match', 'compiled with mode="reduce-overhead" (CUDA graphs), not the default mode', 'ex-a',
+          ('torch.compile(model, mode="default")', 'torch.compile(model, mode="reduce-overhead")'),
+          says='default mode', hidden_says='default mode'),
+    # ---- C: find the kernel, save it
+    wrong('04.find_softmax', "looks for 'exp' in the kernel's source text instead of its fused ATen ops", 'ex-c',
+          (FIND, '    return next(k for k in kernels if k.reductions and "exp" in k.source)\n'),
+          says='both reduces and exponentiates', hidden_says='returned another kernel'),
+    wrong('04.find_softmax', 'save_kernel names the Triton kinds it knows (pointwise, reduction, persistent_reduction): a template kernel goes to kernel.cpp', 'ex-c',
+          ('("kernel.cpp" if kernel.kind == "cpp" else "kernel.py")',
+           '("kernel.py" if kernel.kind in ("pointwise", "reduction", "persistent_reduction") else "kernel.cpp")'),
+          says='every Triton kind to kernel.py', hidden_says='every Triton kind to kernel.py'),
+    wrong('04.find_softmax', "save_kernel writes the source stripped of its surrounding blank lines", 'ex-c',
+          ('path.write_text(kernel.source)', 'path.write_text(kernel.source.strip())'),
+          says="exactly the kernel's source", hidden_says="exactly the kernel's source"),
+    # ---- D: annotation
+    wrong('04.annotation', "'What is not there' says exp(x - max) is kept in a [rows, 600] buffer of its own, not in registers", 'ex-d',
+          (NOT_THERE, '## What is not there\nexp(x - max) is kept in a [rows, 600] buffer of its own, not in registers: '
+                      'the kernel writes it out and reads it back for the division.\n'),
+          says='What is not there', hidden_says='What is not there'),
+    # ---- E: sweep and crossover
+    wrong('04.crossover', 'find_crossover sorts the rows by the batch written as text ("512" before "64")', 'ex-e',
+          ('sorted(rows, key=lambda r: r["batch"], reverse=True)', 'sorted(rows, key=lambda r: str(r["batch"]), reverse=True)'),
+          says='every larger batch', hidden_says='sort the rows by batch'),
+    wrong('04.crossover', 'measure_sweep makes its inputs without device= (always on the CPU, whatever `device` is)', 'ex-e',
+          ('xb = torch.randn(b, d, device=device)', 'xb = torch.randn(b, d)'),
+          says='device', hidden_says='device'),
+    wrong('04.crossover', 'measure_sweep makes a new input inside each timed call (torch.randn is timed with the model)', 'ex-e',
+          (COMPARE, 'c = bench.compare(lambda: model(torch.randn(b, d, device=device)), '
+                    'lambda: compiled(torch.randn(b, d, device=device)), labels=("eager", "compiled"), device=device, '
+                    'min_run_time=0.05 if QUICK else 0.2)'),
+          says='new input', hidden_says='new input'),
+    # ---- G: report
+    wrong('04.report', "write_report writes into the notebook's out_dir, not the folder it is given", 'ex-g',
+          ('    out_dir = Path(out_dir)\n', '    out_dir = Path(settings.out_dir)\n'),
+          says='folder it is given', hidden_says='folder it is given'),
+    wrong('04.report', 'write_report puts the global EXPLANATION in the report, not the explanation it is given', 'ex-g',
+          ('{explanation}\n"""', '{EXPLANATION}\n"""'),
+          says='explanation write_report is given', hidden_says='explanation write_report is given'),
+    wrong('04.report', 'write_report hashes the files for the manifest before it writes REPORT.md (the old report is hashed)', 'ex-g',
+          ('    (out_dir / "REPORT.md").write_text(text)\n    names = ["REPORT.md", "KERNEL_ANNOTATION.md", kernel_file, "sweep.png"]\n'
+           '    files = {n: {"bytes": (out_dir / n).stat().st_size, "sha256": hashlib.sha256((out_dir / n).read_bytes()).hexdigest()}\n'
+           '             for n in names if n and (out_dir / n).is_file()}\n',
+           '    names = ["REPORT.md", "KERNEL_ANNOTATION.md", kernel_file, "sweep.png"]\n'
+           '    files = {n: {"bytes": (out_dir / n).stat().st_size, "sha256": hashlib.sha256((out_dir / n).read_bytes()).hexdigest()}\n'
+           '             for n in names if n and (out_dir / n).is_file()}\n    (out_dir / "REPORT.md").write_text(text)\n'),
+          says='REPORT.md', hidden_says='REPORT.md'),
+]
+
+ROUND4_RIGHT = [
+    right('04.crossover', 'measure_sweep slices each batch from one input made once at the largest batch; find_crossover walks the faster tail with itertools', 'ex-e',
+          ('    rows = []\n    for b in batch_sizes:\n        xb = torch.randn(b, d, device=device)\n',
+           '    rows = []\n    pool = torch.randn(max(batch_sizes, default=1), d, device=device)\n    for b in batch_sizes:\n        xb = pool[:b]\n'),
+          (CROSSOVER, '    import itertools\n    ordered = sorted(rows, key=lambda r: -r["batch"])\n'
+                      '    tail = list(itertools.takewhile(lambda r: r.get("verdict") == "faster", ordered))\n'
+                      '    return tail[-1]["batch"] if tail else None\n')),
+    right('04.find_softmax', 'find_softmax_kernel with filter() and a set of the exponentiating ops; save_kernel with open() in binary', 'ex-c',
+          (FIND, '    hits = list(filter(lambda k: k.reductions and not {"exp", "_softmax", "prepare_softmax_online"}.isdisjoint(k.aten_ops), kernels))\n'
+                 '    if len(hits) != 1:\n        raise ValueError(f"{len(hits)} softmax kernels")\n    return hits[0]\n'),
+          ('    path.write_text(kernel.source)\n', '    with open(path, "wb") as f:\n        f.write(kernel.source.encode())\n')),
+    right('04.report', 'write_report builds the manifest from a sorted glob of the folder\'s own artifacts, after writing REPORT.md', 'ex-g',
+          ('    names = ["REPORT.md", "KERNEL_ANNOTATION.md", kernel_file, "sweep.png"]\n',
+           '    names = sorted(p.name for p in out_dir.iterdir() if p.name in ("REPORT.md", "KERNEL_ANNOTATION.md", "sweep.png", kernel_file))\n')),
+]
+
+WRONG += ROUND4
+RIGHT += ROUND4_RIGHT
