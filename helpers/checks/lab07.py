@@ -177,8 +177,24 @@ def latency_problems(got: list, cases: list[StreamCase], reveal: bool) -> list[s
         for key, hint in LATENCY_HINTS.items():
             if not close(answer[key], want[key], rel=1e-6):
                 said = f"{fmt(answer[key])}, expected {fmt(want[key])}" if reveal else fmt(answer[key])
+                if rounded(answer[key], want[key]):
+                    return [f"on {case.about}, {key} = {said}: do not round; return the figures as the timestamps give "
+                            "them (round only where you print them). Timestamps here are not whole milliseconds."]
                 return [f"on {case.about}, {key} = {said}{unit_slip(answer[key], want[key])}: {hint}."]
     return []
+
+
+def rounded(got: Any, want: float) -> bool:
+    """`got` (not 0) is `want` rounded to 2..6 decimals (and differs from it)."""
+    return is_number(got) and got != 0 and is_number(want) and math.isfinite(want) and any(
+        got == round(want, k) and not close(got, want, rel=1e-6) for k in range(2, 7))
+
+
+# Streams every latency check runs, the grader's as well as the notebook's: timestamps that are not whole
+# milliseconds (a perf_counter reading never is), so an answer that rounds its figures shows.
+ALWAYS_STREAMS = [StreamCase("a stream timed to the microsecond", 7.0, (7.012345, 7.015678, 7.019012),
+                             {"ttft_s": 0.012345, "tpot_s": 0.0033335, "e2e_s": 0.019012, "naive_ttft_s": 0.019012 / 3,
+                              "naive_error": 0.019012 / 3 / 0.012345 - 1})]
 
 
 @register("07.latency", points=2, exercise="A", title="TTFT, TPOT and the naive TTFT from a token stream",
@@ -189,8 +205,11 @@ def latency_problems(got: list, cases: list[StreamCase], reveal: bool) -> list[s
                             {"ttft_s": 0.25, "tpot_s": 0.002, "e2e_s": 0.26, "naive_ttft_s": 0.26 / 6,
                              "naive_error": 0.26 / 6 / 0.25 - 1}),
                  StreamCase("one token", 0.0, (0.2,), {"ttft_s": 0.2, "tpot_s": math.nan, "e2e_s": 0.2,
-                                                       "naive_ttft_s": 0.2, "naive_error": 0.0})])
+                                                       "naive_ttft_s": 0.2, "naive_error": 0.0}),
+                 StreamCase("two tokens (one gap)", 1.0, (1.03, 1.05), {"ttft_s": 0.03, "tpot_s": 0.02, "e2e_s": 0.05,
+                                                                        "naive_ttft_s": 0.025, "naive_error": -1 / 6})])
 def _latency(ctx: Context, cases: list[StreamCase]) -> str:
+    cases = [*cases, *(c for c in ALWAYS_STREAMS if c not in cases)]
     fail_if(latency_problems(ctx.probe(probe_latency, cases), cases, ctx.reveal))
     return "TTFT, TPOT, e2e and the naive guess right on every stream"
 
@@ -342,6 +361,10 @@ def kv_problems(got: list, cases: list[KVCase], reveal: bool) -> list[str]:
         b = answer["bytes"]
         if answer["real"] is not None and answer["real"] != want:   # the package and its formula disagree: a bug here
             return [f"internal: StaticKVCache holds {answer['real']} bytes on {c.about}, the formula says {want}."]
+        if is_number(b) and b == want and not isinstance(b, int):
+            return [f"kv_cache_bytes on {c.about} gave {fmt(b)} as a {type(b).__name__}: a byte count is a whole number "
+                    "(an int). head_dim is an int (config.head_dim, or dim // n_heads); true division `/` makes a float "
+                    "of every product after it, and a float count of bytes loses exactness past 2⁵³."]
         if not is_number(b) or b != want:
             said = f"{fmt(b)}, expected {want:,}" if reveal else f"{fmt(b)}, not the bytes the cache's tensors hold"
             said += " (in GiB? return bytes)" if is_number(b) and close(b * 2**30, want, rel=1e-6) else ""
@@ -513,10 +536,20 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
         return counted
 
     cache_dtypes: set = set()
+    cache_sizes: set = set()
     grad_modes: set = set()
+    caches: dict = {"compiled": [], "eager": []}      # the caches each call wrote into (held: their ids stay unique)
+    phase = ["compiled"]
     update = StaticKVCache.update
 
+    def note(cache, layer):       # which cache each call writes into, and how long it is
+        if not any(c is cache for c in caches[phase[0]]):
+            caches[phase[0]].append(cache)
+        cache_sizes.add(int(cache.keys[layer].shape[2]))
+
     def seen_update(self, layer, *args, **kwargs):      # which dtype the cache the model writes into holds
+        if not torch.compiler.is_compiling():            # the eager prefill only: Dynamo never sees `caches` (a cache
+            note(self, layer)                            # made inside a traced step is no input it could wrap)
         cache_dtypes.add(str(self.keys[layer].dtype).removeprefix("torch."))
         grad_modes.add(torch.is_grad_enabled())          # and whether autograd records the generation
         return update(self, layer, *args, **kwargs)
@@ -533,11 +566,13 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
         finally:
             frames = counter.frame_count
             torch._dynamo.reset()
-        eager = learner.call("generate_static", model, list(case.prompt), case.new_tokens, None)
-    except Exception as err:      # noqa: BLE001 - said in words below when it is a write past the cache's end
-        if not past_the_cache(err):
-            raise
-        return {"past_cache": f"{type(err).__name__}: {str(err).splitlines()[0][:160]}"}
+        phase[0] = "eager"
+        eager, compiled_anyway = without_compiling(learner, model, case)
+    except CheckFailed:
+        raise
+    except Exception as err:      # noqa: BLE001 - the learner's decode may raise anything: said in words below
+        said = f"{type(err).__name__}: {(str(err).splitlines() or [''])[0][:160]}"
+        return {"past_cache": said} if past_the_cache(err) else {"raised": said}
     finally:
         StaticKVCache.update = update
     as_ints = lambda xs: [int(x) for x in xs] if isinstance(xs, (list, tuple)) else None
@@ -546,8 +581,44 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
     return {"ids": as_ints(ids), "eager": as_ints(eager), "want": greedy_reference(model, list(case.prompt), case.new_tokens),
             "not_int": not_int(eager) or not_int(ids), "grad": True in grad_modes,
             "frames": frames, "calls": calls[0], "wrapped": wrapped[0], "stopped": stopped,
-            "graph_runs": sum(graph_runs),
-            "cache_dtypes": sorted(cache_dtypes)}
+            "graph_runs": sum(graph_runs), "compiled_anyway": compiled_anyway,
+            "cache_kept": any(c is d for c in caches["compiled"] for d in caches["eager"]),
+            "cache_dtypes": sorted(cache_dtypes), "cache_sizes": sorted(cache_sizes)}
+
+
+def without_compiling(learner: Learner, model: nn.Module, case: DecodeCase) -> tuple:
+    """generate_static with no compiler, and whether it compiled anything all the same (torch.compile called, or a
+    graph Dynamo compiled): torch.compile hands the function back uncompiled meanwhile, so such an answer costs no
+    compile here."""
+    from torch._dynamo.utils import counters
+
+    asked: list = []
+    real = torch.compile
+
+    def not_compiling(model=None, *args, **kwargs):
+        asked.append(True)
+        return (lambda fn: fn) if model is None else model
+
+    before = counters["stats"]["unique_graphs"]
+    torch.compile = not_compiling
+    try:
+        ids = learner.call("generate_static", model, list(case.prompt), case.new_tokens, None)
+    finally:
+        torch.compile = real
+    return ids, bool(asked) or counters["stats"]["unique_graphs"] > before
+
+
+def decode_error_hint(said: str) -> str:
+    """Words for what generate_static raised: the likely cause, said for the exercise."""
+    if "one element tensors" in said or "converted to Python scalars" in said:
+        return ("A new id should be one number: take the argmax over the vocabulary, the last dimension, of the last "
+                "position's logits (logits[:, -1].argmax(-1) gives one id for the batch of one), then int() of it.")
+    if "shape" in said or "size" in said:
+        return ("The shapes do not fit: make a new StaticKVCache in every call, from this model's config (its layers, "
+                "KV heads and head_dim), its weights' dtype and device, and room for this prompt and these new "
+                "tokens; feed each new token as a (1, 1) tensor of ids and its position as a 1-element tensor.")
+    return ("Greedy decoding with a static cache: one StaticKVCache made in this call for len(prompt_ids) + "
+            "max_new_tokens positions, an eager prefill of the prompt, then one step per new token at its position.")
 
 
 def past_the_cache(err: BaseException) -> bool:
@@ -562,6 +633,13 @@ def past_the_cache(err: BaseException) -> bool:
 
 def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[str]:
     n = case.new_tokens
+    if got.get("raised"):
+        return [f"on {case.about}, generate_static raised {got['raised']}. {decode_error_hint(got['raised'])}"]
+    if got.get("cache_kept"):
+        return [f"on {case.about}, two calls of generate_static wrote into the same KV cache: make a new StaticKVCache "
+                "in every call, for that call's model (its config, its weights' dtype and device) and for its prompt "
+                "and new tokens. A cache kept from an earlier call fits another model or generation badly, and holds "
+                "its keys and values."]
     if got.get("past_cache"):
         return [f"on {case.about}, generate_static wrote past the end of its KV cache ({got['past_cache']}): "
                 "preallocate one StaticKVCache with room for every position the generation writes, the prompt's "
@@ -595,6 +673,17 @@ def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[st
         return [f"on {case.about}, the KV cache holds {', '.join(wrong_dtype)} while the model computes in {case.dtype}: "
                 "allocate the cache in the model's dtype (its weights'). A wider cache holds more bytes than it "
                 "needs, and decode reads all of them every step."]
+    sizes, written = got.get("cache_sizes", []), len(case.prompt) + n
+    if sizes and max(sizes) > 2 * written:
+        return [f"on {case.about}, the KV cache holds {max(sizes)} positions for a generation of "
+                f"{'a prompt and new tokens' if not reveal else f'{len(case.prompt)} + {n} tokens'}: preallocate it for "
+                "the prompt and the new tokens (len(prompt_ids) + max_new_tokens), not for the model's longest context. "
+                "Each decode step attends over every position the cache holds, so a cache far longer than the "
+                "generation costs reads and compute at every step."]
+    if got.get("compiled_anyway"):
+        return [f"on {case.about}, generate_static compiled the decode step although no compiler was given "
+                "(compiler is None): run the step as it is then (`decode = compiler(step) if compiler is not None "
+                "else step`). The run without a compiler is the eager baseline the compiled one is compared with."]
     if got["wrapped"] == 0 or got["calls"] == 0:
         return ["generate_static never used the compiler it was given: wrap the decode step once, "
                 "`decode = compiler(step)`, and call `decode` for every new token."]
@@ -847,8 +936,12 @@ def probe_int8_model(learner: Learner, case: QuantModelCase) -> dict:
         returned = learner.call("quantize_model", model)
         q = returned if isinstance(returned, nn.Module) else model
         left = sum(isinstance(m, nn.Linear) for m in q.modules())
-        with torch.no_grad(), learner.running("quantize_model"):
-            got = q(x).float()
+        try:
+            with torch.no_grad(), learner.running("quantize_model"):
+                got = q(x).float()
+        except (RuntimeError, TypeError, ValueError, IndexError) as err:   # a QuantLinear where no matmul was
+            return {"linears": linears, "returned": type(returned).__name__, "same": returned is model,
+                    "forward_raised": f"{type(err).__name__}: {str(err).splitlines()[0][:160]}"}
     return {"linears": linears, "left": left, "returned": type(returned).__name__,
             "same": returned is model, "left_in_given": sum(isinstance(m, nn.Linear) for m in model.modules()),
             "rel_to_reference": float((got - want).norm() / want.norm().clamp(min=1e-12)),
@@ -860,6 +953,10 @@ def int8_model_problems(got: dict, case: QuantModelCase) -> list[str]:
     if got["returned"] == "NoneType":
         return ["quantize_model returned None: return the model (changed in place) so it can be used as "
                 "`quantized = quantize_model(model)`."]
+    if got.get("forward_raised"):
+        return [f"on {case.about}, the quantized model could not run its input: {got['forward_raised']}. Replace the "
+                "nn.Linear layers only (isinstance(m, nn.Linear)): an embedding or a norm has a weight too, but it is "
+                "no matmul, and a QuantLinear in its place multiplies what it is given (token ids, say) by it."]
     if got["returned"] != "NoneType" and not got.get("same", True):
         still = (f" (the model it was given still has {got['left_in_given']} of its {got['linears']} nn.Linear layers)"
                  if got.get("left_in_given") else "")

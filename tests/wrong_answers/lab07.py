@@ -1,6 +1,6 @@
 """Lab 07's wrong answers (see tests/wrong_answers/__init__.py): one plausible mistake each."""
 
-from tests.wrong_answers import ROOT, right, wrong
+from tests.wrong_answers import ROOT, Edit, right, wrong
 
 SOLUTION = ROOT / "solutions" / "07_llm_bench.ipynb"
 CELLS = ["parameters", "setup", "ex-a", "ex-b", "ex-b2", "ex-c", "ex-c2", "ex-d", "ex-e", "given-e", "ex-e2", "ex-e2k",
@@ -622,6 +622,80 @@ WRONG = [
     wrong('07.bandwidth', 'the step\'s bytes doubled, as if read and written like the copy', 'ex-g',
           ('achieved = moved / tpot\n', 'achieved = 2 * moved / tpot\n'),
           says='bytes a decode step must read'),
+    # ---- a fair-grades round: mistakes found by thinking like a learner who half-understands the topic
+    wrong('07.latency', 'TPOT NaN unless three tokens or more (n > 2): the one gap of a two-token stream dropped', 'ex-a',
+          ('/ (n - 1) if n > 1', '/ (n - 1) if n > 2'),
+          says='TPOT', hidden_says='TPOT'),
+    wrong('07.latency', 'TTFT and e2e rounded to the millisecond, to clean off the clock\'s noise', 'ex-a',
+          ('ttft = token_times_s[0] - start_s', 'ttft = round(token_times_s[0] - start_s, 3)'),
+          ('e2e = token_times_s[-1] - start_s', 'e2e = round(token_times_s[-1] - start_s, 3)'),
+          says='round', hidden_says='round'),
+    wrong('07.flops_bytes', "FLOPs by the 2 × parameters rule (the package's param_count, embedding and norms included)", 'ex-b',
+          ('return 2 * matmul_weights(config) + config.n_layers * per_layer_attention',
+           'return 2 * param_count(config) + config.n_layers * per_layer_attention'),
+          says="package's version|embedding lookup", hidden_says="package's version|embedding lookup"),
+    wrong('07.kv_cache', 'head_dim worked out as dim / n_heads (true division): a float byte count', 'ex-c',
+          ('2 * config.n_kv_heads * config.head_dim * dtype_bytes', '2 * config.n_kv_heads * (config.dim / config.n_heads) * dtype_bytes'),
+          says='whole number', hidden_says='whole number'),
+    wrong('07.kv_budget', 'a tenth of the free memory held back as headroom for activations', 'ex-c2',
+          ('free = memory_bytes - weight_bytes', 'free = int(0.9 * (memory_bytes - weight_bytes))'),
+          says='memory − weights', hidden_says='memory − weights'),
+    wrong('07.kv_budget', "each cache counted for tokens + 1 positions (room for the next token's key and value)", 'ex-c2',
+          ('kv_cache_bytes(config, tokens, 1, dtype_bytes)', 'kv_cache_bytes(config, tokens + 1, 1, dtype_bytes)'),
+          says='round down|exactly', hidden_says='rounded down'),
+    wrong('07.static_decode', "the cache sized for the model's longest context (max_seq_len), whatever the generation needs", 'ex-d',
+          ('StaticKVCache(model.config, 1, P + max_new_tokens,', 'StaticKVCache(model.config, 1, model.config.max_seq_len,'),
+          says='prompt', hidden_says='prompt'),
+    wrong('07.static_decode', 'no compiler given: the step compiled with torch.compile anyway', 'ex-d',
+          ('decode = compiler(step) if compiler is not None else step', 'decode = (compiler or torch.compile)(step)'),
+          says='compiler is None|as it is', hidden_says='compiler is None|as it is'),
+    wrong('07.int8_weights', 'rounded half up as trunc(x + 0.5): negative quotients rounded toward zero', 'ex-e',
+          ('(w32 / step.unsqueeze(1)).round()', '(w32 / step.unsqueeze(1) + 0.5).trunc()'),
+          says='nearest integer', hidden_says='nearest integer'),
+    wrong('07.int8_model', 'every module with a 2-D weight quantized: the embedding table too', 'ex-e2',
+          ('if isinstance(m, nn.Linear)}', 'if getattr(getattr(m, "weight", None), "dim", lambda: 0)() == 2}'),
+          says='Linear', hidden_says='Linear'),
+    wrong('07.percentiles', 'p99 as the largest value (too few runs for a 99th percentile)', 'ex-f',
+          (PCT, '(float(max(xs)) if q == 99 else float(np.percentile(xs, q)))'),
+          says='interpolate linearly', hidden_says='interpolate linearly'),
+    wrong('07.percentiles', 'ITL gaps de-duplicated with set(): equal gaps counted once', 'ex-f',
+          ('itl = [(b - a) * 1e3 for start, times in runs for a, b in zip(times, times[1:])]',
+           'itl = sorted({(b - a) * 1e3 for start, times in runs for a, b in zip(times, times[1:])})'),
+          says='ITL', hidden_says='ITL'),
+    wrong('07.percentiles', "the runs sorted by TTFT in place (runs.sort): the caller's list reordered", 'ex-f',
+          ('    ttft = [(times[0] - start) * 1e3 for start, times in runs]\n',
+           '    runs.sort(key=lambda run: run[1][0] - run[0])\n    ttft = [(times[0] - start) * 1e3 for start, times in runs]\n'),
+          says='changed the runs', hidden_says='changed the runs'),
+    wrong('07.bandwidth', 'only a division by zero caught (try/except ZeroDivisionError): a NaN TPOT gives NaN figures', 'ex-g',
+          ('    if not moved or tpot is None or not math.isfinite(tpot) or tpot <= 0:\n        return None\n'
+           '    achieved = moved / tpot\n',
+           '    try:\n        achieved = moved / tpot\n    except (TypeError, ZeroDivisionError):\n        return None\n'),
+          says='return None', hidden_says='return None'),
+    wrong('07.int8_kernel', 'the grid from N // 32 (floor division): the last, partial column block never computed', 'ex-e2k',
+          ('int8_linear_kernel[(triton.cdiv(N, 32), triton.cdiv(B, 16))]', 'int8_linear_kernel[(N // 32, triton.cdiv(B, 16))]'),
+          says='outputs are off', hidden_says='differ from the expected'),
+    wrong('07.flops_bytes', "attention over half the context (causal masking's average, which is prefill's, not a decode step's)", 'ex-b',
+          ('config.head_dim * context   #', 'config.head_dim * context / 2   #'),
+          says='attention', hidden_says='attention'),
+    wrong('07.static_decode', 'the argmax taken over the batch axis (argmax(0)), not the vocabulary', 'ex-d',
+          ('next_id = logits[:, -1].argmax(-1)\n        ids', 'next_id = logits[:, -1].argmax(0)\n        ids'),
+          says='argmax', hidden_says='argmax'),
+    wrong('07.static_decode', "the cache made on the first call and kept on the function for later calls (another model's cache)", 'ex-d',
+          ('    cache = StaticKVCache(model.config, 1, P + max_new_tokens, dtype=weight.dtype, device=weight.device)\n',
+           '    if getattr(generate_static, "cache", None) is None:     # allocate once, reuse afterwards\n'
+           '        generate_static.cache = StaticKVCache(model.config, 1, P + max_new_tokens, dtype=weight.dtype, '
+           'device=weight.device)\n'
+           '    cache = generate_static.cache\n'),
+          says='StaticKVCache in every call', hidden_says='StaticKVCache in every call', fresh=True),
+    wrong('07.int8_weights', 'int8_linear with the activations cast to int8 as well: a true int8 matmul', 'ex-e',
+          ('return (x @ q.to(x.dtype).T) * scales.to(x.dtype)',
+           'return (x.round().to(torch.int8).to(x.dtype) @ q.to(x.dtype).T) * scales.to(x.dtype)'),
+          says='away from', hidden_says='away from'),
+    wrong('07.percentiles', "TPOT one figure per run from the pooled gaps' mean, the same for every run", 'ex-f',
+          ('tpot = [(times[-1] - times[0]) / (len(times) - 1) * 1e3 for start, times in runs if len(times) > 1]',
+           'tpot = [float(np.mean([(b - a) * 1e3 for s, t in runs for a, b in zip(t, t[1:])]))] * '
+           'sum(len(times) > 1 for start, times in runs)'),
+          says='TPOT', hidden_says='TPOT'),
 ]
 
 RIGHT = [
@@ -650,7 +724,8 @@ RIGHT = [
     right('07.static_decode', 'a cache of P + max_new_tokens - 1 positions: the last token is never fed back', 'ex-d',
           ('StaticKVCache(model.config, 1, P + max_new_tokens,', 'StaticKVCache(model.config, 1, P + max_new_tokens - 1,')),
     right('07.flops_bytes', "the cache's bytes from the learner's kv_cache_bytes", 'ex-b',
-          (KV_PER_POSITION, 'kv_cache_bytes(config, context + 1, batch, kv_bytes)')),
+          (KV_PER_POSITION, 'kv_cache_bytes(config, context + 1, batch, kv_bytes)'),
+          also=(Edit('ex-c'),)),      # part C's cell (unchanged) defines it: the namespace runs as far as it
     right('07.int8_weights', 'a clamped row max instead of torch.where', 'ex-e',
           ('step = torch.where(row_max > 0, row_max / 127.0, torch.ones_like(row_max))', 'step = row_max.clamp(min=1e-12) / 127.0')),
     right('07.int8_weights', "q divided by the scale as returned, rounded to the weight's dtype", 'ex-e',
@@ -698,4 +773,19 @@ RIGHT = [
           ('        return {f"p{q}": float(np.percentile(xs, q)) if xs else math.nan for q in (50, 95, 99)}',
            '        values = np.percentile(xs, [50, 95, 99]) if xs else [math.nan] * 3\n'
            '        return {f"p{q}": float(v) for q, v in zip((50, 95, 99), values)}')),
+    # ---- a fair-grades round
+    right('07.latency', 'naive error as (naive - ttft) / ttft', 'ex-a',
+          ('"naive_error": naive / ttft - 1', '"naive_error": (naive - ttft) / ttft')),
+    right('07.roofline', "the bound from the intensity against the ridge point (FLOPs/byte vs peak ÷ bandwidth)", 'ex-b2',
+          ('"compute" if compute_s > memory_s else "bandwidth"',
+           '"compute" if flops / bytes_moved > peak_flops / bandwidth else "bandwidth"')),
+    right('07.static_decode', 'a new position tensor made from the loop index at every step', 'ex-d',
+          ('        for _ in range(max_new_tokens - 1):\n            logits = decode(next_id[:, None], input_pos)\n',
+           '        for i in range(max_new_tokens - 1):\n'
+           '            logits = decode(next_id[:, None], torch.tensor([P + i], device=weight.device))\n'),
+          ('            input_pos += 1\n', '')),
+    right('07.int8_weights', 'scales kept as a column ([out, 1], keepdim) and flattened where they scale the output', 'ex-e',
+          ('row_max = w32.abs().max(dim=1).values', 'row_max = w32.abs().amax(dim=1, keepdim=True)'),
+          ('(w32 / step.unsqueeze(1))', '(w32 / step)'),
+          ('* scales.to(x.dtype)', '* scales.to(x.dtype).reshape(-1)')),
 ]
