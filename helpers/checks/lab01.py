@@ -365,10 +365,12 @@ def timing_problem(row: dict, timings: list[dict]) -> str | None:
         return (f"time_op_sweep's row for {n} element(s) holds the time bench.measure measured on another size: each "
                 "row must pair a size with its own measurement (time the sizes in the order given, or keep each "
                 "Timing with the size it was measured on, not two lists zipped in different orders).")
-    few = min((t.get("samples", MIN_CALLS) for t in same), default=MIN_CALLS)
-    if all(t.get("samples", MIN_CALLS) < MIN_CALLS for t in same):
+    from helpers.bench import MIN_SAMPLES        # bench.measure's own floor: its defaults never report fewer
+
+    few = min((t.get("samples", MIN_SAMPLES) for t in same), default=MIN_SAMPLES)
+    if all(t.get("samples", MIN_SAMPLES) < MIN_SAMPLES for t in same):
         return (f"time_op_sweep's median_us on {n} element(s) is the median of only {few} sample(s): bench.measure was "
-                f"cut short (repeat, min_run_time or warmup turned down). Keep its defaults (a median of {MIN_CALLS} "
+                f"cut short (repeat, min_run_time or warmup turned down). Keep its defaults (a median of {MIN_SAMPLES} "
                 "samples or more, after warm-up calls), or the knee moves with the noise of a single call.")
     if any(reads_as(row["q25_us"], t, "q25_ms") and reads_as(row["q75_us"], t, "q75_ms") for t in same):
         return None
