@@ -1,6 +1,6 @@
 """Where a decode step's time goes: the kernels of one compiled step, grouped, against the step's wall time.
 
-    python benchmarks/decode_profile.py --model 1b --backend compiled int8-triton [--fused]
+    python benchmarks/decode_profile.py --model 1b --backend compiled int8-triton [--fused] [--flash-decode]
 
 For each backend: load it, record its decode step (torch.compile, reduce-overhead: one CUDA graph), replay it, and
 profile `--steps` replays with torch.profiler. Prints per step: the wall time (CUDA events around the replays), the
@@ -40,7 +40,7 @@ def kind(name: str) -> str:
 
 def profile_backend(name: str, args) -> None:
     backend = make_backend(name, args.model, device="cuda", dtype="bf16", compile_mode="reduce-overhead",
-                           fused=args.fused).load()
+                           fused=args.fused, flash_decode=args.flash_decode).load()
     step = backend.decode_step_fn(context=args.context)
     for _ in range(5):
         step()
@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", default="1b")
     p.add_argument("--backend", nargs="+", default=["compiled", "int8-triton"])
     p.add_argument("--fused", action="store_true")
+    p.add_argument("--flash-decode", action="store_true", help="decode attention over the filled cache only (Triton)")
     p.add_argument("--context", type=int, default=128)
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--top", type=int, default=15)

@@ -62,6 +62,12 @@ def warm(lab: str, work: Path, args) -> tuple[Path, float]:
     return out / ".warm", time.monotonic() - t0
 
 
+def lost(result) -> str:
+    """The checks a copy of the reference solution lost points on, each with the grader's message."""
+    return "".join(f"\n      {c.name} {c.score:g}/{c.max_score:g}: {c.message[:600]}" for c in result.checks
+                   if c.score < c.max_score)
+
+
 def run(lab: str, jobs: int, warm_dir: Path, work: Path, args) -> dict:
     """Grade `copies` copies of the reference solution and one untouched lab from the warm cache; times and scores."""
     folder, out = work / f"subs-{lab}-{jobs}", work / f"grades-{lab}-{jobs}"
@@ -76,7 +82,8 @@ def run(lab: str, jobs: int, warm_dir: Path, work: Path, args) -> dict:
     copies = [r for r in results if r.submission != "untouched"]
     untouched = [r for r in results if r.submission == "untouched"]
     n = len(results)
-    wrong = ([f"{r.submission}: {r.status} {r.total:g}/{r.max_total:g}" for r in copies if r.total != r.max_total or r.status != "ok"]
+    wrong = ([f"{r.submission}: {r.status} {r.total:g}/{r.max_total:g}{lost(r)}" for r in copies
+              if r.total != r.max_total or r.status != "ok"]
              + [f"untouched: {r.status} {r.total:g}/{r.max_total:g}" for r in untouched if r.total != 0])
     return {"jobs": jobs, "gpus": gpus_for(jobs, args) or "all", "batch_s": wall, "per_min": 60 * n / wall, "per_nb_s": wall / n,
             "job_s": statistics.median(r.seconds for r in results),

@@ -238,6 +238,9 @@ class Attention(nn.Module):
         self.v_proj = nn.Linear(config.dim, config.n_kv_heads * self.head_dim, bias=False)
         self.o_proj = nn.Linear(config.n_heads * self.head_dim, config.dim, bias=False)
         self.qkv_proj: nn.Linear | None = None   # set by fuse_projections: q, k and v as one matmul
+        # set by helpers.llm_bench.flash_decode.use_flash_decode: f(q, keys, values, input_pos), the attention of one
+        # new token over the filled part of the cache (a Triton kernel), in place of SDPA over all of it
+        self.decode_attention = None
 
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layer: int,
                 input_pos: torch.Tensor, cache: StaticKVCache | None, visible: torch.Tensor | None) -> torch.Tensor:
@@ -256,8 +259,11 @@ class Attention(nn.Module):
             out = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
         else:  # write this step's keys/values, attend over the whole cache, `visible` hides what lies ahead
             keys, values = cache.update(layer, input_pos, k, v)
-            out = F.scaled_dot_product_attention(q, keys.to(q.dtype), values.to(q.dtype), attn_mask=visible,
-                                                 enable_gqa=gqa)
+            if self.decode_attention is not None and t == 1:     # one new token: the filled positions only
+                out = self.decode_attention(q, keys, values, input_pos)
+            else:
+                out = F.scaled_dot_product_attention(q, keys.to(q.dtype), values.to(q.dtype), attn_mask=visible,
+                                                     enable_gqa=gqa)
         return self.o_proj(out.transpose(1, 2).reshape(b, t, -1))
 
 

@@ -21,17 +21,18 @@ from helpers.llm_bench.base import LLMBackend
 from helpers.llm_bench.hf import HFBackend
 from helpers.llm_bench.llama_backends import CompiledBackend, EagerBackend, Int8Backend
 
-# name → factory(mode, **settings): settings are model, device, dtype, seed, fused, hf_model; `mode` is the
-# torch.compile mode already resolved for the device. A factory takes the settings it needs and ignores the rest.
+# name → factory(mode, **settings): settings are model, device, dtype, seed, options, hf_model; `mode` is the
+# torch.compile mode already resolved for the device, `options` the static-cache model's switches (fused, flash_decode). A
+# factory takes the settings it needs and ignores the rest.
 BACKENDS: dict[str, Callable[..., LLMBackend]] = {
-    "eager": lambda mode, model, device, dtype, seed, fused, **_: EagerBackend(model, device, dtype, seed, fused=fused),
-    "compiled": lambda mode, model, device, dtype, seed, fused, **_: CompiledBackend(model, device, dtype, seed,
-                                                                                     mode=mode, fused=fused),
-    "int8": lambda mode, model, device, dtype, seed, fused, **_: Int8Backend(model, device, dtype, seed, fused=fused),
-    "int8-compiled": lambda mode, model, device, dtype, seed, fused, **_: Int8Backend(model, device, dtype, seed,
-                                                                                      compile_mode=mode, fused=fused),
-    "int8-triton": lambda mode, model, device, dtype, seed, fused, **_: _int8_triton(mode, model, device, dtype, seed,
-                                                                                    fused),
+    "eager": lambda mode, model, device, dtype, seed, options, **_: EagerBackend(model, device, dtype, seed, **options),
+    "compiled": lambda mode, model, device, dtype, seed, options, **_: CompiledBackend(model, device, dtype, seed,
+                                                                                       mode=mode, **options),
+    "int8": lambda mode, model, device, dtype, seed, options, **_: Int8Backend(model, device, dtype, seed, **options),
+    "int8-compiled": lambda mode, model, device, dtype, seed, options, **_: Int8Backend(model, device, dtype, seed,
+                                                                                        compile_mode=mode, **options),
+    "int8-triton": lambda mode, model, device, dtype, seed, options, **_: _int8_triton(mode, model, device, dtype,
+                                                                                      seed, options),
     "hf": lambda mode, model, device, dtype, seed, hf_model=None, **_: HFBackend(hf_model or model, device, dtype, seed),
 }
 
@@ -47,7 +48,7 @@ def int8_triton_present() -> bool:
     return importlib.util.find_spec("helpers.llm_bench.int8_triton") is not None
 
 
-def _int8_triton(mode, model, device, dtype, seed, fused) -> LLMBackend:
+def _int8_triton(mode, model, device, dtype, seed, options) -> LLMBackend:
     """The Triton kernel's int8 backend: its decode step compiled on a GPU (CUDA graphs), eager in the CPU interpreter."""
     try:
         from helpers.llm_bench.int8_triton import Int8TritonBackend   # imports Triton: only when this backend is made
@@ -57,7 +58,7 @@ def _int8_triton(mode, model, device, dtype, seed, fused) -> LLMBackend:
         raise ValueError(INT8_TRITON_LEFT_OUT) from None
 
     return Int8TritonBackend(model, device, dtype, seed, compile_mode=mode if device.type == "cuda" else None,
-                             fused=fused)
+                             **options)
 
 
 CUDA_GRAPH_MODES = ("reduce-overhead",)  # torch.compile modes whose point is CUDA graphs, which a CPU has none of
@@ -75,12 +76,14 @@ def compile_mode_for(compile_mode: str, device: torch.device) -> str:
 
 def make_backend(name: str, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
                  dtype: str | torch.dtype = "auto", seed: int = 0, compile_mode: str = "auto",
-                 fused: bool = False, hf_model: str | None = None) -> LLMBackend:
-    """A backend by name (one of BACKENDS). hf_model: a local folder or Hub id for the "hf" backend."""
+                 fused: bool = False, flash_decode: bool = False, hf_model: str | None = None) -> LLMBackend:
+    """A backend by name (one of BACKENDS). fused: q/k/v and gate/up as one matmul each;
+    flash_decode: decode attention over the filled part of the cache only (helpers.llm_bench.flash_decode); hf_model: a
+    local folder or Hub id for the "hf" backend."""
     try:
         factory = BACKENDS[name]
     except KeyError:
         raise ValueError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}") from None
     dev = pick_device(device)
-    return factory(compile_mode_for(compile_mode, dev), model=model, device=dev, dtype=dtype, seed=seed, fused=fused,
-                   hf_model=hf_model)
+    return factory(compile_mode_for(compile_mode, dev), model=model, device=dev, dtype=dtype, seed=seed,
+                   options=dict(fused=fused, flash_decode=flash_decode), hf_model=hf_model)

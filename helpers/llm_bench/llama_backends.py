@@ -36,9 +36,10 @@ class LlamaBackend(LLMBackend):
 
     def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
                  dtype: str | torch.dtype = "auto", seed: int = 0, compile_mode: str | None = None,
-                 compile_prefill: bool = False, fused: bool = False):
+                 compile_prefill: bool = False, fused: bool = False, flash_decode: bool = False):
         super().__init__(model, device, dtype, seed)
         self.fused = fused   # q/k/v and gate/up as one matmul each (helpers.llama.fuse_projections)
+        self.flash_decode = flash_decode   # decode attention over the filled cache only (helpers.llm_bench.flash_decode)
         if compile_mode not in (None, *COMPILE_MODES):
             raise ValueError(f"unknown torch.compile mode {compile_mode!r}; choose one of {', '.join(COMPILE_MODES)}")
         self.compile_mode, self.compile_prefill = compile_mode, compile_prefill
@@ -53,6 +54,11 @@ class LlamaBackend(LLMBackend):
         if self.fused:
             fuse_projections(self.model)
             self.name += "+fused"
+        if self.flash_decode:
+            from helpers.llm_bench.flash_decode import use_flash_decode   # imports Triton: only when asked
+
+            use_flash_decode(self.model)
+            self.name += "+flashdecode"
         self._prepare()
         self._decode_fn, self._prefill_fn = self._step_functions()
         return self
@@ -166,8 +172,8 @@ class EagerBackend(LlamaBackend):
     name = "eager"
 
     def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
-                 dtype: str | torch.dtype = "auto", seed: int = 0, fused: bool = False):
-        super().__init__(model, device, dtype, seed, fused=fused)
+                 dtype: str | torch.dtype = "auto", seed: int = 0, **options):
+        super().__init__(model, device, dtype, seed, **options)
 
 
 class CompiledBackend(LlamaBackend):
@@ -175,8 +181,8 @@ class CompiledBackend(LlamaBackend):
 
     def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
                  dtype: str | torch.dtype = "auto", seed: int = 0, mode: str = "default",
-                 compile_prefill: bool = False, fused: bool = False):
-        super().__init__(model, device, dtype, seed, compile_mode=mode, compile_prefill=compile_prefill, fused=fused)
+                 compile_prefill: bool = False, **options):
+        super().__init__(model, device, dtype, seed, compile_mode=mode, compile_prefill=compile_prefill, **options)
         self.name = "compiled" if mode == "default" else f"compiled-{mode}"
 
 
@@ -191,8 +197,8 @@ class Int8Backend(LlamaBackend):
 
     def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
                  dtype: str | torch.dtype = "auto", seed: int = 0, compile_mode: str | None = None,
-                 fused: bool = False):
-        super().__init__(model, device, dtype, seed, compile_mode=compile_mode, fused=fused)
+                 **options):
+        super().__init__(model, device, dtype, seed, compile_mode=compile_mode, **options)
         self.name = "int8" if compile_mode is None else f"int8-compiled-{compile_mode}"
         self.logits_error: dict = {}
         self.weight_bytes_unquantized = 0
