@@ -245,3 +245,19 @@ def test_stand_in_kernels_read_as_their_language_and_a_source_search_for_exp_fin
 def test_report_written_again_elsewhere_says_what_it_did_wrong(again, says):
     problems = lab04.report_again_problems(again)
     assert (problems == []) if says is None else says in problems[0], problems
+
+
+def test_the_dump_probe_gets_the_time_three_cold_compiles_take_on_a_busy_gpu_host():
+    """04.debug_dump's probe compiles three times with the caches off: the grader must not stop it at its default 60 s
+    (the notebook's own check took 48-62 s on an idle H100 host; an honest dump lost its points under load)."""
+    class Recording(checks.Context):
+        timeouts: list = []
+
+        def probe(self, probe, *args, timeout=None, **kwargs):
+            self.timeouts.append((probe.__name__, timeout))
+            raise checks.CheckFailed("recorded")
+
+    spec = checks.spec("04.debug_dump")
+    checks.run(spec, Recording(), spec.public_cases())
+    assert Recording.timeouts == [("probe_debug_dump", lab04.DUMP_PROBE_TIMEOUT)]
+    assert lab04.DUMP_PROBE_TIMEOUT >= 180

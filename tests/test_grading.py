@@ -264,3 +264,27 @@ def test_nothing_left_running(batch):
 def test_executed_notebooks_are_kept_small(batch):
     executed = batch["out"] / "executed"
     assert all(p.stat().st_size < 8 * 2**20 for p in executed.glob("*.ipynb"))
+
+
+def test_a_probe_near_its_time_limit_is_noted_for_the_log():
+    """GraderContext notes each probe that used more than half its limit (the instructor's hint that --call-timeout,
+    or the check's own limit, is tight for this machine), and forgets it once taken."""
+    import time as clock
+
+    from helpers.grading import hidden
+
+    class SlowJob:
+        def probe(self, probe, args, kwargs, timeout):
+            clock.sleep(args[0])
+            return "answer"
+
+    def some_probe(learner, seconds):
+        return None
+
+    ctx = hidden.GraderContext(SlowJob(), call_timeout=0.2)
+    assert ctx.probe(some_probe, 0.0) == "answer" and ctx.take_near_limit() == []
+    assert ctx.probe(some_probe, 0.15) == "answer"
+    (name, took, limit), = ctx.take_near_limit()
+    assert name == "some_probe" and took >= 0.15 and limit == 0.2 and ctx.take_near_limit() == []
+    ctx.probe(some_probe, 0.15, timeout=1.0)                 # a check's own, longer limit counts
+    assert ctx.take_near_limit() == []

@@ -200,6 +200,9 @@ def grade_one(path: Path, settings: Settings, kit: LabKit, slot: int, warm: Path
                 continue
             with hidden.GRADER_TURNS.turn():   # cases and judges run here, one thread at a time
                 results.append(checks.run(spec, ctx, kit.hidden.cases_for(spec.name, kit.references)))
+            for probe, took, limit in ctx.take_near_limit():     # for the instructor: a limit that may be too tight
+                log(settings.out, f"{key}: {spec.name}'s {probe} took {took:.0f} s of its {limit:.0f} s limit "
+                                  f"({results[-1].status}); on a busier machine it may run out (see --call-timeout)")
     finally:
         job.stop()
         executed_bytes = jail.read(executed.name, MAX_EXECUTED_BYTES)

@@ -16,6 +16,7 @@ import contextlib
 import importlib.util
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -111,9 +112,24 @@ class GraderContext(Context):
 
     reveal = False
 
+    NEAR = 0.5    # a probe that used more than this share of its time limit is logged: on a busier machine it may not fit
+
     def __init__(self, job, call_timeout: float):
         self.job, self.call_timeout = job, call_timeout
+        self.near_limit: list[tuple[str, float, float]] = []   # (probe, seconds it took, its limit), since last taken
 
     def probe(self, probe: Callable, *args, timeout: float | None = None, **kwargs) -> Any:
-        with GRADER_TURNS.away():
-            return self.job.probe(probe, args, kwargs, timeout or self.call_timeout)
+        limit = timeout or self.call_timeout
+        start = time.monotonic()
+        try:
+            with GRADER_TURNS.away():
+                return self.job.probe(probe, args, kwargs, limit)
+        finally:
+            took = time.monotonic() - start
+            if took > self.NEAR * limit:
+                self.near_limit.append((probe.__name__, took, limit))
+
+    def take_near_limit(self) -> list[tuple[str, float, float]]:
+        """The probes that came near their time limit since the last call, and forget them."""
+        near, self.near_limit = self.near_limit, []
+        return near
