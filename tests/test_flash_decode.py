@@ -81,3 +81,17 @@ def test_backends_take_the_switch_and_name_it():
         tokens = backend.collect([5, 9, 2], GenerationConfig(max_new_tokens=4)).sequences()
     with make_backend("eager", "tiny", device="cpu") as plain:
         assert plain.collect([5, 9, 2], GenerationConfig(max_new_tokens=4)).sequences() == tokens
+
+
+def test_without_a_gpu_or_the_interpreter_the_switch_is_refused_in_words():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in __import__("os").environ.items() if k != "TRITON_INTERPRET"}
+    script = ("from helpers.llm_bench import make_backend\n"
+              "try:\n    make_backend('eager', 'tiny', device='cpu', flash_decode=True)\n"
+              "except RuntimeError as err:\n    print(err)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
+                         cwd=Path(__file__).resolve().parents[1], timeout=120)
+    assert "TRITON_INTERPRET=1" in out.stdout and "CUDA GPU" in out.stdout, out.stdout + out.stderr

@@ -16,6 +16,7 @@ step's CUDA graph. On a CPU it runs in Triton's interpreter (TRITON_INTERPRET=1 
 from __future__ import annotations
 
 import math
+import os
 
 import torch
 from torch import nn
@@ -62,6 +63,16 @@ if triton is not None:
             l_i = l_i * alpha + tl.sum(p, axis=0)
             m_i = m_new
         tl.store(out_ptr + b * stride_ob + h * stride_oh + d, (acc / l_i).to(out_ptr.dtype.element_ty))
+
+
+def unavailable(device: torch.device) -> str | None:
+    """Why the kernel cannot run on `device`, in words, or None when it can."""
+    if triton is None:
+        return "--flash-decode runs a Triton kernel, and Triton is not installed here (Linux wheels: pip install triton)"
+    if device.type == "cuda" or (device.type == "cpu" and os.environ.get("TRITON_INTERPRET") == "1"):
+        return None
+    return (f"--flash-decode runs a Triton kernel on a CUDA GPU, or on the CPU in Triton's interpreter (TRITON_INTERPRET=1 "
+            f"set before Python starts; slow, tiny models only); not on {device.type} as things stand: leave it off here")
 
 
 def _check(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, input_pos: torch.Tensor) -> None:

@@ -40,6 +40,12 @@ class LlamaBackend(LLMBackend):
         super().__init__(model, device, dtype, seed)
         self.fused = fused   # q/k/v and gate/up as one matmul each (helpers.llama.fuse_projections)
         self.flash_decode = flash_decode   # decode attention over the filled cache only (helpers.llm_bench.flash_decode)
+        if flash_decode:
+            from helpers.llm_bench.flash_decode import unavailable   # imports Triton: only when asked
+
+            why = unavailable(self.device)
+            if why:
+                raise RuntimeError(why)
         if compile_mode not in (None, *COMPILE_MODES):
             raise ValueError(f"unknown torch.compile mode {compile_mode!r}; choose one of {', '.join(COMPILE_MODES)}")
         self.compile_mode, self.compile_prefill = compile_mode, compile_prefill
