@@ -31,7 +31,9 @@ ATTENTION = ("flash", "attention", "fmha", "sdpa", "efficient")
 
 def kind(name: str) -> str:
     low = name.lower()
-    if any(k in low for k in ATTENTION):
+    # Inductor's own kernels are named after the ops they fuse: one that prepares q for --flash-decode's kernel
+    # (RoPE) carries `decode_attention` in its name, and is not attention
+    if any(k in low for k in ATTENTION) and not low.startswith("triton_"):
         return "attention"
     if any(k in low for k in MATMUL):
         return "matmul"

@@ -9,8 +9,8 @@ generations of `--tokens` tokens after a short prompt; TPOT is each run's mean g
 spread over runs). A decode step must read every weight but the embedding lookups, and the KV cache; the script
 counts the cache as the kernel reads it: the static cache's whole length (the attention mask hides the unused part,
 but SDPA still reads it), and as the context (what a dynamic cache, or --flash-decode's kernel, reads), and divides
-by the measured copy bandwidth (a `copy_` of a large tensor: 2 × its bytes, fastest sample). Figures are printed with the device and
-versions, and written as JSON with `--out`. Lab 07's targets (H100, 1b, bf16, batch 1): compiled ≥ 80% of the copy
+by the measured copy bandwidth (a `copy_` of a large tensor: 2 × its bytes, fastest sample). Figures are printed
+with the device and versions, and written as JSON with `--out`. Lab 07's targets (H100, 1b, bf16, batch 1): compiled ≥ 80% of the copy
 bandwidth, compiled ≥ 3× eager, int8-compiled ≥ 1.5× compiled.
 """
 

@@ -22,8 +22,8 @@ from helpers.llm_bench.hf import HFBackend
 from helpers.llm_bench.llama_backends import CompiledBackend, EagerBackend, Int8Backend
 
 # name → factory(mode, **settings): settings are model, device, dtype, seed, options, hf_model; `mode` is the
-# torch.compile mode already resolved for the device, `options` the static-cache model's switches (fused, flash_decode). A
-# factory takes the settings it needs and ignores the rest.
+# torch.compile mode already resolved for the device, `options` the static-cache model's switches (fused,
+# flash_decode). A factory takes the settings it needs and ignores the rest.
 BACKENDS: dict[str, Callable[..., LLMBackend]] = {
     "eager": lambda mode, model, device, dtype, seed, options, **_: EagerBackend(model, device, dtype, seed, **options),
     "compiled": lambda mode, model, device, dtype, seed, options, **_: CompiledBackend(model, device, dtype, seed,
