@@ -35,7 +35,8 @@ from helpers.llm_bench.base import resolve_dtype  # noqa: E402
 def decode_row(name: str, args, device: torch.device, copy_bw: float) -> dict:
     mode = None if name in ("eager", "int8") else args.compile_mode
     backend = make_backend(name, args.model, device=device, dtype=args.dtype, compile_mode=args.compile_mode,
-                           fused=args.fused, flash_decode=args.flash_decode).load()
+                           fused=args.fused, flash_decode=args.flash_decode,
+                           greedy_in_graph=args.greedy_in_graph).load()
     # one prompt, or `--batch` prompts of the same length (different ids, so no two rows decode alike)
     prompt = (list(range(1, args.prompt + 1)) if args.batch == 1 else
               [[(row * 7 + j) % 90 + 1 for j in range(args.prompt)] for row in range(args.batch)])
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="q/k/v and gate/up as one matmul each (helpers.llama.fuse_projections)")
     parser.add_argument("--flash-decode", action="store_true",
                         help="decode attention over the filled cache only, a Triton kernel (helpers.llm_bench.flash_decode)")
+    parser.add_argument("--greedy-in-graph", action="store_true",
+                        help="the compiled step picks the greedy token and moves the position itself (no kernel "
+                             "outside the CUDA graph but the ids' copy to the host)")
     parser.add_argument("--prompt", type=int, default=16)
     parser.add_argument("--batch", type=int, default=1, help="sequences decoded together (each step reads the weights once)")
     parser.add_argument("--tokens", type=int, default=256)
@@ -93,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{device_label(device)} · {args.model} in {args.dtype} · "
           f"batch {args.batch}, prompt {args.prompt}, {args.tokens} tokens × {args.repeats} runs · copy bandwidth "
           f"{copy_bw / 1e9:.0f} GB/s" + (" · coordinate descent" if args.coordinate_descent else "")
-          + (" · fused projections" if args.fused else "") + (" · flash-decode attention" if args.flash_decode else ""))
+          + (" · fused projections" if args.fused else "") + (" · flash-decode attention" if args.flash_decode else "")
+          + (" · greedy token picked in the graph" if args.greedy_in_graph else ""))
     rows = []
     for name in args.backend:
         row = decode_row(name, args, device, copy_bw)
@@ -116,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(json.dumps({"device": device_label(device), "versions": v, "model": args.model,
                                         "dtype": str(args.dtype), "copy_gbps": copy_bw / 1e9,
                                         "batch": args.batch, "coordinate_descent": args.coordinate_descent,
-                                        "fused": args.fused, "flash_decode": args.flash_decode, "rows": rows}, indent=1))
+                                        "fused": args.fused, "flash_decode": args.flash_decode,
+                                        "greedy_in_graph": args.greedy_in_graph, "rows": rows}, indent=1))
     return 0
 
 

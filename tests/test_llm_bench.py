@@ -101,6 +101,27 @@ def test_sampling_greedy_seeded_and_top_k():
     assert torch.equal(sample_next(logits, top1, torch.Generator().manual_seed(3)), logits.argmax(-1))
 
 
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_two_stage_greedy_ids_equal_argmax_ties_and_nan_included(device):
+    """greedy_ids is torch.argmax in two stages: the same ids for vocabularies that are and are not a multiple of its
+    chunk, for many ties (the first maximum wins), a NaN (it wins, as in argmax) and a row of -inf, eager and compiled."""
+    from helpers.llm_bench.generation import greedy_ids
+
+    if device == "cuda" and not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    g = torch.Generator().manual_seed(0)
+    for vocab in (300, 32000, 50257, 128256):
+        for dtype in (torch.float32, torch.bfloat16):
+            tied = torch.randint(-2, 3, (4, vocab), generator=g).to(device, dtype)
+            tied[3] = float("-inf")
+            odd = torch.randn(2, vocab, generator=g).to(device, dtype)
+            odd[1, vocab // 3] = float("nan")
+            for logits in (tied, odd):
+                assert torch.equal(greedy_ids(logits), logits.argmax(-1)), (vocab, dtype)
+    logits = torch.randint(-2, 3, (2, 128256), generator=g).float().to(device)
+    assert torch.equal(torch.compile(greedy_ids)(logits), logits.argmax(-1))
+
+
 # -----------------------------------------------------------------------------
 # backends
 
@@ -183,6 +204,39 @@ def test_compiled_decode_compiles_once_for_twenty_tokens():
 
 @pytest.mark.slow
 @TORCH_JIT_DEPRECATION
+def test_greedy_in_graph_picks_the_same_tokens_and_compiles_once():
+    """greedy_in_graph: the compiled step writes its own argmax and position; the tokens are those of greedy decoding
+    without a cache, one graph serves two prompts of different lengths, and sampling still samples (the plain step)."""
+    config = UNTIED.with_(name="tiny-2-layers", n_layers=2)
+    with CompiledBackend(config, device="cpu", mode="default", greedy_in_graph=True) as backend:
+        assert backend.name == "compiled+greedy-in-graph"
+        first = backend.collect(PROMPT, GenerationConfig(max_new_tokens=12))
+        second = backend.collect(PROMPT[:-3], GenerationConfig(max_new_tokens=12))
+        assert backend.decode_compiles == 1
+        sampled = backend.collect(PROMPT, GenerationConfig(max_new_tokens=6, temperature=1.0, seed=1))
+        assert backend.decode_compiles == 2 and sampled.n_tokens == 6   # the plain step, compiled now, did it
+    assert first.sequences()[0] == greedy_without_cache(config, PROMPT, 12)
+    assert second.sequences()[0] == greedy_without_cache(config, PROMPT[:-3], 12)
+
+
+def test_stream_tokens_uses_the_ids_a_step_picked_itself():
+    """advance may return (logits or None, ids): those ids are yielded as they are, never sampled again."""
+    from helpers.llm_bench.generation import stream_tokens
+
+    fed = []
+
+    def advance(next_ids):
+        fed.append(int(next_ids[0]))
+        return None, next_ids + 2
+
+    first = torch.zeros(1, 9)
+    first[0, 1] = 1.0
+    tokens = [ids[0] for ids in stream_tokens(first, advance, GenerationConfig(max_new_tokens=4), None)]
+    assert tokens == [1, 3, 5, 7] and fed == [1, 3, 5]
+
+
+@pytest.mark.slow
+@TORCH_JIT_DEPRECATION
 def test_compiled_int8_decode_matches_eager_int8():
     config = UNTIED.with_(name="tiny-1-layer", n_layers=1)  # under compile, one row takes the multiply-and-sum path
     generation = GenerationConfig(max_new_tokens=10)
@@ -205,6 +259,25 @@ def test_reduce_overhead_on_cuda_compiles_once_and_matches_eager():
             result = backend.collect(prompt, config)
         assert backend.decode_compiles == 1
     assert result.sequences() == expected
+
+
+@pytest.mark.slow
+@pytest.mark.gpu
+@TORCH_JIT_DEPRECATION
+def test_greedy_in_graph_under_cuda_graphs_matches_eager():
+    """With reduce-overhead the greedy step's token and position live at fixed addresses and the step writes them:
+    the same tokens as eager, one graph, and a stop id still stops."""
+    with EagerBackend(UNTIED, device="cuda", dtype="float32") as eager:
+        expected = eager.collect(PROMPT, GenerationConfig(max_new_tokens=20)).sequences()[0]
+    stop = expected[7]
+    with CompiledBackend(UNTIED, device="cuda", dtype="float32", mode="reduce-overhead",
+                         greedy_in_graph=True) as backend:
+        for _ in range(3):
+            result = backend.collect(PROMPT, GenerationConfig(max_new_tokens=20))
+        stopped = backend.collect(PROMPT, GenerationConfig(max_new_tokens=20, stop_token_ids=(stop,)))
+        assert backend.decode_compiles == 1
+    assert result.sequences()[0] == expected
+    assert stopped.sequences()[0] == expected[:expected.index(stop) + 1]
 
 
 @pytest.mark.slow

@@ -23,7 +23,7 @@ from helpers.llm_bench.llama_backends import CompiledBackend, EagerBackend, Int8
 
 # name → factory(mode, **settings): settings are model, device, dtype, seed, options, hf_model; `mode` is the
 # torch.compile mode already resolved for the device, `options` the static-cache model's switches (fused,
-# flash_decode). A factory takes the settings it needs and ignores the rest.
+# flash_decode, greedy_in_graph). A factory takes the settings it needs and ignores the rest.
 BACKENDS: dict[str, Callable[..., LLMBackend]] = {
     "eager": lambda mode, model, device, dtype, seed, options, **_: EagerBackend(model, device, dtype, seed, **options),
     "compiled": lambda mode, model, device, dtype, seed, options, **_: CompiledBackend(model, device, dtype, seed,
@@ -76,14 +76,17 @@ def compile_mode_for(compile_mode: str, device: torch.device) -> str:
 
 def make_backend(name: str, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
                  dtype: str | torch.dtype = "auto", seed: int = 0, compile_mode: str = "auto",
-                 fused: bool = False, flash_decode: bool = False, hf_model: str | None = None) -> LLMBackend:
+                 fused: bool = False, flash_decode: bool = False, greedy_in_graph: bool = False,
+                 hf_model: str | None = None) -> LLMBackend:
     """A backend by name (one of BACKENDS). fused: q/k/v and gate/up as one matmul each;
-    flash_decode: decode attention over the filled part of the cache only (helpers.llm_bench.flash_decode); hf_model: a
-    local folder or Hub id for the "hf" backend."""
+    flash_decode: decode attention over the filled part of the cache only (helpers.llm_bench.flash_decode);
+    greedy_in_graph: a compiled backend's greedy decoding picks each token and moves the position inside the compiled
+    step; hf_model: a local folder or Hub id for the "hf" backend."""
     try:
         factory = BACKENDS[name]
     except KeyError:
         raise ValueError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}") from None
     dev = pick_device(device)
     return factory(compile_mode_for(compile_mode, dev), model=model, device=dev, dtype=dtype, seed=seed,
-                   options=dict(fused=fused, flash_decode=flash_decode), hf_model=hf_model)
+                   options=dict(fused=fused, flash_decode=flash_decode, greedy_in_graph=greedy_in_graph),
+                   hf_model=hf_model)

@@ -33,10 +33,29 @@ class GenerationConfig:
         return self.temperature <= 0
 
 
+ARGMAX_CHUNK = 256   # greedy_ids' first stage: the maximum of each run of this many logits
+
+
+def greedy_ids(logits: torch.Tensor) -> torch.Tensor:
+    """torch.argmax over the vocabulary of (batch, vocab) logits, in two stages: the maximum of every ARGMAX_CHUNK
+    logits (one GPU program each), then the best of those. The same ids as `logits.argmax(-1)`, ties to the first
+    maximum included; a one-row argmax over a 128,256-word vocabulary is a single long reduction otherwise (35 µs on
+    an H200 in eager, 29 µs as one Inductor kernel: 3 % of a 1B model's decode step)."""
+    batch, vocab = logits.shape
+    if vocab <= 4 * ARGMAX_CHUNK:
+        return logits.argmax(dim=-1)
+    pad = -vocab % ARGMAX_CHUNK
+    if pad:
+        logits = torch.nn.functional.pad(logits, (0, pad), value=float("-inf"))
+    best, where = logits.view(batch, -1, ARGMAX_CHUNK).max(dim=-1)
+    chunk = best.argmax(dim=-1, keepdim=True)
+    return (chunk * ARGMAX_CHUNK + where.gather(1, chunk)).squeeze(1)
+
+
 def sample_next(logits: torch.Tensor, config: GenerationConfig, generator: torch.Generator | None) -> torch.Tensor:
     """Next ids (batch,) from last-position logits (batch, vocab): argmax, or softmax(logits / T) sampling."""
     if config.greedy:
-        return logits.argmax(dim=-1)
+        return greedy_ids(logits)
     logits = logits.float() / config.temperature
     if config.top_k is not None:
         kth = torch.topk(logits, min(config.top_k, logits.shape[-1]), dim=-1).values[:, -1:]
@@ -58,20 +77,24 @@ def stream_tokens(logits: torch.Tensor, advance, config: GenerationConfig, gener
     long the host then waits for the GPU. An eager step keeps the host busy for about a whole step while it is queued
     (an H100, Llama 3.2 1B shapes: eager TTFT read 32 ms against a 16 ms TPOT when the first token was read after it),
     so there every token is read before the next step is queued and every stamp is exact; with overlap each stamp
-    waits for a short queueing, about the same for every token."""
+    waits for a short queueing, about the same for every token.
+
+    A step that picks its own token (a compiled greedy step with the argmax inside) returns (logits or None, ids):
+    those ids are used as they are, without sampling."""
     stopped = [False] * logits.shape[0]
-    on_gpu = logits.is_cuda
+    device, on_gpu = logits.device, logits.is_cuda
     queue_s = wait_s = 0.0       # the host's time to queue the last step, and its wait for that step's ids after it
+    ready = None                 # ids a step picked itself: advance may return (logits, ids) instead of logits
     for step in range(config.max_new_tokens):
         last = step + 1 == config.max_new_tokens
         queue_first = on_gpu and not last and step > 1 and queue_s < wait_s
         with torch.no_grad():
-            next_ids = sample_next(logits, config, generator)
+            next_ids = ready if ready is not None else sample_next(logits, config, generator)
             if queue_first:
                 on_host = next_ids.to("cpu", non_blocking=True)
                 copied = torch.cuda.Event()
-                copied.record(torch.cuda.current_stream(logits.device))
-                logits = advance(next_ids)          # queued behind the copy; runs while we wait for it
+                copied.record(torch.cuda.current_stream(device))
+                logits, ready = _step_output(advance(next_ids))   # queued behind the copy; runs while we wait
                 copied.synchronize()
                 ids = on_host.tolist()
             else:
@@ -85,8 +108,13 @@ def stream_tokens(logits: torch.Tensor, advance, config: GenerationConfig, gener
         if not queue_first:
             with torch.no_grad():
                 queued = time.perf_counter()
-                logits = advance(next_ids)
+                logits, ready = _step_output(advance(next_ids))
                 queue_s = time.perf_counter() - queued
+
+
+def _step_output(out) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+    """(logits, ids) from what `advance` returned: logits alone, or (logits or None, the ids the step picked)."""
+    return out if isinstance(out, tuple) else (out, None)
 
 
 def percentiles(xs: list[float], qs: tuple[float, ...] = (50, 95, 99)) -> dict[str, float]:

@@ -18,7 +18,7 @@ import torch
 
 from helpers.llama import LlamaConfig, StaticKVCache, build_model, fuse_projections
 from helpers.llm_bench.base import LLMBackend, as_batch, graphs_compiled
-from helpers.llm_bench.generation import GenerationConfig, stream_tokens
+from helpers.llm_bench.generation import GenerationConfig, greedy_ids, stream_tokens
 from helpers.llm_bench.quantize import decode_weight_bytes, quantize_int8, weight_bytes
 
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -36,10 +36,13 @@ class LlamaBackend(LLMBackend):
 
     def __init__(self, model: str | LlamaConfig = "tiny", device: str | torch.device = "auto",
                  dtype: str | torch.dtype = "auto", seed: int = 0, compile_mode: str | None = None,
-                 compile_prefill: bool = False, fused: bool = False, flash_decode: bool = False):
+                 compile_prefill: bool = False, fused: bool = False, flash_decode: bool = False,
+                 greedy_in_graph: bool = False):
         super().__init__(model, device, dtype, seed)
         self.fused = fused   # q/k/v and gate/up as one matmul each (helpers.llama.fuse_projections)
         self.flash_decode = flash_decode   # decode attention over the filled cache only (helpers.llm_bench.flash_decode)
+        # greedy decoding with the argmax and the position's increment inside the compiled step (compiled backends)
+        self.greedy_in_graph = greedy_in_graph
         if flash_decode:
             from helpers.llm_bench.flash_decode import unavailable   # imports Triton: only when asked
 
@@ -53,7 +56,8 @@ class LlamaBackend(LLMBackend):
         self.cache: StaticKVCache | None = None
         self.decode_compiles = 0  # graphs compiled while decoding: 1 after the first step, and it must stay 1
         self.prefill_compiles = 0
-        self._decode_fn = self._prefill_fn = None
+        self._decode_fn = self._prefill_fn = self._greedy_fn = None
+        self._token = self._position = None   # greedy_in_graph's token and position, at fixed addresses
 
     def load(self) -> "LlamaBackend":
         self.model = build_model(self.config, self.seed, self.device, self.dtype)
@@ -65,28 +69,40 @@ class LlamaBackend(LLMBackend):
 
             use_flash_decode(self.model)
             self.name += "+flashdecode"
+        if self.greedy_in_graph and self.compile_mode is not None:
+            self.name += "+greedy-in-graph"
         self._prepare()
-        self._decode_fn, self._prefill_fn = self._step_functions()
+        self._decode_fn, self._prefill_fn, self._greedy_fn = self._step_functions()
         return self
 
     def _prepare(self) -> None:
         """Hook run after the model is built, before compiling (Int8Backend quantizes here)."""
 
     def _step_functions(self):
-        """(decode, prefill): the model's forward, compiled where asked."""
+        """(decode, prefill, greedy decode): the model's forward, compiled where asked (torch.compile compiles a
+        function at its first call, so the greedy step costs nothing until a greedy_in_graph generation runs)."""
         model = self.model
 
         def decode_step(token, input_pos, cache):
             return model(token, input_pos, cache)
+
+        def greedy_step(token, input_pos, cache):
+            """A decode step that also writes its greedy token into `token` and moves `input_pos` on, in place: the
+            next step's inputs are ready on the device, with no kernel launched outside the step."""
+            logits = model(token, input_pos, cache)[:, -1]
+            token.copy_(greedy_ids(logits)[:, None])
+            input_pos.add_(1)
+            return logits
 
         def prefill(tokens, input_pos, cache):
             return model(tokens, input_pos, cache, last_logits_only=True)
 
         if self.compile_mode is not None:
             decode_step = torch.compile(decode_step, mode=self.compile_mode, fullgraph=True, dynamic=False)
+            greedy_step = torch.compile(greedy_step, mode=self.compile_mode, fullgraph=True, dynamic=False)
             if self.compile_prefill:
                 prefill = torch.compile(prefill, dynamic=None)
-        return decode_step, prefill
+        return decode_step, prefill, greedy_step
 
     def _cache_for(self, batch: int, tokens: int) -> StaticKVCache:
         """The cache, reused while it fits; else a new one, its length rounded up to CACHE_BLOCK."""
@@ -96,10 +112,13 @@ class LlamaBackend(LLMBackend):
             self.cache = None  # free the old one first
             length = min(self.config.max_seq_len, -(-tokens // CACHE_BLOCK) * CACHE_BLOCK)
             self.cache = StaticKVCache(self.config, batch, length, self.dtype, self.device)
+            self._token = torch.zeros((batch, 1), dtype=torch.long, device=self.device)
+            self._position = torch.zeros(1, dtype=torch.long, device=self.device)
             if self.compile_mode is not None:
-                # CUDA graphs may mutate an input only if its address never changes: say the cache's is fixed.
+                # CUDA graphs may mutate an input only if its address never changes: say the cache's is fixed (and
+                # the token and position greedy_in_graph's step writes).
                 mark_static = getattr(torch._dynamo, "mark_static_address", None)
-                for t in self.cache.tensors() if mark_static else ():
+                for t in [*self.cache.tensors(), self._token, self._position] if mark_static else ():
                     mark_static(t)
         return self.cache
 
@@ -128,7 +147,20 @@ class LlamaBackend(LLMBackend):
             input_pos.add_(1)
             return logits[:, -1]
 
-        yield from stream_tokens(logits[:, -1], advance, config, generator)
+        token, position = self._token, self._position
+
+        def advance_in_graph(next_ids):
+            """The greedy step: it reads the token and position where the previous step wrote them (the first time,
+            the prefill's token is copied there) and returns its own token, still on the device, as that view."""
+            if next_ids.data_ptr() != token.data_ptr():
+                token.copy_(next_ids[:, None])
+                position.copy_(input_pos)
+            _, compiled = self._counted(self._greedy_fn, token, position, cache)
+            self.decode_compiles += compiled
+            return None, token[:, 0]
+
+        in_graph = self.greedy_in_graph and config.greedy and self.compile_mode is not None
+        yield from stream_tokens(logits[:, -1], advance_in_graph if in_graph else advance, config, generator)
 
     def cleanup(self) -> None:
         """Drop model and cache; a compiled backend also forgets compiled code and CUDA graphs.
@@ -136,8 +168,8 @@ class LlamaBackend(LLMBackend):
         torch.compiler.reset() acts on the whole process: clean up only once every backend that shares the process
         is done (the runner interleaves its backends and cleans them all up at the end).
         """
-        self._decode_fn = self._prefill_fn = None
-        self.cache = None
+        self._decode_fn = self._prefill_fn = self._greedy_fn = None
+        self.cache = self._token = self._position = None
         if self.compile_mode is not None:
             torch.compiler.reset()
         super().cleanup()
