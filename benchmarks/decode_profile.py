@@ -26,6 +26,7 @@ from torch.profiler import ProfilerActivity
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from helpers import figures  # noqa: E402
 from helpers.env import device_label, versions  # noqa: E402
 from helpers.llm_bench import GenerationConfig, make_backend  # noqa: E402
 from helpers.profiling import quiet_profile  # noqa: E402
@@ -51,8 +52,8 @@ def gpu_kernels(prof) -> list:
                    and not e.name.startswith(("Memcpy", "Memset", "triton::"))), key=lambda e: e.time_range.start)
 
 
-def print_kernels(kernels: list, per: int, top: int) -> None:
-    """Kernel time per step (or token) by kind, then the `top` kernels by time."""
+def print_kernels(kernels: list, per: int, top: int) -> dict[str, float]:
+    """Kernel time per step (or token) by kind, then the `top` kernels by time; returns µs per step by kind."""
     by_kind, by_name = defaultdict(float), defaultdict(lambda: [0, 0.0])
     for e in kernels:
         by_kind[kind(e.name)] += e.device_time / per
@@ -61,9 +62,19 @@ def print_kernels(kernels: list, per: int, top: int) -> None:
     print("  " + ", ".join(f"{k} {v:.0f} µs" for k, v in sorted(by_kind.items(), key=lambda kv: -kv[1])))
     for kname, (count, us) in sorted(by_name.items(), key=lambda kv: -kv[1][1])[:top]:
         print(f"  {us:8.1f} µs  {count / per:5.1f}×  [{kind(kname)}] {kname[:110]}")
+    return dict(by_kind)
 
 
-def profile_loop(backend, args) -> None:
+def profile_row(backend, args, what: str, time_us: float, kernels: list, per: int, by_kind: dict) -> dict:
+    """One profile as a figure's row (µs per step or token): for `--keep`."""
+    span = kernels[-1].time_range.end - kernels[0].time_range.start if what == "token loop" else time_us * per
+    busy = sum(e.device_time for e in kernels)
+    return {"model": args.model, "backend": backend.name, "what": what, "time_us": time_us,
+            "kernels": round(len(kernels) / per, 1), "busy_us": busy / per, "idle_us": (span - busy) / per,
+            **{f"{k}_us": by_kind.get(k, 0.0) for k in ("matmul", "attention", "other")}}
+
+
+def profile_loop(backend, args) -> dict:
     """Profile the decode steps of one greedy generation of --loop tokens (from after the first token, so the
     prefill is left out): the GPU's busy and idle time per token against the TPOT of an unprofiled generation."""
     prompt, config = list(range(1, 17)), GenerationConfig(max_new_tokens=args.loop)
@@ -85,20 +96,21 @@ def profile_loop(backend, args) -> None:
     print(f"\n{backend.name} ({args.model}), greedy, {tokens} decode steps: TPOT {tpot_us:.0f} µs unprofiled, "
           f"{profiled_us:.0f} µs a token while profiled; per token {len(kernels) / tokens:.1f} kernels, GPU busy "
           f"{busy / tokens:.0f} µs, idle between them {(span - busy) / tokens:.0f} µs")
-    print_kernels(kernels, tokens, args.top)
+    by_kind = print_kernels(kernels, tokens, args.top)
     print("  longest idle gaps (µs, the kernel before → the one after):")
     for gap, before, after in gaps[:args.gaps]:
         print(f"  {gap:8.1f}  {before[:60]} → {after[:60]}")
+    return profile_row(backend, args, "token loop", tpot_us, kernels, tokens, by_kind)
 
 
-def profile_backend(name: str, args) -> None:
+def profile_backend(name: str, args) -> dict:
     backend = make_backend(name, args.model, device="cuda", dtype="bf16", compile_mode="reduce-overhead",
                            fused=args.fused, flash_decode=args.flash_decode,
                            greedy_in_graph=args.greedy_in_graph).load()
     if args.loop:
-        profile_loop(backend, args)
+        row = profile_loop(backend, args)
         backend.cleanup()
-        return
+        return row
     step = backend.decode_step_fn(context=args.context)
     for _ in range(5):
         step()
@@ -119,8 +131,9 @@ def profile_backend(name: str, args) -> None:
     busy = sum(e.device_time for e in kernels) / per
     print(f"\n{backend.name} ({args.model}, context {args.context}): wall {wall_us:.0f} µs per step; "
           f"{len(kernels) / per:.0f} kernels, busy {busy:.0f} µs, between kernels {wall_us - busy:.0f} µs")
-    print_kernels(kernels, per, args.top)
+    by_kind = print_kernels(kernels, per, args.top)
     backend.cleanup()
+    return profile_row(backend, args, "step", wall_us, kernels, per, by_kind)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--loop", type=int, default=0, metavar="TOKENS",
                    help="profile a whole greedy generation of this many tokens instead of the step alone")
     p.add_argument("--gaps", type=int, default=8, help="with --loop: how many of the longest idle gaps to list")
+    p.add_argument("--keep", metavar="KEY", help="keep each backend's profile as a figure (helpers.figures) under "
+                   "this key, for tools/record_gpu_figures.py --kept")
     p.add_argument("--context", type=int, default=128)
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--top", type=int, default=15)
@@ -143,8 +158,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     dev = torch.device("cuda")
     print(f"{device_label(dev)} · {versions(dev)}")
-    for name in args.backend:
-        profile_backend(name, args)
+    rows = [profile_backend(name, args) for name in args.backend]
+    if args.keep:
+        figures.keep(args.keep, rows, dev)
     return 0
 
 

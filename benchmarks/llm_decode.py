@@ -3,6 +3,8 @@
     python benchmarks/llm_decode.py --model 1b --backend eager compiled int8-compiled
     python benchmarks/llm_decode.py --model tiny --device cpu --tokens 32      # what CI's machine can do
     python benchmarks/llm_decode.py --model 1b --fused --batch 8 --backend compiled int8-triton
+    python benchmarks/llm_decode.py --model 1b --fused --flash-decode --backend compiled --compare greedy-in-graph \
+        --rounds 2 --keep 07.decode_changes       # then: python tools/record_gpu_figures.py --kept experiments/figures.json
 
 For each backend: load, warm up (compiling and CUDA-graph recording happen there), then `--repeats` greedy
 generations of `--tokens` tokens after a short prompt; TPOT is each run's mean gap between tokens (median and
@@ -10,7 +12,10 @@ spread over runs). A decode step must read every weight but the embedding lookup
 counts the cache as the kernel reads it: the static cache's whole length (the attention mask hides the unused part,
 but SDPA still reads it), and as the context (what a dynamic cache, or --flash-decode's kernel, reads), and divides
 by the measured copy bandwidth (a `copy_` of a large tensor: 2 × its bytes, fastest sample). Figures are printed
-with the device and versions, and written as JSON with `--out`. Lab 07's targets (H100, 1b, bf16, batch 1): compiled ≥ 80% of the copy
+with the device and versions, and written as JSON with `--out`. `--compare CHANGE` times each backend without and
+with one of the switches (--fused, --flash-decode, --greedy-in-graph), alternated `--rounds` times in this one
+command, and prints what the change bought (the median of each side's p50s); `--keep KEY` keeps the rows (or the
+change's rows) as a figure (helpers.figures, in WORKBOOK_OUT_DIR/figures.json) for tools/record_gpu_figures.py. Lab 07's targets (H100, 1b, bf16, batch 1): compiled ≥ 80% of the copy
 bandwidth, compiled ≥ 3× eager, int8-compiled ≥ 1.5× compiled.
 """
 
@@ -26,7 +31,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from helpers import bench  # noqa: E402
+from helpers import bench, figures  # noqa: E402
 from helpers.env import device_label, pick_device, versions  # noqa: E402
 from helpers.llm_bench import GenerationConfig, make_backend  # noqa: E402
 from helpers.llm_bench.base import resolve_dtype  # noqa: E402
@@ -61,6 +66,39 @@ def decode_row(name: str, args, device: torch.device, copy_bw: float) -> dict:
     return row
 
 
+CHANGES = {"fused": "one matmul for q/k/v and one for gate/up",
+           "flash_decode": "attention over the filled part of the cache only",
+           "greedy_in_graph": "the greedy pick and the position's increment inside the compiled step"}
+
+
+def change_row(change: str, model: str, off: list[dict], on: list[dict]) -> dict:
+    """What one switch bought a backend: the median of the p50 TPOTs (ms) and % of copy bandwidth without and with it."""
+    median = lambda rows, key: statistics.median(r[key] for r in rows)
+    return {"model": model, "backend": off[0]["backend"], "change": CHANGES[change], "runs": min(len(off), len(on)),
+            "off_ms": median(off, "tpot_ms_p50"), "on_ms": median(on, "tpot_ms_p50"),
+            "off_percent": 100 * median(off, "utilisation_static"), "on_percent": 100 * median(on, "utilisation_static"),
+            "speedup": median(off, "tpot_ms_p50") / median(on, "tpot_ms_p50")}
+
+
+def compare_change(args, device: torch.device, copy_bw: float) -> list[dict]:
+    """Each backend without and with args.compare's switch, alternated args.rounds times; one change_row each."""
+    flag = args.compare.replace("-", "_")
+    out = []
+    for name in args.backend:
+        sides = {False: [], True: []}
+        for _ in range(args.rounds):
+            for on in (False, True):
+                row = decode_row(name, argparse.Namespace(**{**vars(args), flag: on}), device, copy_bw)
+                sides[on].append(row)
+                print(f"  {row['backend']:<60} TPOT {row['tpot_ms_p50']:7.3f} ms", flush=True)
+        out.append(change_row(flag, args.model, sides[False], sides[True]))
+        r = out[-1]
+        print(f"{name}: {r['change']}: {r['off_ms']:.3f} → {r['on_ms']:.3f} ms ({r['speedup']:.3f}×), "
+              f"{r['off_percent']:.1f} → {r['on_percent']:.1f} % of copy (median of {r['runs']} alternated runs a side)",
+              flush=True)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="1b", help="tiny, small or 1b (helpers.llama.CONFIGS)")
@@ -82,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tokens", type=int, default=256)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--compare", choices=["fused", "flash-decode", "greedy-in-graph"],
+                        help="time each backend without and with this switch, alternated --rounds times")
+    parser.add_argument("--rounds", type=int, default=2, help="with --compare: runs a side")
+    parser.add_argument("--keep", metavar="KEY", help="keep the rows as a figure (helpers.figures) under this key")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     device = pick_device(args.device)
@@ -99,6 +141,13 @@ def main(argv: list[str] | None = None) -> int:
           f"{copy_bw / 1e9:.0f} GB/s" + (" · coordinate descent" if args.coordinate_descent else "")
           + (" · fused projections" if args.fused else "") + (" · flash-decode attention" if args.flash_decode else "")
           + (" · greedy token picked in the graph" if args.greedy_in_graph else ""))
+    if args.compare:
+        rows = compare_change(args, device, copy_bw)
+        if args.keep:
+            figures.keep(args.keep, rows, device)
+        if args.out:
+            args.out.write_text(json.dumps({"device": device_label(device), "versions": v, "rows": rows}, indent=1))
+        return 0
     rows = []
     for name in args.backend:
         row = decode_row(name, args, device, copy_bw)
@@ -117,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     if compiled and triton8:
         print(f"int8-triton / compiled: {compiled['tpot_ms_p50'] / triton8['tpot_ms_p50']:.2f}× at batch {args.batch} "
               f"(targets: ≥ 1.6× at batch 1, ≥ 1× at batch 8)")
+    if args.keep:
+        figures.keep(args.keep, [{"model": args.model, **r} for r in rows], device)
     if args.out:
         args.out.write_text(json.dumps({"device": device_label(device), "versions": v, "model": args.model,
                                         "dtype": str(args.dtype), "copy_gbps": copy_bw / 1e9,

@@ -87,3 +87,35 @@ def test_the_recorded_files_are_well_formed():
             prov = entry["provenance"]
             assert key[:2].isdigit() and prov["gpu"] and prov["device"] == gpu
             assert prov["torch"] and prov["triton"] and prov["cuda"] and prov["date"], key
+
+
+def test_a_benchmarks_kept_figures_are_recorded_without_running_a_lab(tmp_path, capsys):
+    """tools/record_gpu_figures.py --kept: a benchmark's figures.json (its --keep) into the GPU's file; a file with
+    CPU figures only, or none at all, is refused in words."""
+    from tools.record_gpu_figures import main
+
+    kept, cpu, folder = tmp_path / "kept.json", tmp_path / "cpu.json", tmp_path / "gpu_figures"
+    kept.write_text(json.dumps({"07.decode_changes": _entry([{"model": "1b", "off_ms": 1.38, "on_ms": 1.36}])}))
+    cpu.write_text(json.dumps({"07.decode_changes": _entry([{"off_ms": 0.3}], "CPU (2 cores)", gpu=False)}))
+    assert main(["--kept", str(kept), "--out", str(folder)]) == 0
+    assert figures.recorded("07.decode_changes", folder)["NVIDIA H100 80GB HBM3"]["value"][0]["on_ms"] == 1.36
+    assert main(["--kept", str(cpu), "--out", str(folder)]) == 2
+    assert main(["--kept", str(tmp_path / "none.json"), "--out", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "no GPU figure" in err and "no such file" in err
+
+
+def test_llm_decode_compare_keeps_what_a_change_bought(out_dir):
+    """benchmarks/llm_decode.py --compare alternates a backend without and with one switch and keeps a row a backend:
+    the medians of each side, their ratio and % of copy bandwidth (the eager tiny model with --fused: no compile)."""
+    import sys
+
+    sys.path.insert(0, str(figures.FIGURES_DIR.parents[1] / "benchmarks"))
+    import llm_decode
+
+    assert llm_decode.main(["--model", "tiny", "--device", "cpu", "--backend", "eager", "--tokens", "4", "--warmup",
+                            "0", "--repeats", "1", "--compare", "fused", "--rounds", "2",
+                            "--keep", "07.decode_changes"]) == 0
+    row, = json.loads((out_dir / "figures.json").read_text())["07.decode_changes"]["value"]
+    assert row["backend"] == "eager" and row["runs"] == 2 and row["change"] == llm_decode.CHANGES["fused"]
+    assert row["speedup"] == pytest.approx(row["off_ms"] / row["on_ms"]) and row["on_percent"] > 0

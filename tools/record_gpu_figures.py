@@ -3,6 +3,7 @@
     python tools/record_gpu_figures.py                  # all seven labs, full sizes, on the GPU found here
     python tools/record_gpu_figures.py --labs 03 06     # some labs; the other labs' figures in the file stay
     python tools/record_gpu_figures.py --out DIR        # write the GPU's file under DIR instead (then copy it in)
+    python tools/record_gpu_figures.py --kept experiments/figures.json   # what a benchmark kept (--keep): no lab run
 
 Each lab runs headless in its own process, without Jupyter (`helpers.notebooks.run_without_kernel`), with
 WORKBOOK_DEVICE=cuda and full sizes, its figures going to a scratch OUT_DIR. Every figure a cell passed to
@@ -51,6 +52,23 @@ def run_lab(lab: str, scratch: Path, quick: bool, timeout: float) -> tuple[Path,
     return out_dir / figures.KEPT_FILE, rc, "\n".join(text.strip().splitlines()[-15:]), time.perf_counter() - t0
 
 
+def record_kept(files: list[Path], out: Path) -> int:
+    """Record the GPU figures of figures.json files a benchmark kept; 2 when a file is missing or holds none."""
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        print(f"no such file: {', '.join(missing)} (a benchmark run with --keep KEY writes WORKBOOK_OUT_DIR/"
+              f"{figures.KEPT_FILE}, experiments/ by default)", file=sys.stderr)
+        return 2
+    written = figures.record(files, out)
+    if not written:
+        print("these files hold no GPU figure (figures kept on a CPU are every learner's own and are not recorded)",
+              file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"recorded → {path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 epilog="example: python tools/record_gpu_figures.py --labs 03 07",
@@ -62,7 +80,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--logs", type=Path, help="keep each lab's output here")
     p.add_argument("--deadline", type=float, help="seconds for the whole run: each lab gets what is left (its "
                    "figures up to then are recorded), and no lab starts with under a minute left")
+    p.add_argument("--kept", nargs="+", type=Path, metavar="FIGURES_JSON",
+                   help="record the GPU figures these files hold (a benchmark's --keep) and run no lab")
     args = p.parse_args(argv)
+    if args.kept:
+        return record_kept(args.kept, args.out)
 
     import torch
 
