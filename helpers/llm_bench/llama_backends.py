@@ -6,6 +6,8 @@ CompiledBackend  the decode step under torch.compile (mode "default" or "reduce-
                  compile_prefill=True (prompt lengths vary: a second length compiles a dynamic-shape graph).
                  Graphs compiled are counted from torch._dynamo's counters: `decode_compiles`,
                  `prefill_compiles`. A new cache size (a longer request, another batch) compiles again.
+                 greedy_in_graph=True: a greedy generation runs a step that picks its own token (a two-stage
+                 argmax) and moves the position, in tensors at fixed addresses (a sampled one runs the plain step).
 Int8Backend      weight-only int8 (helpers.llm_bench.quantize), eager or compiled; `logits_error` compares
                  its logits with the unquantized model's, in the same dtype, on a fixed probe prompt.
 """
