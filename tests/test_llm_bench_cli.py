@@ -106,6 +106,9 @@ REFUSALS = {   # case → (arguments, the error's words); {tmp} is the test's fo
     "out under a file": (["--out", "{tmp}/a-file/r.json"], "a file stands where its folder should be"),
     "out is a folder": (["--out", "{tmp}"], "is a folder; name a file"),
     "unknown backend": (["--backend", "vllm"], "invalid choice: 'vllm'"),
+    "greedy-in-graph without a compiled step": (["--backend", "eager", "int8", "--greedy-in-graph"],
+                                                "add a compiled backend"),
+    "a step switch with hf": (["--backend", "eager", "hf", "--fused"], "--fused change helpers.llama's model"),
 }
 
 
@@ -117,6 +120,22 @@ def test_every_bad_setting_is_refused_before_anything_runs(tmp_path, capsys, cas
     assert code == 2, err
     assert out == "", "nothing may run before the settings are checked"
     assert err.count("\n") == 1 and err.startswith("python -m helpers.llm_bench: error: ") and message in err, err
+
+
+def test_flash_decode_without_a_gpu_or_the_interpreter_is_refused(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)    # conftest sets it for the kernels' tests
+    code, out, err = run_cli(capsys, "--flash-decode", "--out", str(tmp_path / "r.json"))
+    assert code == 2 and out == "" and "TRITON_INTERPRET=1" in err and err.count("\n") == 1, err
+
+
+def test_decode_step_switches_reach_every_static_cache_backend(tmp_path, capsys):
+    """--fused and --greedy-in-graph name themselves in the backends they change; greedy tokens are unchanged."""
+    plain = bench_json(capsys, tmp_path / "a.json", "--backend", "eager", "compiled", "--prompt-len", "6",
+                       "--new-tokens", "4")
+    switched = bench_json(capsys, tmp_path / "b.json", "--backend", "eager", "compiled", "--prompt-len", "6",
+                          "--new-tokens", "4", "--fused", "--greedy-in-graph")
+    assert [r["backend"] for r in switched["results"]] == ["eager+fused", "compiled+fused+greedy-in-graph"]
+    assert [r["backend"] for r in plain["results"]] == ["eager", "compiled"]
 
 
 def test_hf_without_transformers_is_refused_with_the_install_command(monkeypatch, tmp_path, capsys):

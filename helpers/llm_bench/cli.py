@@ -58,6 +58,15 @@ def build_parser(prog: str = "python -m helpers.llm_bench") -> argparse.Argument
     shapes.add_argument("--batch", type=int, help="... its prompts per generation (equal lengths)")
     shapes.add_argument("--workload-file", metavar="JSON", help='a JSON list of preset names and '
                         '{"name": ..., "prompt_len": P, "new_tokens": N, "batch": B} objects (name, batch optional)')
+    step = p.add_argument_group("the decode step", "switches of the static-cache backends (not hf); each adds its "
+                                "name to the backend's")
+    step.add_argument("--fused", action="store_true", help="q/k/v and gate/up as one matmul each")
+    step.add_argument("--flash-decode", action="store_true",
+                      help="decode attention over the filled part of the cache only (a Triton kernel: a CUDA GPU, "
+                           "or TRITON_INTERPRET=1 on a CPU)")
+    step.add_argument("--greedy-in-graph", action="store_true",
+                      help="compiled backends: a greedy generation picks each token and moves the position inside "
+                           "the compiled step")
     p.add_argument("--device", default="auto", help='"auto" (CUDA when usable), "cpu" or "cuda"')
     p.add_argument("--dtype", default="auto", choices=["auto", *DTYPES], help="auto: bfloat16 on CUDA, float32 on CPU")
     p.add_argument("--compile-mode", default="auto", choices=["auto", *COMPILE_MODES],
@@ -148,14 +157,15 @@ def settings(args: argparse.Namespace):
             raise ValueError(INT8_TRITON_LEFT_OUT)
     if args.hf_model and "hf" not in args.backend:
         raise ValueError("--hf-model is for the hf backend: add --backend hf")
-    if "hf" in args.backend:
-        from helpers.llm_bench.hf import require_transformers
-
-        require_transformers()   # ImportError with the install hint
     try:
         device = pick_device(args.device)
     except RuntimeError as e:
         raise ValueError(str(e)) from None
+    check_step_switches(args, device)
+    if "hf" in args.backend:
+        from helpers.llm_bench.hf import require_transformers
+
+        require_transformers()   # ImportError with the install hint
     if any("compiled" in b for b in args.backend) or args.compile_mode != "auto":
         compile_mode_for(args.compile_mode, device)
     quick = device.type != "cuda" if args.quick is None else args.quick
@@ -164,6 +174,30 @@ def settings(args: argparse.Namespace):
     check_workloads(shapes, CONFIGS[args.model].max_seq_len if llama_only else None)
     check_out(args.out)
     return device, quick, shapes
+
+
+COMPILED_STEP = ("compiled", "int8-compiled", "int8-triton")   # the backends whose decode step torch.compile compiles
+
+
+def step_options(args: argparse.Namespace) -> dict:
+    """The decode-step switches as make_backend's keyword arguments."""
+    return {"fused": args.fused, "flash_decode": args.flash_decode, "greedy_in_graph": args.greedy_in_graph}
+
+
+def check_step_switches(args: argparse.Namespace, device) -> None:
+    """ValueError, in words, for a decode-step switch that would do nothing or cannot run here."""
+    named = [f"--{k.replace('_', '-')}" for k, on in step_options(args).items() if on]
+    if named and "hf" in args.backend:
+        raise ValueError(f"{' '.join(named)} change helpers.llama's model, and the hf backend runs transformers' own: "
+                         "benchmark hf in a run of its own")
+    if args.greedy_in_graph and not any(b in COMPILED_STEP for b in args.backend):
+        raise ValueError("--greedy-in-graph changes the compiled decode step: add a compiled backend "
+                         f"({', '.join(COMPILED_STEP)})")
+    if args.flash_decode:
+        from helpers.llm_bench.flash_decode import unavailable
+
+        if why := unavailable(device):
+            raise ValueError(why)
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m helpers.llm_bench") -> int:
@@ -199,7 +233,8 @@ def run(args: argparse.Namespace, device, quick: bool, shapes: list[Workload]) -
     with tqdm(total=runs, desc="generations", unit="gen", disable=args.no_progress, file=sys.stderr) as bar:
         results = run_benchmark(args.backend, shapes, model=args.model, device=device, dtype=args.dtype,
                                 warmup=args.warmup, repeats=args.repeats, seed=args.seed, quick=quick,
-                                compile_mode=args.compile_mode, progress=bar.update, hf_model=args.hf_model)
+                                compile_mode=args.compile_mode, progress=bar.update, hf_model=args.hf_model,
+                                options=step_options(args))
     print(results.table())
     print(results.legend())
     if len(args.backend) > 1:

@@ -428,21 +428,21 @@ def interleaved_runs(backends: Mapping[str, LLMBackend], prompts, config: Genera
 def run_benchmark(backends: list[str | LLMBackend], workloads: list[str | Workload], model: str = "tiny",
                   device: str = "auto", dtype: str = "auto", warmup: int = 1, repeats: int = bench.MIN_ROUNDS,
                   seed: int = 0, quick: bool | None = None, compile_mode: str = "auto",
-                  progress: Callable[[int], None] | None = None, hf_model: str | None = None) -> BenchResults:
+                  progress: Callable[[int], None] | None = None, hf_model: str | None = None,
+                  options: dict | None = None) -> BenchResults:
     """Benchmark each backend (a name from backends.BACKENDS or an instance) on each workload, in interleaved rounds.
 
     quick=None picks QUICK sizes on CPU and full ones on CUDA. `progress` is called with 1 after every
     generation (a tqdm bar's update). Every backend stays loaded until the end (the rounds alternate between
     them), then each is cleaned up. Results are listed backend by backend, workloads in the order given.
     hf_model: the transformers model (local folder or Hub id) of the "hf" backend; else it builds `model` itself.
+    options: the static-cache backends' decode-step switches, as make_backend takes them (fused, flash_decode,
+    greedy_in_graph).
     """
     dev = pick_device(device)
     quick = dev.type != "cuda" if quick is None else quick
     loads = [make_backend(b, model=model, device=dev, dtype=dtype, seed=seed, compile_mode=compile_mode,
-                          hf_model=hf_model) if isinstance(b, str) else b for b in backends]
-    names = [b.name for b in loads]
-    if len(set(names)) != len(names):
-        raise ValueError(f"two backends share a name ({names}): the rounds tell them apart by name")
+                          hf_model=hf_model, **(options or {})) if isinstance(b, str) else b for b in backends]
     shapes = [workload(w, quick) if isinstance(w, str) else w for w in workloads]
     check_workloads(shapes, min((b.config.max_seq_len for b in loads if b.config is not None), default=None))
     results = BenchResults(meta=_meta(loads, dev, warmup, repeats, quick, seed))
@@ -452,6 +452,9 @@ def run_benchmark(backends: list[str | LLMBackend], workloads: list[str | Worklo
     try:
         for backend in loads:
             backend.load()
+        names = [b.name for b in loads]   # after load(), which names the model's switches (eager+fused)
+        if len(set(names)) != len(names):
+            raise ValueError(f"two backends share a name ({names}): the rounds tell them apart by name")
         for w in shapes:
             interleaved = _run_workload(loads, w, warmup, repeats, seed, progress, by_pair, dev)
             orders[w.name] = interleaved.orders
