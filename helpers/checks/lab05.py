@@ -132,10 +132,30 @@ def probe_launch(learner: Learner, name: str, case: RunCase) -> dict:
         return launch_result(fn, name, case, device)
 
 
-def rank_results(probe: dict, name: str, case: RunCase) -> list:
-    """What each rank returned; CheckFailed, saying what went wrong, when the launch failed or gave back too little."""
+# What to look at when a rank function raised: the mistakes that make each exercise's function fail on a rank,
+# in the exercise's words (the rank's own error, shown first, is torch's and rarely names the cause).
+FAILURE_HINTS = {
+    "collectives": "Size every tensor from n and world_size (the gathered output and the reduce-scattered input have "
+                   "n * world_size elements), never from the notebook's number of ranks, and give every collective "
+                   "float32 tensors of the same size on every rank",
+    "ddp_worker": "Wrap the model built by toy_model(cfg) in DistributedDataParallel, and let the comm hook return the "
+                  "future that allreduce_hook(state, bucket) gives",
+    "fsdp_worker": "fully_shard each block of model.blocks, then the whole model (the root last), and build the optimizer "
+                   "after that, from the sharded model.parameters()",
+    "tp_worker": "Give the plan, for every block i, ColwiseParallel() on blocks.{i}.fc1 and RowwiseParallel() on "
+                 "blocks.{i}.fc2 with their default layouts, and nothing else (inp and head stay whole)",
+    "pp_worker": "Rank r runs PipelineStage(split_stages(toy_model(cfg), world_size)[r], r, world_size, device) with a "
+                 "ScheduleGPipe of m micro-batches; the first stage steps with x, the last with the targets",
+}
+
+
+def rank_results(probe: dict, name: str, case: RunCase, reveal: bool = True) -> list:
+    """What each rank returned; CheckFailed, saying what went wrong, when the launch failed or gave back too little.
+    Hidden (reveal=False), the rank's error keeps its words but not its numbers (the grader's ranks and sizes)."""
     if "error" in probe:
-        raise CheckFailed(f"{name} failed on {case.about}: {probe['error']}")
+        error = probe["error"] if reveal else re.sub(r"(?<!\w)\d+", "…", probe["error"])   # fc1, f32 stay
+        hint = f" {FAILURE_HINTS[name]}." if name in FAILURE_HINTS else ""
+        raise CheckFailed(f"{name} failed on {case.about}: {error}.{hint}")
     res = probe.get("results")
     if not isinstance(res, list) or len(res) != case.nproc:
         raise CheckFailed(f"{name} should return one result per rank; launch gave back {res!r:.100}.")
@@ -190,7 +210,7 @@ COLLECTIVE_HINTS = {
 
 def collectives_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
     """Each rank's four tensors against what the collectives leave there."""
-    res = rank_results(probe, "collectives", case)
+    res = rank_results(probe, "collectives", case, reveal)
     world, n = case.nproc, case.kwargs["n"]
     for rank, got in enumerate(res):
         if not isinstance(got, dict):
@@ -205,6 +225,10 @@ def collectives_problems(probe: dict, case: RunCase, reveal: bool = True) -> lis
                 said = (f" expected {w.tolist()}, got {g.tolist() if isinstance(g, torch.Tensor) else g!r}" if reveal
                         else f" (a tensor of {_shape(g)})")
                 return [f"on {case.about}, rank {rank}'s {key} is wrong:{said}. {COLLECTIVE_HINTS[key]}."]
+            if g.dtype != torch.float32:
+                return [f"on {case.about}, rank {rank}'s {key} holds the right numbers as {g.dtype}: make every tensor "
+                        "float32, as the exercise asks (torch.arange gives int64 unless you pass dtype=torch.float32, "
+                        "and new_empty or empty_like keep the dtype of the tensor they come from)."]
     return issued_problems(probe.get("collectives"), case)
 
 
@@ -324,7 +348,7 @@ def max_param_bytes(cfg: dict) -> int:
 
 def ddp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
     """Gradients (equal on every rank and to one process's), bytes all-reduced, buckets, and the order of their timings."""
-    res = rank_results(probe, "ddp_worker", case)
+    res = rank_results(probe, "ddp_worker", case, reveal)
     cfg, about = case.cfg, case.about
     problems = data_split_problems(probe.get("busy"), case, "ddp_worker", reveal)
     if problems:
@@ -350,6 +374,18 @@ def ddp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
         g = got["grads"]
         bad = [k for k in grads if not near(g[k], grads[k])]
         if bad:
+            scaled = [f for f in {2, len(res)} if all(near(g[k], f * grads[k]) for k in grads)]
+            if scaled:
+                causes = []
+                if len(res) in scaled:
+                    causes.append("the all-reduce sums the ranks' gradients without dividing by world_size (DDP "
+                                  "averages: allreduce_hook divides the bucket by world_size before it all-reduces it; "
+                                  "a hand-written hook must divide by world_size too)")
+                if 2 in scaled:
+                    causes.append("the second backward added its gradients to the first one's: zero the gradients "
+                                  "(model.zero_grad()) before each step")
+                return [f"on {about}, rank {rank}'s gradients are {scaled[0]} times a single process's on the whole batch: "
+                        + ", or ".join(causes) + "."]
             return [f"on {about}, the gradient of {bad[0] if reveal else 'a parameter'} differs from a single process's on "
                     f"the whole batch by {diff(g[bad[0]], grads[bad[0]]):.2e}: give rank r the r-th of world_size equal "
                     "slices of the batch (x.chunk(world_size)[rank]), use the mean loss, and run the first backward "
@@ -386,6 +422,10 @@ def timing_order_problems(steps: list[dict]) -> list[str]:
                 not all(number(t) and t >= 0 for t in times) or times != sorted(times):
             return ["each step needs allreduce_ms: for every bucket, in order, when its all-reduce started (ms after "
                     "backward started; time.perf_counter() in the hook)."]
+        if number(s.get("backward_ms")) and times[-1] > s["backward_ms"] + 1e3:
+            return ["allreduce_ms should hold, for every bucket, when its all-reduce started in ms after backward started "
+                    f"((t - start) * 1e3, with start = time.perf_counter() just before loss.backward()); the last one, "
+                    f"{times[-1]:.0f} ms, comes long after backward ended ({s['backward_ms']:.1f} ms): subtract the start."]
         if not number(s.get("backward_ms")) or not s["backward_ms"] >= times[-1]:
             return ["each step needs backward_ms: how long loss.backward() took (it returns after the last all-reduce)."]
     return []
@@ -411,12 +451,19 @@ def fsdp_expected(cfg: dict, world: int) -> dict:
     root = padded(list(model.inp.parameters()) + list(model.head.parameters()))
     elements = sum(p.numel() for p in model.parameters())
     shard = sum(math.ceil(p.shape[0] / world) * (p.numel() // p.shape[0]) for p in model.parameters())
-    return {"all_gather": root + 2 * blocks, "reduce_scatter": root + blocks, "total_numel": elements, "max_local": shard}
+
+    def rows(p, r: int) -> int:      # FSDP2 cuts dim 0 as torch.chunk does: ceil-sized pieces, the last ones short or none
+        pieces = torch.arange(p.shape[0]).chunk(world)
+        return len(pieces[r]) if r < len(pieces) else 0
+
+    per_rank = [sum(rows(p, r) * (p.numel() // p.shape[0]) for p in model.parameters()) for r in range(world)]
+    return {"all_gather": root + 2 * blocks, "reduce_scatter": root + blocks, "total_numel": elements, "max_local": shard,
+            "local": per_rank}
 
 
 def fsdp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
     """Shard sizes, losses against one process's SGD, and the all-gather and reduce-scatter volumes of a step."""
-    res = rank_results(probe, "fsdp_worker", case)
+    res = rank_results(probe, "fsdp_worker", case, reveal)
     cfg, world, about = case.cfg, case.nproc, case.about
     problems = data_split_problems(probe.get("busy"), case, "fsdp_worker", reveal)
     if problems:
@@ -435,11 +482,20 @@ def fsdp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
             return [f"on {about}, rank {rank} holds {got['local_numel']!r} parameter elements; with {world} ranks each should "
                     f"hold about 1/{world} of {want['total_numel'] if reveal else 'them'}. Shard with fully_shard and "
                     "count p.to_local().numel()."]
+        if got["local_numel"] != want["local"][rank]:
+            said = f"{got['local_numel']}, but its shards hold {want['local'][rank]}" if reveal else "not what its shards hold"
+            return [f"on {about}, rank {rank}'s local_numel is {said}: after fully_shard, add up p.to_local().numel() over "
+                    "the parameters on each rank; do not compute it from total_numel (where a first dimension does not "
+                    "divide by world_size, the ranks' shards differ in size)."]
         losses = got["losses"]
         if not isinstance(losses, list) or len(losses) != len(ref) or not all(number(v) for v in losses):
             steps = f"{cfg['steps']} steps" if reveal else "cfg['steps'] steps"
             return [f"losses should hold one float per step ({steps})."]
         worst = max(abs(a - b) / max(1.0, abs(b)) for a, b in zip(losses, ref))
+        if not worst <= 1e-4 and len(ref) > 1 and all(abs(v - ref[0]) <= 1e-4 * max(1.0, abs(ref[0])) for v in losses):
+            return [f"on {about}, the first loss is right but it never changes: the optimizer updated nothing. Build the "
+                    "optimizer after fully_shard, from the sharded model.parameters() (fully_shard replaces the "
+                    "parameters an optimizer built before it holds), and call opt.step() after each backward."]
         if not worst <= 1e-4:
             return [f"on {about}, the losses differ from one process's SGD on the whole batch (relative difference "
                     f"{worst:.2e}): each rank trains on its slice of the batch, and the loss you report is the mean "
@@ -458,7 +514,7 @@ def fsdp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
 
 
 @register("05.fsdp", points=3, exercise="3", title="FSDP: 1/N of the parameters per rank, gather/scatter volumes, same loss",
-          cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, **LOG_ROWS, "lr": 0.05, "steps": 2}})])
+          cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, **LOG_ROWS, "d_out": 5, "lr": 0.05, "steps": 2}})])
 def _fsdp(ctx: Context, cases: list[RunCase]) -> str:
     for case in cases:
         fail_if(fsdp_problems(ctx.probe(probe_launch, "fsdp_worker", case, timeout=PROBE_TIMEOUT), case, ctx.reveal), most=2)
@@ -468,7 +524,7 @@ def _fsdp(ctx: Context, cases: list[RunCase]) -> str:
 # ---------------------------------------------------------------- 4: tensor parallel
 def tp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
     """Output against one process's, each block's shard shapes, and one all-reduce per block forward and backward."""
-    res = rank_results(probe, "tp_worker", case)
+    res = rank_results(probe, "tp_worker", case, reveal)
     cfg, world, about = case.cfg, case.nproc, case.about
     out, _ = reference_output(cfg)
     d, hidden, blocks = cfg["d"], 4 * cfg["d"], cfg["blocks"]
@@ -796,7 +852,7 @@ def schedule_problems(busy, res: list, case: PipelineCase, reveal: bool) -> list
 
 def pp_problems(probe: dict, case: PipelineCase, reveal: bool = True) -> list[str]:
     """pp_worker's rows: the last stage's outputs and losses against one process's, the bytes sent, then the schedule."""
-    res = rank_results(probe, "pp_worker", case.run)
+    res = rank_results(probe, "pp_worker", case.run, reveal)
     cfg, about = case.run.cfg, case.run.about
     ms = cfg["microbatches"]
     payload = cfg["batch"] * cfg["d"] * 4
@@ -1154,12 +1210,19 @@ PATTERNS = {
                                                               "during backward)",
             "carries": {"all_reduce": (GRADIENTS, "the gradients")},
             "holds": ((REPLICA, None), "every device holds a full copy (a replica) of the model"),
+            "wrong_objects": {"all_reduce": (PARAMETERS, "all-reduces the parameters: DDP all-reduces the gradients "
+                                                         "(every replica starts equal and takes the same step)")},
             "not_holds": (SHARDS, "sharding, which is FSDP's: in DDP no device shards anything")},
     "fsdp": {"name": "FSDP", "heading": re.compile(r"\bfsdp\b|fully[- ]sharded", re.I),
              "api": re.compile(r"fully_shard|FullyShardedDataParallel"), "api_name": "torch.distributed.fsdp.fully_shard",
              "needs": ("all_gather", "reduce_scatter"), "allowed": ("all_reduce",),
              "what": "FSDP all-gathers each unit's parameters (forward and backward) and reduce-scatters the gradients",
              "carries": {"all_gather": (PARAMETERS, "the parameters"), "reduce_scatter": (GRADIENTS, "the gradients")},
+             "wrong_objects": {"all_gather": (GRADIENTS, "all-gathers the gradients: FSDP all-gathers each unit's "
+                                                         "parameters, before its forward and again before its backward"),
+                               "reduce_scatter": (PARAMETERS, "reduce-scatters the parameters: FSDP reduce-scatters the "
+                                                              "gradients, so that each device ends with its shard of "
+                                                              "their average")},
              "wrong_pairs": {"all_reduce": (GRADIENTS, "all-reduces the gradients, which is DDP's: FSDP reduce-scatters "
                                                        "them, so that each device ends with only its shard of the average")},
              "holds": ((PIECES, STATE), "each device holds only a shard of the parameters (and of their gradients and "
@@ -1171,7 +1234,8 @@ PATTERNS = {
            "needs": ("all_reduce",), "allowed": ("all_gather", "reduce_scatter"),
            "what": "tensor parallel all-reduces the partial outputs of every layer (forward, and backward)",
            "carries": {"all_reduce": (ACTIVATIONS, "the activations (the layer's partial outputs)")},
-           "holds": ((SPLITS, MATRICES), "the weight matrices inside each layer are split across the devices")},
+           "holds": ((SPLITS, MATRICES), "the weight matrices inside each layer are split across the devices"),
+           "not_holds": (STAGES, "the pipeline's split, each device a stage of consecutive layers")},
     "pp": {"name": "pipeline parallel", "heading": re.compile(r"pipeline", re.I),
            "api": re.compile(r"torch\.distributed\.pipelining|PipelineStage|Schedule(?:GPipe|1F1B|Interleaved\w*)|pipeline\("),
            "api_name": "torch.distributed.pipelining (PipelineStage, ScheduleGPipe)",
@@ -1353,6 +1417,9 @@ def communicates_problems(comm: str, key: str) -> list[str]:
         if not _next_to(comm, kind, carried):
             return [f"the {name} section's **Communicates** names {COLLECTIVES[kind][1]} but not what it carries: say, in "
                     f"the same sentence, that it carries {thing} ({p['what']})."]
+    for kind, (thing, why) in p.get("wrong_objects", {}).items():
+        if _carries(comm, kind, thing):
+            return [f"the {name} section's **Communicates** {why}."]
     for kind, (carried, why) in p.get("wrong_pairs", {}).items():
         if _next_to(comm, kind, carried, exempt=COMPARISON):
             return [f"the {name} section's **Communicates** {why}."]
@@ -1360,6 +1427,47 @@ def communicates_problems(comm: str, key: str) -> list[str]:
         return ["the tensor parallel section's **Communicates** should say that the all-reduce happens in every layer "
                 "(per layer, forward and backward): that is why it needs a fast link."]
     return []
+
+
+THINGS = (GRADIENTS, PARAMETERS, ACTIVATIONS)
+PASSIVE = re.compile(r"are|is|get|gets|be|being|been", re.I)   # "the gradients are reduce-scattered"
+DETERMINERS = ("the", "its", "their", "each", "every", "all", "this", "these", "a", "an")
+
+
+def _object(tokens: list[str]) -> str | None:
+    """The thing a collective's object names: the head noun of the first run of thing words (gradients, parameters,
+    activations) among the first words, so that "parameter gradients" are gradients."""
+    hit = next((i for i, t in enumerate(tokens[:6]) if any(rx.fullmatch(t) for rx in THINGS)), None)
+    if hit is None:
+        return None
+    while hit + 1 < len(tokens) and any(rx.fullmatch(tokens[hit + 1]) for rx in THINGS):
+        hit += 1
+    return tokens[hit]
+
+
+def _carries(text: str, kind: str, thing: re.Pattern) -> bool:
+    """Whether an affirmed clause says the collective carries `thing`: "an all-gather of the gradients" (its object
+    after "of", "on" or "for") or "the gradients are all-gathered" (passive). A clause that compares does not count."""
+    rx = COLLECTIVES[kind][0]
+    for s in sentences(text) or [text]:
+        for c in clauses(s):
+            for m in rx.finditer(c.text):
+                if COMPARISON.search(c.text) or not _affirmed(c, m):
+                    continue
+                after = re.findall(r"[\w'’-]+", c.text[m.end():])
+                ending = after.pop(0).lower() if after and re.fullmatch(r"s|es|ed|ing", after[0], re.I) else ""
+                lead = after[0].lower() if after else ""
+                got = (_object(after[1:]) if lead in ("of", "on", "for") else
+                       _object(after) if ending in ("s", "es") and lead in DETERMINERS else None)   # "all-gathers the weights"
+                before = re.findall(r"[\w'’-]+", c.text[:m.start()])[-3:]
+                if before and re.fullmatch(r"\w+ly|then|also|again|first|later", before[-1], re.I):   # "are then all-gathered"
+                    before = before[:-1]
+                if got is None and len(before) >= 2 and PASSIVE.fullmatch(before[-1]) and \
+                        any(r.fullmatch(before[-2]) for r in THINGS):
+                    got = before[-2]
+                if got is not None and thing.fullmatch(got):
+                    return True
+    return False
 
 
 def holds_problems(pattern: str, key: str) -> list[str]:

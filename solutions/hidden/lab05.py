@@ -1,13 +1,13 @@
 """Lab 05 hidden cases: the grader's cases and reference answers for the checks in helpers/checks/lab05.py.
 
-Never released. Cases only: the checks are the public ones, run with probes in the submission's kernel and
-messages that reveal nothing. Each distributed exercise is launched again on configurations the notebook never
-saw: three ranks and another size for the collectives; other widths, depths, batch sizes and a smaller bucket
-cap for DDP (whose blocks log the rows they run on, as FSDP's do); an output size FSDP must pad; other micro-batch
-counts, a deeper model and stage splits that leave one or two blocks over for the pipeline. The
-grader's own answers come from its reference implementations here: the stage split (`split_truth`, for the
-split cases and for how many blocks each pipeline stage must run) and the calculator (`plan_truth`, on other
-models). DISTRIBUTED.md is re-read from the folder the notebook wrote.
+Never released. Cases only: the checks are the public ones, run with probes in the submission's kernel and messages
+that reveal nothing. Each distributed exercise is launched again on configurations the notebook never saw: three ranks
+and another size for the collectives; other widths, depths, batch sizes and a smaller bucket cap for DDP (whose blocks
+log the rows they run on, as FSDP's do); an output size FSDP must pad; other micro-batch counts, a deeper model and
+stage splits that leave one or two blocks over for the pipeline. The grader's own answers come from its reference
+implementations here: the stage split (`split_truth`, for the split cases and for how many blocks each pipeline stage
+must run) and the calculator (`plan_truth`, on other models, one with gradients wider than its parameters, so that
+param_bytes and grad_bytes cannot be mixed up). DISTRIBUTED.md is re-read from the folder the notebook wrote.
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ def plan_truth(params_billion, n_devices, layers=32, hidden=4096, tokens=32768, 
 
 
 PLANS = [
-    ("a large model on many devices", (13.0, 16), {"layers": 40, "hidden": 5120, "tokens": 65536}),
+    ("a large model on many devices, its gradients reduced in float32", (13.0, 16),
+     {"layers": 40, "hidden": 5120, "tokens": 65536, "grad_bytes": 4}),
     ("a larger model with another optimizer", (70.0, 64),
      {"layers": 80, "hidden": 8192, "tokens": 4 * 4096, "optim_bytes": 16, "act_bytes": 30}),
     ("a model on a single device", (0.35, 1),
