@@ -126,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", metavar="KEY", help="keep the rows as a figure (helpers.figures) under this key")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
+    if args.compare == "greedy-in-graph" and (eager := [b for b in args.backend if b in ("eager", "int8")]):
+        parser.error(f"--compare greedy-in-graph changes the compiled step; {', '.join(eager)} compiles nothing, "
+                     "so both sides would run the same code: leave it out")
     device = pick_device(args.device)
     args.dtype = resolve_dtype(args.dtype, device)
     if args.compile_mode == "auto":

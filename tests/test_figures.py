@@ -119,3 +119,15 @@ def test_llm_decode_compare_keeps_what_a_change_bought(out_dir):
     row, = json.loads((out_dir / "figures.json").read_text())["07.decode_changes"]["value"]
     assert row["backend"] == "eager" and row["runs"] == 2 and row["change"] == llm_decode.CHANGES["fused"]
     assert row["speedup"] == pytest.approx(row["off_ms"] / row["on_ms"]) and row["on_percent"] > 0
+
+
+def test_llm_decode_refuses_a_comparison_whose_sides_are_the_same_code(capsys):
+    """--compare greedy-in-graph on a backend that compiles nothing would time one step twice: refused in words."""
+    import sys
+
+    sys.path.insert(0, str(figures.FIGURES_DIR.parents[1] / "benchmarks"))
+    import llm_decode
+
+    with pytest.raises(SystemExit):
+        llm_decode.main(["--model", "tiny", "--device", "cpu", "--backend", "eager", "--compare", "greedy-in-graph"])
+    assert "eager compiles nothing" in capsys.readouterr().err

@@ -39,8 +39,8 @@ ARGMAX_CHUNK = 256   # greedy_ids' first stage: the maximum of each run of this 
 def greedy_ids(logits: torch.Tensor) -> torch.Tensor:
     """torch.argmax over the vocabulary of (batch, vocab) logits, in two stages: the maximum of every ARGMAX_CHUNK
     logits (one GPU program each), then the best of those. The same ids as `logits.argmax(-1)`, ties to the first
-    maximum included; a one-row argmax over a 128,256-word vocabulary is a single long reduction otherwise (35 µs on
-    an H200 in eager, 29 µs as one Inductor kernel: 3 % of a 1B model's decode step)."""
+    maximum included; a one-row argmax over a 128,256-word vocabulary is a single long reduction otherwise (an H200,
+    torch 2.11.0, triton 3.6.0: 35 µs in eager, 29 µs as one Inductor kernel, 3 % of a 1B model's decode step)."""
     batch, vocab = logits.shape
     if vocab <= 4 * ARGMAX_CHUNK:
         return logits.argmax(dim=-1)
