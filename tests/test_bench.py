@@ -340,3 +340,21 @@ def test_inside_wall_clock_only_a_call_that_sleeps_is_timed_by_the_wall_clock():
     finally:
         torch.set_num_threads(threads)
     assert t.clock == "wall" and t.q25_ms >= 2.0
+
+
+def test_linear_gelu_sweep_tries_only_tiles_that_fit_and_cover_m():
+    """benchmarks/linear_gelu.py --sweep: one BLOCK_M covers M (16 to 64), every config fits the shared memory."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import linear_gelu
+
+    smem = lambda bm, bn, bk, stages, itemsize: stages * (bm * bk + bk * bn) * itemsize
+    configs = linear_gelu.sweep_configs(16, smem, 232_448)
+    assert configs and {c["BLOCK_M"] for c in configs} == {16}
+    assert all(smem(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], 2) <= 232_448 for c in configs)
+    assert all(c["BLOCK_N"] == 16 for c in configs if c["num_warps"] == 1)
+    assert {c["BLOCK_M"] for c in linear_gelu.sweep_configs(1, smem, 232_448)} == {16}
+    assert {c["BLOCK_M"] for c in linear_gelu.sweep_configs(40, smem, 232_448)} == {64}
+    small = linear_gelu.sweep_configs(16, smem, 48 * 1024)
+    assert 0 < len(small) < len(configs) and max(c["BLOCK_K"] * c["num_stages"] for c in small) <= 768
