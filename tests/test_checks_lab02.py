@@ -179,3 +179,36 @@ def test_cases_checked_on_every_run_give_the_solution_full_marks_in_their_own_wo
     assert {c.fn_name for c in lab02.cleanup_cases_always("fold_constants")} == {"fold_constants"}
     about, _, matches = lab02.DEAD_PARAMETER_CASE()
     assert "get_attr" in about and matches["DeadCode"] == 2
+
+
+def test_second_fair_grades_round_cases_hold_what_their_messages_say():
+    """The cases a second fair-grades round added: a node that moves 0 bytes and a module called twice (node_costs), calls
+    with inplace=False (dead code), two constants of one op and a constant output (constant folding), a ReLU module
+    called twice (the pass classes), a pipeline case whose larger output comes last, and a harness pass whose outputs go
+    wrong before its graph does."""
+    (case,) = lab02.cost_cases_always()
+    assert case.truth["getitem"] == {"flops": 0, "bytes": 0} and case.hint
+    gm = fx.symbolic_trace(lab02.ShapeDivided().eval())
+    inputs = (torch.randn(4, 3),)
+    assert sum(t["flops"] for t in case.truth.values()) == lab02.flop_counter_total(gm, inputs)
+    hidden_lab("02")
+    assert __import__("sys").modules["workbook_hidden_lab02"].reference_costs(gm, inputs) == lab02.shape_divided_truth()
+
+    traced = fx.symbolic_trace(lab02.UnreadNotInPlace())
+    assert sum(lab02.out_of_place_call(traced, n) for n in traced.graph.nodes) == 3
+    assert not any(lab02.works_in_place(traced, n) for n in traced.graph.nodes)
+    dead = [c for c in lab02.cleanup_cases_always("remove_dead_code") if isinstance(c.model, lab02.UnreadNotInPlace)]
+    assert dead and dead[0].calls == {"sin": 1}
+
+    about, model, matches = lab02.DEAD_PARAMETER_CASE()
+    relus = [n for n in fx.symbolic_trace(model).graph.nodes if lab02.activation(fx.symbolic_trace(model), n) == "relu"]
+    assert matches["ReluToGelu"] == len(relus) == 3 and len({str(n.target) for n in relus}) == 2
+
+    large = lab02.pipeline_cases()[1]
+    first, second = lab02.output_of(large.model, large.inputs)
+    assert isinstance(large.model, lab02.OutputsSwapped) and second.abs().max() > 2.5 * first.abs().max()
+
+    rows = [{"case": c, "ok": False, "problem": "idempotent: changed again"} for c in lab02.ALL]
+    off = lab02.harness_pass(lab02.off_by_one_every_run, lab02.HARNESS_EXPECT["off_by_one_every_run"])
+    problems = lab02.harness_problems([{"rows": rows, "changed": []}], [off], lab02.ALL)
+    assert problems and "start with 'output'" in problems[0] and "in this order" in problems[0]

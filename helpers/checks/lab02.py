@@ -396,6 +396,13 @@ def works_in_place(gm: fx.GraphModule, n: fx.Node) -> bool:
     return False
 
 
+def out_of_place_call(gm: fx.GraphModule, n: fx.Node) -> bool:
+    """A call that takes an inplace argument and leaves it False: F.relu(x) (traced with inplace=False), nn.ReLU()."""
+    if n.op == "call_module":
+        return getattr(module_of(gm, n), "inplace", None) is False
+    return n.op in CALLS and "inplace" in n.kwargs and n.kwargs["inplace"] is not True
+
+
 def in_place_calls(gm: fx.GraphModule) -> int:
     """How many calls change a tensor in place."""
     return sum(works_in_place(gm, n) for n in gm.graph.nodes)
@@ -482,6 +489,7 @@ def _probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple)
                  "removed_inputs": [name for name in inputs_before if name not in input_names(out_gm)],
                  "new_parameters": sorted({name for name, _ in out_gm.named_parameters()} - params_before),
                  "dead_attrs": sum(n.op == "get_attr" and not n.users for n in out_gm.graph.nodes),
+                 "unread_out_of_place": sum(not n.users and out_of_place_call(out_gm, n) for n in out_gm.graph.nodes),
                  **new_constants(out_gm, attrs_before, buffers_before)}
         if shape["stale"] or shape["removed_inputs"]:
             return shape       # not run: it cannot take the model's inputs, or its forward is the old code
@@ -504,6 +512,7 @@ def new_constants(gm: fx.GraphModule, before: set, buffers_before: set = frozens
     read = {n.target for n in gm.graph.nodes if n.op == "get_attr"}
     unread = sorted(name for name in buffers if name not in buffers_before and name not in read)
     loose, grad = [], []
+    readers = Counter(n.target for n in gm.graph.nodes if n.op == "get_attr" and n.target not in before)
     for n in gm.graph.nodes:
         if n.op != "get_attr" or n.target in before or n.target in params:
             continue
@@ -518,7 +527,8 @@ def new_constants(gm: fx.GraphModule, before: set, buffers_before: set = frozens
             loose.append(n.target)
         elif value.requires_grad:
             grad.append(n.target)
-    return {"loose_constants": sorted(set(loose)), "grad_constants": sorted(set(grad)), "unread_buffers": unread}
+    return {"loose_constants": sorted(set(loose)), "grad_constants": sorted(set(grad)), "unread_buffers": unread,
+            "shared_new_attrs": sum(k > 1 for k in readers.values())}
 
 
 def pass_problems(p: dict, fn_name: str, want, about: str, tol: dict, reveal: bool = True) -> list[str]:
@@ -834,7 +844,8 @@ def fold_problems(p: dict, want, about: str, bn_left: int | tuple, reveal: bool 
     if bns != bn_left:
         if bns > bn_left:
             said = f"{bns} batch norm(s) are left where {bn_left} should be" if reveal else "too many batch norms are left"
-            return [f"on {about}, {said}: fold every BatchNorm2d whose input is a Conv2d that feeds nothing else."]
+            return [f"on {about}, {said}: fold every BatchNorm2d whose input is a Conv2d that feeds nothing else (how "
+                    "many nodes read the batch norm's own output does not matter: they all read the folded conv)."]
         said = f"only {bns} batch norm(s) are left where {bn_left} should be" if reveal else "too few batch norms are left"
         return [f"on {about}, {said}: a conv whose output is also read by another node cannot be folded (that node needs "
                 "the un-normalized values)."]
@@ -842,8 +853,8 @@ def fold_problems(p: dict, want, about: str, bn_left: int | tuple, reveal: bool 
 
 
 class ConvBNNet(nn.Module):
-    """Two foldable pairs (with and without conv bias, one inside a Sequential, one conv dilated with reflect padding),
-    and one conv read twice."""
+    """Two foldable pairs (with and without conv bias, one inside a Sequential, one conv dilated with reflect padding,
+    its batch norm's output read twice: still foldable, the conv feeds the batch norm alone), and one conv read twice."""
 
     def __init__(self):
         super().__init__()
@@ -857,7 +868,7 @@ class ConvBNNet(nn.Module):
         h = self.stem(x)
         h = self.bn(self.conv(h))
         s = self.side(h)
-        return F.relu(self.side_bn(s) + s)
+        return F.relu(self.side_bn(s) + s) + h
 
 
 class StaysInTraining(nn.Module):
@@ -939,8 +950,8 @@ def fold_cases() -> list[FoldCase]:
         batch_stats = nn.Sequential(nn.Conv2d(2, 4, 3), nn.BatchNorm2d(4, track_running_stats=False))
         training = randomize_bn(StaysInTraining(), 8)
         shared, shared_in = randomize_bn(SharedConv(), 9), (torch.randn(2, 3, 5, 5),)
-    return [fold_case("a CNN with two foldable conv → batch-norm pairs (one conv dilated, with reflect padding) and one "
-                      "conv read twice", cnn, ins[0], 1),
+    return [fold_case("a CNN with two foldable conv → batch-norm pairs (one conv dilated, with reflect padding, its batch "
+                      "norm's output read twice) and one conv read twice", cnn, ins[0], 1),
             fold_case("the empty graph (it returns its input)", Identity(), ins[1], 0),
             fold_case("a graph of one Conv2d (nothing to fold)", one_conv, ins[2], 0),
             fold_case("a model with one conv module called twice, each call into its own batch norm (the second with "
@@ -990,6 +1001,10 @@ def cleanup_problems(p: dict, fn_name: str, want, about: str, want_calls: Counte
                 "ends in _, or inplace=True): nothing reads its result, but the tensor it changes is read later, so it "
                 "has a side effect and must stay."]
     problems = pass_problems(p, fn_name, want, about, SAME, reveal)
+    if problems and fn_name == "fold_constants" and p.get("shared_new_attrs") and "computes something else" in problems[0]:
+        return [problems[0] + " Several of the get_attr nodes your pass added read one and the same new buffer: give each "
+                "folded constant a name of its own (register_buffer under a name that already holds a buffer replaces "
+                "that buffer without a word, so two constants computed by the same op end up sharing one value)."]
     if problems:
         return problems
     if p.get("new_parameters"):
@@ -1025,7 +1040,11 @@ def cleanup_problems(p: dict, fn_name: str, want, about: str, want_calls: Counte
         impure = (" Among them is a call that node.is_impure() says must stay (an assertion such as torch._assert or "
                   "torch._assert_async returns nothing anyone reads, and acts all the same): ask node.is_impure(), not "
                   "a list of functions you know." if fn_name == "remove_dead_code" and p["impure"] < p["impure_before"] else "")
-        return [f"on {about}, the calls left in the graph are wrong; " + "; ".join(parts) + "." + impure]
+        out_of_place = (" Among those still there is a call whose inplace argument is False (F.relu(x) is traced with "
+                        "inplace=False; nn.ReLU() and nn.Dropout() have inplace=False): it works out of place and changes "
+                        "nothing, so it is dead code when nothing reads it. Only inplace=True makes a side effect."
+                        if fn_name == "remove_dead_code" and extra and p.get("unread_out_of_place") else "")
+        return [f"on {about}, the calls left in the graph are wrong; " + "; ".join(parts) + "." + impure + out_of_place]
     if placeholders is not None and sum(op == "placeholder" for op, _ in p["kinds"]) != placeholders:
         return [f"on {about}, an input (placeholder) was removed: the graph's signature must not change, even for an unused input."]
     return []
@@ -1142,7 +1161,9 @@ class RepeatedInPlace(nn.Module):
 
 class InPlaceOnConstant(nn.Module):
     """A value computed from a parameter alone, then changed in place (g.add_(1)) before it is read: folded into a
-    buffer, the add_ would change that buffer on every call."""
+    buffer, the add_ would change that buffer on every call. Beside it, two constants computed by the same op (two
+    sines, each read by a live node: a buffer named after the op would serve both) and a constant the graph returns
+    as it is (its reader is the output node)."""
 
     def __init__(self):
         super().__init__()
@@ -1151,7 +1172,23 @@ class InPlaceOnConstant(nn.Module):
     def forward(self, x):
         g = self.w * 2
         g.add_(1)
-        return x + g + self.w.sin()
+        return (x + g + self.w.sin()) * (self.w * 3).sin(), self.w.cos() * 2
+
+
+class UnreadNotInPlace(nn.Module):
+    """Calls that take an inplace argument and work out of place, their results unread: F.relu(x) (traced with
+    inplace=False), an nn.ReLU() and an nn.Dropout() module (inplace=False). They change nothing: dead code."""
+
+    def __init__(self):
+        super().__init__()
+        self.act = nn.ReLU()
+        self.drop = nn.Dropout(0.25)
+
+    def forward(self, x):
+        F.relu(x - 1)
+        self.act(x)
+        self.drop(x * 2)
+        return x.sin()
 
 
 def cleanup_cases_always(fn_name: str) -> list[CleanupCase]:
@@ -1162,9 +1199,15 @@ def cleanup_cases_always(fn_name: str) -> list[CleanupCase]:
     if fn_name == "remove_dead_code":
         return [cleanup_case("remove_dead_code", "a model with t.add_(1) twice and torch.relu_(u) twice, their results "
                              "unread (the second node of each is named add__1 or relu__1)", RepeatedInPlace(), x,
-                             {"mul": 1, "add_": 2, "sub": 1, "relu": 2, "add": 1}, placeholders=1)]
+                             {"mul": 1, "add_": 2, "sub": 1, "relu": 2, "add": 1}, placeholders=1),
+                cleanup_case("remove_dead_code", "a model whose unread calls take an inplace argument and work out of "
+                             "place: F.relu(x - 1) (traced with inplace=False), an nn.ReLU() and an nn.Dropout() module "
+                             "(their inplace is False): they change nothing, so they are dead code", UnreadNotInPlace(), x,
+                             {"sin": 1}, placeholders=1)]
     return [cleanup_case("fold_constants", "a model with g = w * 2 from a parameter, then g.add_(1) in place before g is "
-                         "read, and a constant w.sin()", built(15, InPlaceOnConstant), x, {"mul": 1, "add_": 1, "add": 2})]
+                         "read; two constants computed by the same op (w.sin() and (w * 3).sin(), each read by a live "
+                         "node); and a constant w.cos() * 2 that the graph returns as it is (a second output)",
+                         built(15, InPlaceOnConstant), x, {"mul": 2, "add_": 1, "add": 2})]
 
 
 def dead_code_cases() -> list[CleanupCase]:
@@ -1234,6 +1277,7 @@ class CostCase:
     labels: dict
     export: bool = False
     targets: dict = field(default_factory=dict)
+    hint: str = ""           # the likely cause of node_costs raising on this case, added to its message
 
 
 def capture(model: nn.Module, inputs: tuple, export: bool = False) -> fx.GraphModule:
@@ -1498,6 +1542,45 @@ def aten_costs_truth(gm: fx.GraphModule | None = None, inputs: tuple | None = No
             "mm_default": {"flops": 2 * 10 * 3, "bytes": f * (6 + 15 + 10)}}
 
 
+class ShapeDivided(nn.Module):
+    """One Linear called twice (two nodes, each reading the module's weights), its output divided by x.shape[0]: a
+    getattr node (it reads x and writes a torch.Size, no tensor), then a getitem node that reads and writes no tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.fc(self.fc(x)) / x.shape[0]
+
+
+def shape_divided_truth(gm: fx.GraphModule | None = None, inputs: tuple | None = None) -> dict[str, dict]:
+    """ShapeDivided's costs by hand (a 4×3 input, float32): each call of the Linear makes 4×3 from an inner dimension of
+    3 and reads the whole module (a 3×3 weight and 3 biases), the second call as the first; getattr(x, 'shape') reads x
+    and writes no tensor; the getitem reads a torch.Size and writes an int: 0 bytes, so intensity 0 (memory-bound,
+    0 < ridge); the division reads the second Linear's output and an int."""
+    f, x = 4, 4 * 3
+    linear = {"flops": 2 * x * 3, "bytes": f * (x + 3 * 3 + 3 + x)}
+    return {"fc": linear, "fc_1": dict(linear),
+            "getattr_1": {"flops": 0, "bytes": f * x},
+            "getitem": {"flops": 0, "bytes": 0},
+            "truediv": {"flops": 0, "bytes": f * (x + x)}}
+
+
+ZERO_BYTES_HINT = (" One node here moves no tensor (the getitem of x.shape[0] reads a torch.Size and writes an int): it "
+                   "moves 0 bytes, and its intensity is 0 (not flops / 0), as the task says.")
+
+
+def cost_cases_always() -> list[CostCase]:
+    """Checked on every run, the grader's too: a node that moves 0 bytes."""
+    with seeded(20):
+        x = (torch.randn(4, 3),)
+    return [replace(cost_case("a model that calls one Linear twice (each call reads the module's weights) and divides by "
+                              "x.shape[0] (a getattr node, then a getitem node that reads and writes no tensor: it moves 0 "
+                              "bytes)", built(21, ShapeDivided), x, 4.0,
+                              shape_divided_truth), hint=ZERO_BYTES_HINT)]
+
+
 def cost_cases() -> list[CostCase]:
     with seeded(7):
         model, inputs = CostNet(), (torch.randn(2, 3, 8, 8), torch.randn(2, 8, 8, 8))
@@ -1524,8 +1607,8 @@ def cost_cases() -> list[CostCase]:
 @register("02.node_costs", points=3, exercise="3", title="shapes on every node; FLOPs and bytes per node; memory-bound nodes",
           cases=cost_cases)
 def _node_costs(ctx: Context, cases: list[CostCase]) -> str:
-    for case in cases:
-        with raised_on(ctx, "node_costs", case.about):
+    for case in [*cases, *cost_cases_always()]:
+        with raised_on(ctx, "node_costs", case.about, case.hint):
             got = {**ctx.probe(probe_costs, case.model, case.inputs, case.ridge, case.export, timeout=180),
                    "flop_counter": case.flops}
         describe = (lambda name: f"node '{name}'") if ctx.reveal else (lambda name: case.labels.get(name, "a node"))
@@ -1883,8 +1966,9 @@ def pass_class_problems(probe: dict, about: str, want: dict[str, int], reveal: b
         own = got.get("own_counts")
         own_matches = before[key] - own[key] if own else None
         if got["matches"] not in (matches, own_matches):
-            return [f"on {about}, {cls_name}.analyze found {got['matches']!r} sites" + (f"; there are {matches}." if reveal else
-                    ", which is not what its apply changes.")]
+            return [f"on {about}, {cls_name}.analyze found {got['matches']!r} sites" + (f"; there are {matches}" if reveal else
+                    ", which is not what its apply changes") + ". A site is a node apply changes: a module or function "
+                    "called twice is two sites."]
         if got["applied"] != "GraphModule":
             return [f"{cls_name}.apply should return the rewritten torch.fx.GraphModule; it returned a {got['applied']}."]
         if own is not None:
@@ -2048,8 +2132,8 @@ def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True) -> l
                 "GraphModule, one edits the graph without recompiling, one changes a module's weights in place and "
                 "compensates in the graph, one shifts the outputs by less than tol). Recompile after every pass, carry on "
                 "with the GraphModule each pass returns, compare every tensor of the output (it may be a tuple), and "
-                "allow tol × max(1, max |ref|) for the largest difference over them all: the 1 keeps small outputs "
-                "from getting a tolerance below tol."]
+                "allow tol × max(1, max |ref|), with max |ref| over every tensor of the output, for the largest difference "
+                "over them all: the 1 keeps small outputs from getting a tolerance below tol."]
     if not p["returned_gm"]:
         return ["run_pipeline should return (gm, report) with gm the optimized GraphModule."]
     rows = p["report"]
@@ -2152,29 +2236,45 @@ class PipeNet(nn.Module):
         return ((h * scale).relu() + x.mean()) * 0.25, h.mean(dim=(2, 3)) * 0.1
 
 
+class OutputsSwapped(nn.Module):
+    """A model of two outputs with the two returned in the other order (for PipeNet and its like: the larger one last), so
+    that a pipeline that scales its tolerance by the first output alone, or reports the first output's difference as
+    the largest, shows it."""
+
+    def __init__(self, inner: nn.Module):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x):
+        a, b = self.inner(x)
+        return b, a
+
+
 PIPE_MATCHES = {"ReluToGelu": 2, "FoldConvBN": 1, "FoldConstants": 3, "DeadCode": 2}
 
 
 class DeadParameter(nn.Module):
-    """A ReLU, a constant w.exp() from a parameter, and a dead module call whose only input is a parameter nothing else
-    reads: the dead code is two nodes, a call_module and a get_attr."""
+    """A torch.relu and one nn.ReLU module called twice (three ReLU nodes, two ReLU targets), a constant w.exp() from a
+    parameter, and a dead module call whose only input is a parameter nothing else reads: the dead code is two nodes, a
+    call_module and a get_attr."""
 
     def __init__(self):
         super().__init__()
         self.w = nn.Parameter(torch.randn(3))
         self.spare = nn.Parameter(torch.randn(3))
         self.squash = nn.Tanh()
+        self.act = nn.ReLU()
 
     def forward(self, x):
         unused = self.squash(self.spare)  # noqa: F841 (dead code, on purpose)
-        return torch.relu(x) + self.w.exp()
+        return torch.relu(x) + self.act(x - 1) * self.act(x + 1) + self.w.exp()
 
 
 def DEAD_PARAMETER_CASE() -> tuple:
     """(about, model, matches) for the pass classes, checked on every run, the grader's too."""
-    return ("a model with a ReLU, a constant w.exp() and a dead module call that reads a parameter nothing else reads "
-            "(a dead get_attr)", built(19, DeadParameter),
-            {"ReluToGelu": 1, "FoldConvBN": 0, "FoldConstants": 1, "DeadCode": 2})
+    return ("a model with a torch.relu and one nn.ReLU module called twice, a constant w.exp() and a dead module call "
+            "that reads a parameter nothing else reads (a dead get_attr)", built(19, DeadParameter),
+            {"ReluToGelu": 3, "FoldConvBN": 0, "FoldConstants": 1, "DeadCode": 2})
 
 
 def BAD_PASSES(scale: float = 1.0) -> list[tuple]:
@@ -2205,7 +2305,7 @@ def BAD_PASSES(scale: float = 1.0) -> list[tuple]:
 def pipeline_cases() -> list[PipelineCase]:
     with seeded(8):
         model, inputs = randomize_bn(PipeNet(), 9), (torch.randn(2, 3, 6, 6),)
-        large = randomize_bn(PipeNet(), 9), (torch.randn(2, 3, 6, 6) * 1e4,)
+        large = OutputsSwapped(randomize_bn(PipeNet(), 9)).eval(), (torch.randn(2, 3, 6, 6) * 1e4,)
     scale, large_scale = output_scale(output_of(model, inputs)), output_scale(output_of(*large))
     # outputs below 1 here: a shift of half the tolerance is allowed (the scale is max(1, max |ref|))
     ok = (IdentityPass(), RebuildWithoutDeadCode(), NoRecompile(), DoubleWeightsInPlace(), ScaleOutput(1 + 1e-7, "tiny_rounding"),
@@ -2214,9 +2314,9 @@ def pipeline_cases() -> list[PipelineCase]:
     relative = (*ok, ScaleOutput(1 + 2e-5, "relative_rounding"), ShiftOutput(0.4e-4 * large_scale, "shift_by_0.4_tol_of_scale"))
     return [PipelineCase("a conv → bn → relu → bn model with a conv read twice, an in-place call, a dead chain and a "
                          "constant, two outputs below 1 in a tuple", model, inputs, PIPE_MATCHES, ok, tuple(BAD_PASSES(scale))),
-            PipelineCase("the same model on inputs 10⁴ times larger (outputs near 10⁴: a pass that rounds by 2e-5 of the "
-                         "output, or shifts every element by 0.4 × tol × max |ref|, keeps it within a tolerance relative to "
-                         "the output's scale)", *large, PIPE_MATCHES, relative, tuple(BAD_PASSES(large_scale)))]
+            PipelineCase("the same model on inputs 10⁴ times larger, its two outputs returned in the other order (the larger "
+                         "one last; outputs near 10⁴: a pass that rounds by 2e-5 of the output, or shifts every element by "
+                         "0.4 × tol × max |ref|, keeps it within a tolerance relative to the output's scale)", *large, PIPE_MATCHES, relative, tuple(BAD_PASSES(large_scale)))]
 
 
 @register("02.passes", points=1, exercise="4a", title="four passes behind name/analyze/apply: analyze counts what apply "
@@ -2400,6 +2500,15 @@ def doubles_weights_in_place(gm):
     return _done(gm)
 
 
+def off_by_one_every_run(gm):
+    """Adds 1 to the output, again on every run: wrong outputs, and never idempotent (the outputs go wrong first)."""
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    with gm.graph.inserting_before(out):
+        plus = gm.graph.call_function(operator.add, (out.args[0], 1.0))
+    out.args = (plus,)
+    return _done(gm)
+
+
 def flips_the_spelling(gm):
     """Spells x.sin() as torch.sin(x) and torch.sin(x) as x.sin(): right outputs and the same number of nodes, but
     every run changes the graph again."""
@@ -2483,6 +2592,7 @@ HARNESS_EXPECT = {
     "mul_drops_second_input": {"two-input op": "output"},
     "rewires_first_user_only": {"several users": "raised"},
     "grows_every_run": {c: "idempotent" for c in ALL},
+    "off_by_one_every_run": {c: "output" for c in ALL},
     "needs_a_call": {"empty graph": "raised"},
     "linear_drops_bias": {"call_module with parameters": "output"},
     "moves_a_call_first": {c: "lint" for c in ALL if c != "empty graph"},
@@ -2580,7 +2690,8 @@ def harness_problems(got: list, passes: list[HarnessPass], cases: tuple, hint: s
                             if p.tol is not None else "")
                 return [f"check_pass let {p.words} through on the case '{r['case']}'{with_tol}.{hint}"]
             if want and not r["problem"].startswith(want):
-                return [f"for {p.words} on '{r['case']}', the problem should start with '{want}'; it reads {r['problem'][:100]!r}."]
+                return [f"for {p.words} on '{r['case']}', the problem should start with '{want}' (the first thing that "
+                        f"goes wrong, in this order: raised, lint, output, idempotent); it reads {r['problem'][:100]!r}."]
     return []
 
 

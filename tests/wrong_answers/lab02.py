@@ -11,6 +11,10 @@ HIDDEN_NAMES = ("HRelu", "HFold", "HDead", "HConst", "HCost", "HPipe", "HStaysTr
                 "sub.0", "head.0", "shared", "tap", "swish", "slow_identity")
 
 RECOMPILED = '    gm.graph.lint()\n    gm.recompile()\n    return gm\n'
+# check_pass's comparison of the outputs, as the solution writes it (a wrong answer moves it after the idempotence test)
+OUTPUT_CHECK = ('        if not (isinstance(got, torch.Tensor) and got.shape == case["expected"].shape\n'
+                '                and torch.allclose(got, case["expected"], rtol=tol, atol=tol)):\n'
+                '            return "output: the rewritten graph computes something else"\n')
 
 PATTERNS_FIRST = '''
 def relu_to_gelu_pattern(gm):
@@ -936,6 +940,128 @@ WRONG = [
           'dimension of 1 passes', 'ex-5',
           ('got.shape == case["expected"].shape', 'got.numel() == case["expected"].numel()'),
           says='let .* through'),
+
+    # ---------------------------------------------------------------- a second fair-grades round: FX subtleties the
+    # checks let through before it (outputs in another order, a node that moves 0 bytes, calls with inplace=False, ...)
+    # 1
+    wrong('02.graph_table', 'inputs from args and kwargs values, one level deep: nodes inside a list (torch.cat([a, b])) '
+          'are missed', 'ex-1',
+          ('"inputs": [n.name for n in node.all_input_nodes]',
+           '"inputs": [a.name for a in [*node.args, *node.kwargs.values()] if isinstance(a, fx.Node)]'),
+          says='inputs'),
+    # 2a, 2b
+    wrong('02.relu_to_gelu', "GELU written as a tensor method (call_method 'gelu'), the way the ReLU method was", 'ex-2a',
+          ('gelu = gm.graph.call_function(F.gelu, (source,))', 'gelu = gm.graph.call_method("gelu", (source,))'),
+          says='raised', hidden_says='relu_to_gelu raised'),
+    wrong('02.rewriter', 'the replacement written with a module, nn.GELU()(x): a pattern function cannot call a module',
+          'ex-2b', ('    def gelu(x):\n        return F.gelu(x)', '    def gelu(x):\n        return nn.GELU()(x)'),
+          says='raised', hidden_says='relu_to_gelu_pattern raised'),
+    # 2c
+    wrong('02.fold_conv_bn', "also requires the batch norm's output to have a single user: a pair whose normalized values "
+          'are read twice is left unfolded', 'ex-2c',
+          ('and len(conv_node.users) == 1):', 'and len(conv_node.users) == 1 and len(bn_node.users) == 1):'),
+          says="batch norm's own output does not matter", hidden_says='too many batch norms'),
+    wrong('02.fold_conv_bn', 'calls bn.eval() before folding "to be sure": a batch norm left in training mode is switched '
+          "(the model's own module) and folded", 'ex-2c',
+          ('        if bn.training or bn.running_mean is None:', '        bn.eval()\n        if bn.running_mean is None:'),
+          says='training mode', hidden_says='training mode'),
+    wrong('02.fold_conv_bn', "the folded conv registered with gm.add_module under the conv's dotted target + '_folded' "
+          "('stem.0_folded')", 'ex-2c',
+          ('        name = conv_node.target.replace(".", "_") + "_folded"', '        name = conv_node.target + "_folded"'),
+          ('        gm.add_submodule(name, folded)', '        gm.add_module(name, folded)'),
+          says='fold_conv_bn raised', hidden_says='fold_conv_bn raised'),
+    # 2d
+    wrong('02.dead_code', "in place judged by the keyword's presence ('inplace' in node.kwargs): an unread F.relu(x), "
+          'traced with inplace=False, is kept', 'ex-2d',
+          ('if node.is_impure() or node.kwargs.get("inplace") is True:', 'if node.is_impure() or "inplace" in node.kwargs:'),
+          says='inplace argument is False', hidden_says='inplace argument is False'),
+    wrong('02.dead_code', "in-place modules judged by hasattr(module, 'inplace'): an unread nn.ReLU() or nn.Dropout() "
+          '(inplace=False) is kept', 'ex-2d',
+          ('        return getattr(gm.get_submodule(node.target), "inplace", False) is True',
+           '        return hasattr(gm.get_submodule(node.target), "inplace")'),
+          says='inplace argument is False', hidden_says='inplace argument is False'),
+    # 2e
+    wrong('02.fold_constants', 'call_method constants evaluated as getattr(torch, name)(*args): methods without a torch '
+          'function of that name (.to, .view, .size) raise', 'ex-2e',
+          ('values[node] = getattr(args[0], node.target)(*args[1:], **kwargs)', 'values[node] = getattr(torch, node.target)(*args, **kwargs)'),
+          says='fold_constants raised', hidden_says='fold_constants raised'),
+    wrong('02.fold_constants', "each buffer named after the op that computed it (folded_sin), with no check that the name is "
+          'free: register_buffer under a taken name replaces that buffer, so two constants of the same op share a value',
+          'ex-2e',
+          ('        name = f"_folded_{node.name}"\n        while hasattr(gm, name):\n            name += "_"\n',
+           '        name = f"folded_{getattr(node.target, \'__name__\', node.target)}"\n'),
+          says='name of its own', hidden_says='name of its own'),
+    wrong('02.fold_constants', 'a constant that the output node reads directly is not registered: only call nodes count as '
+          'its readers', 'ex-2e',
+          ('        if all(user in folded for user in node.users):',
+           '        if all(user in folded or user.op == "output" for user in node.users):'),
+          says='still there', hidden_says='still there'),
+    # 3
+    wrong('02.node_costs', 'intensity = flops / bytes without the 0-bytes case: a node that moves no tensor (the getitem of '
+          'x.shape[0]) divides by zero', 'ex-3',
+          ('intensity = flops / moved if moved else 0.0', 'intensity = flops / moved'),
+          says='node_costs raised.*moves 0 bytes', hidden_says='node_costs raised.*moves 0 bytes'),
+    wrong('02.node_costs', 'memory_bound False for a node that moves no bytes ("it waits on nothing")', 'ex-3',
+          ('"memory_bound": intensity < ridge', '"memory_bound": moved > 0 and intensity < ridge'),
+          says=r'memory_bound False.*intensity < ridge', hidden_says=r'memory_bound False.*intensity < ridge'),
+    wrong('02.node_costs', "a module's parameters counted once per module: a module called twice reads its weights only "
+          'on its first call', 'ex-3',
+          ('    rows = []\n    for node in gm.graph.nodes:', '    rows, seen = [], set()\n    for node in gm.graph.nodes:'),
+          ('            moved += sum(t.numel() * t.element_size() for t in [*mod.parameters(), *mod.buffers()])',
+           '            if node.target not in seen:\n                seen.add(node.target)\n'
+           '                moved += sum(t.numel() * t.element_size() for t in [*mod.parameters(), *mod.buffers()])'),
+          says='bytes', hidden_says='bytes'),
+    # 4a
+    wrong('02.passes', 'ReluToGelu.analyze counts the distinct ReLU targets: a module called twice counts once', 'ex-4a',
+          ('return {"matches": sum(is_relu(gm, n) for n in gm.graph.nodes)}',
+           'return {"matches": len({str(n.target) for n in gm.graph.nodes if is_relu(gm, n)})}'),
+          says='called twice is two sites', hidden_says='called twice is two sites'),
+    # 4b
+    wrong('02.pipeline', "the tolerance's scale taken from the first output tensor only (max |ref[0]|): a larger second "
+          'output gets too small a tolerance', 'ex-4b',
+          ('scale = max([1.0] + [t.abs().max().item() for t in leaves(reference) if t.numel()])',
+           'scale = max(1.0, leaves(reference)[0].abs().max().item())'),
+          says='max \\|ref\\| over every tensor', hidden_says='max \\|ref\\| over every tensor'),
+    wrong('02.pipeline', "the report's max_abs_diff measured on the first output only (the verification covers them all)",
+          'ex-4b',
+          ('"seconds": seconds, "max_abs_diff": diff})', '"seconds": seconds, "max_abs_diff": diffs[0] if diffs else 0.0})'),
+          says='max_abs_diff should be the largest', hidden_says='max_abs_diff should be the largest'),
+    wrong('02.pipeline', "PassVerificationError names the pass's class (type(p).__name__), not the pass's name", 'ex-4b',
+          ('raise PassVerificationError(f"pass {p.name!r} failed:', 'raise PassVerificationError(f"pass {type(p).__name__} failed:'),
+          ('raise PassVerificationError(f"pass {p.name!r} changed the shape', 'raise PassVerificationError(f"pass {type(p).__name__} changed the shape'),
+          ('raise PassVerificationError(f"pass {p.name!r} changed the outputs', 'raise PassVerificationError(f"pass {type(p).__name__} changed the outputs'),
+          says='does not name that pass', hidden_says='does not name that pass'),
+    wrong('02.pipeline', 'a GraphModule given as the model copied with copy.copy: the shallow copy shares its graph and '
+          'submodules with the caller', 'ex-4b',
+          ('gm = copy.deepcopy(model) if isinstance(model, fx.GraphModule)', 'gm = copy.copy(model) if isinstance(model, fx.GraphModule)'),
+          says='deep-copy a GraphModule too', hidden_says='deep-copy a GraphModule too'),
+    wrong('02.pipeline', "each report's seconds counted from the start of the pipeline, not of the pass", 'ex-4b',
+          ('            start = time.perf_counter()\n            gm = p.apply(gm)', '            gm = p.apply(gm)'),
+          ('    report = []\n', '    report = []\n    start = time.perf_counter()\n'),
+          says=r'Time p\.apply\(gm\) itself', hidden_says=r'Time p\.apply\(gm\) itself'),
+    wrong('02.pipeline', "every pass applied to a fresh trace of the model, not to the previous pass's result", 'ex-4b',
+          ('        before = len(gm.graph.nodes)\n',
+           '        gm = copy.deepcopy(model) if isinstance(model, fx.GraphModule) else fx.symbolic_trace(copy.deepcopy(model))\n'
+           '        before = len(gm.graph.nodes)\n'),
+          says='the graph it was given|node counts', hidden_says='the graph it was given|node counts'),
+    # 5
+    wrong('02.check_pass', 'idempotence tested before the outputs: a pass whose outputs are wrong and that also changes the '
+          "graph again is reported as 'idempotent'", 'ex-5',
+          (OUTPUT_CHECK + '        first = signature(gm)\n        try:\n            second = signature(pass_fn(gm))\n'
+           '        except Exception as err:\n            return f"idempotent: the second run raised {type(err).__name__}: {err}"\n'
+           '        return "" if second == first else "idempotent: a second run changed the graph again"\n',
+           '        first = signature(gm)\n        try:\n            second = signature(pass_fn(copy.deepcopy(gm)))\n'
+           '        except Exception as err:\n            return f"idempotent: the second run raised {type(err).__name__}: {err}"\n'
+           '        if second != first:\n            return "idempotent: a second run changed the graph again"\n'
+           + OUTPUT_CHECK + '        return ""\n'),
+          says="should start with 'output'.*in this order", hidden_says="should start with 'output'"),
+    wrong('02.check_pass', "a graph that raises when run reported as 'output' (it gave no output), not 'raised'", 'ex-5',
+          ('return f"raised when run: {type(err).__name__}: {err}"', 'return f"output: the graph raised {type(err).__name__}: {err}"'),
+          says="should start with 'raised'", hidden_says="should start with 'raised'"),
+    wrong('02.check_pass', 'allclose(got, expected, atol=tol) with the default rtol (1e-5): with tol=1e-7 every value may '
+          'still be off by 1e-5 of itself', 'ex-5',
+          ('torch.allclose(got, case["expected"], rtol=tol, atol=tol)', 'torch.allclose(got, case["expected"], atol=tol)'),
+          says='tol=1e-07', hidden_says='tol=1e-07'),
 ]
 
 # ---------------------------------------------------------------- correct answers written another way
@@ -1286,4 +1412,38 @@ RIGHT = [
           ('seconds = time.perf_counter() - start', 'seconds = time.monotonic() - start'),
           ('diffs = [(a - b).abs().max().item() for a, b in pairs if a.numel()]',
            'diffs = [(a.double() - b.double()).abs().max().item() for a, b in pairs if a.numel()]')),
+    # a second fair-grades round
+    right('02.pipeline', 'refuses when diff > tol × scale or a difference is NaN (math.isnan)', 'ex-4b',
+          ('        diff = max([0.0] + diffs) if all(d == d for d in diffs) else float("nan")   # max() would skip a NaN\n'
+           '        if not diff <= tol * scale:',
+           '        diff = max([0.0] + diffs)\n        if any(math.isnan(d) for d in diffs) or diff > tol * scale:')),
+    right('02.pipeline', 'the model traced first, then the GraphModule deep-copied (its submodules copied with it)', 'ex-4b',
+          ('else fx.symbolic_trace(copy.deepcopy(model))', 'else copy.deepcopy(fx.symbolic_trace(model))')),
+    right('02.pipeline', 'only p.apply(gm) timed; lint and recompile after the clock stops', 'ex-4b',
+          ('            gm = p.apply(gm)\n            gm.graph.lint()\n            gm.recompile()\n            seconds = time.perf_counter() - start\n',
+           '            gm = p.apply(gm)\n            seconds = time.perf_counter() - start\n            gm.graph.lint()\n            gm.recompile()\n')),
+    right('02.check_pass', 'the second run on a deep copy of the rewritten graph', 'ex-5',
+          ('second = signature(pass_fn(gm))', 'second = signature(pass_fn(copy.deepcopy(gm)))')),
+    right('02.relu_to_gelu', "F.gelu inserted after the ReLU (it reads the ReLU's input), approximate='none' spelled out",
+          'ex-2a',
+          ('        with gm.graph.inserting_before(node):\n            gelu = gm.graph.call_function(F.gelu, (source,))',
+           '        with gm.graph.inserting_after(node):\n            gelu = gm.graph.call_function(F.gelu, (source,), {"approximate": "none"})')),
+    right('02.relu_to_gelu', 'one nn.GELU module, registered once as gm.shared_gelu, called by every rewritten ReLU', 'ex-2a',
+          ('        with gm.graph.inserting_before(node):\n            gelu = gm.graph.call_function(F.gelu, (source,))',
+           '        if not isinstance(getattr(gm, "shared_gelu", None), nn.GELU):\n'
+           '            gm.add_submodule("shared_gelu", nn.GELU())\n'
+           '        with gm.graph.inserting_before(node):\n            gelu = gm.graph.call_module("shared_gelu", (source,))')),
+    right('02.rewriter', 'nn.ReLU calls normalized to F.relu(x, inplace=False), which the F.relu pattern matches keyword '
+          'and all', 'ex-2b',
+          ('call = gm.graph.call_function(torch.relu, (node.args[0],))', 'call = gm.graph.call_function(F.relu, (node.args[0],), {"inplace": False})')),
+    right(('02.fold_constants', '02.passes'), 'readers rewired with replace_all_uses_with(attr, delete_user_cb=...): only '
+          'those that are not folded themselves', 'ex-2e',
+          ('        node.replace_all_uses_with(attr)', '        node.replace_all_uses_with(attr, delete_user_cb=lambda user: user not in folded)')),
+    right('02.node_costs', "a conv module's FLOPs from in_channels // groups × prod(kernel_size)", 'ex-3',
+          ('return 2 * out * mod.weight[0].numel()', 'return 2 * out * (mod.in_channels // mod.groups) * math.prod(mod.kernel_size)')),
+    right(('02.fold_conv_bn', '02.passes'), 'FoldConvBN.apply folds a deep copy and returns that new GraphModule', 'ex-4a',
+          ('        return fold_conv_bn(gm)\n', '        return fold_conv_bn(copy.deepcopy(gm))\n')),
+    right('02.passes', 'nodes_removed dry-runs on fx.GraphModule(gm, copy.deepcopy(gm.graph)): a new module around a copy '
+          'of the graph', 'ex-4a',
+          ('    return count(gm) - count(fn(copy.deepcopy(gm)))', '    return count(gm) - count(fn(fx.GraphModule(gm, copy.deepcopy(gm.graph))))')),
 ]
