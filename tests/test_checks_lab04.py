@@ -114,6 +114,17 @@ ROLE_PHRASINGS = [
     ("Here x0 goes down the batch and x1 runs across the logits of the row.", {"x0": "rows", "x1": "columns"}),
     ("each row is handled by x0; r0_1 covers the reduction dimension", {"x0": "rows", "r0_1": "columns"}),
     ("x0 walks the columns and x1 walks the rows", {"x0": "columns", "x1": "rows"}),   # wrong, but read as said
+    # along one row is the columns, though the word "row" is in it (these once read as "x1 walks the rows")
+    ("`x0` picks the row (stride 600), and `x1` moves along that row, one element at a time", {"x0": "rows", "x1": "columns"}),
+    ("x0 selects a row; x1 runs along each row.", {"x0": "rows", "x1": "columns"}),
+    ("x0 walks the rows and x1 steps within a row", {"x0": "rows", "x1": "columns"}),
+    ("`x1` walks each row's 600 columns and `x0` walks the 2 rows", {"x0": "rows", "x1": "columns"}),
+    ("`x0` is the row, `x1` the offset within the row", {"x0": "rows", "x1": "columns"}),
+    ("`x0` is the row index and `x1` indexes the 600 values of a row", {"x0": "rows", "x1": "columns"}),
+    ("x0 iterates over rows, x1 over columns", {"x0": "rows", "x1": "columns"}),
+    ("`x0` ∈ [0, 2) is the row; `x1` ∈ [0, 600) is the column", {"x0": "rows", "x1": "columns"}),
+    ("x0 moves across rows; x1 moves across columns", {"x0": "rows", "x1": "columns"}),
+    ("x0 moves along the row and x1 walks the rows", {"x0": "columns", "x1": "rows"}),   # wrong, but read as said
 ]
 
 
@@ -139,6 +150,38 @@ NOT_STORED_WRONG = [
 ]
 
 
+LOGITS_NOT_STORED = [       # the logits (the addmm's output) said to have no buffer: the kernel reads them from one
+    "The intermediate logits (the Linear's output) never get a buffer of their own in memory.",
+    "The output of the matmul is never materialised: the kernel computes it on the fly.",
+]
+LOGITS_AND_EXP = [          # exp(x - max) said, the logits mentioned beside it: not that mistake
+    "exp(x - max) is the intermediate. It never gets a buffer of its own, unlike the logits, which the addmm writes.",
+    "The shifted logits z - max and their exponentials are never written to memory.",
+    "exp(x - max) never gets a [rows, 600] buffer in memory.",
+]
+
+
+@pytest.mark.parametrize("text", LOGITS_NOT_STORED)
+def test_the_logits_said_not_stored_are_named_as_such(text):
+    assert lab04.says_logits_not_stored(text)
+
+
+@pytest.mark.parametrize("text", LOGITS_AND_EXP + NOT_STORED_SAID)
+def test_exp_said_not_stored_is_not_taken_for_the_logits(text):
+    assert not lab04.says_logits_not_stored(text)
+
+
+def test_an_op_the_kernel_does_not_hold_is_named_in_the_op_list():
+    """The Linear's bias add and the layer itself are not in the softmax kernel (the add is inside the library addmm)."""
+    _, kernel = softmax_kernel(TINYHEADS[0])
+    text = annotation_from(solution(), kernel)
+    first = ", ".join(kernel.aten_ops)
+    for op in ("add", "linear"):
+        problems = lab04.annotation_problems(text.replace(first, f"{op}, {first}", 1), kernel)
+        assert any(f"lists {op}," in p for p in problems), problems
+    assert lab04.annotation_problems(text.replace(first, f"{first} (the Linear before it is not fused)", 1), kernel) == []
+
+
 @pytest.mark.parametrize("text", NOT_STORED_SAID)
 def test_not_stored_is_read_in_any_words(text):
     assert lab04.says_not_stored(text)
@@ -155,12 +198,31 @@ TABLES = [
     "batch | eager ms | compiled ms\n--- | --- | ---\n1 | 0.0306 | 0.0725\n64 | 0.0412 | 0.0401",
     "| batch | eager | compiled | speedup |\n|:-|:-|:-|:-|\n| 1 | 0.0306 ms | 0.0725 ms | 0.42× |\n| 64 | 0.0412 ms | 0.0401 ms | 1.03× |",
     "Batch | Eager (ms) | Compiled (ms) |\n:---:|:---:|:---:|\n**1** | 3.06e-2 | 7.25e-2 |\n**64** | 4.12e-2 | 4.01e-2 |",
+    # a unit in each cell, as the values call for it, and none in the header
+    "| batch | eager | compiled |\n|---|---|---|\n| 1 | 30.6 µs | 72.5 us |\n| 64 | 0.0412 ms | 40.1 µs |",
 ]
 
 
 @pytest.mark.parametrize("table", TABLES)
 def test_profile_table_is_read_in_any_layout(table):
     assert lab04.profile_problems(table, ROWS) == []
+
+
+def test_a_cell_unit_is_read_before_the_header_unit():
+    table = "| batch | eager (ms) | compiled (ms) |\n|---|---|---|\n| 1 | 30.6 µs | 0.0725 |\n| 64 | 0.0412 | 0.0401 s |"
+    assert lab04.profile_table(table) == {1: (pytest.approx(0.0306), 0.0725, None), 64: (0.0412, pytest.approx(40.1), None)}
+
+
+@pytest.mark.parametrize("line,crossover,ok", [
+    ("Crossover (compiled faster by its verdict from this batch on): batch 64.", 64, True),   # the sentence's period
+    ("Crossover: batch 64. Plot: sweep.png.", 64, True),
+    ("Crossover: batch 1,024.", 1024, True),
+    ("Crossover: batch 640.", 64, False),
+    ("Crossover: batch 64.5", 64, False),
+    ("Crossover: none.", 64, False),
+])
+def test_the_crossover_is_read_at_the_end_of_a_sentence(line, crossover, ok):
+    assert (lab04.crossover_stated_problems(line, "", crossover) == []) is ok
 
 
 def test_profile_table_with_other_numbers_is_caught():
@@ -261,3 +323,84 @@ def test_the_dump_probe_gets_the_time_three_cold_compiles_take_on_a_busy_gpu_hos
     checks.run(spec, Recording(), spec.public_cases())
     assert Recording.timeouts == [("probe_debug_dump", lab04.DUMP_PROBE_TIMEOUT)]
     assert lab04.DUMP_PROBE_TIMEOUT >= 180
+
+
+def solution_write_report():
+    import json
+    from pathlib import Path
+
+    ns = {"Path": Path, "json": json}
+    exec(cell(solution(), "ex-g").source, ns)
+    return ns["write_report"]
+
+
+FACTS = {"max_err": 4.66e-10, "kernel_file": "kernel.cpp", "kernel_name": "cpp_fused__softmax_0", "crossover": None,
+         "device": "CPU (2 cores)", "versions": {"torch": "2.13.0"},
+         "sweep_rows": [dict(r, q25=0) for r in lab04.rows_for((0.4, 0.7, 0.96), (2, 64, 1024),
+                                                               (lab04.SLOWER, lab04.SLOWER, lab04.SAME))]}
+
+
+def test_the_checks_own_facts_need_the_verdicts_not_the_speedups():
+    """The facts the report check passes write_report: the same batches, other times, a 'faster' row whose speedup is
+    below 1 and a 'no difference' row above 1, and the crossover the solution's rule finds in them."""
+    fake = lab04.synthetic_facts(FACTS)
+    rows = fake["sweep_rows"]
+    assert [r["batch"] for r in rows] == [2, 64, 1024] and all(set(r) == set(FACTS["sweep_rows"][0]) for r in rows)
+    assert [(r["verdict"], r["speedup"] > 1) for r in rows] == [(lab04.SAME, True), (lab04.FASTER, False), (lab04.FASTER, True)]
+    assert fake["crossover"] == 64 and fake["max_err"] != FACTS["max_err"]
+    assert lab04.rows_problems(rows, "rows") == []
+    shuffled = lab04.synthetic_facts({**FACTS, "sweep_rows": FACTS["sweep_rows"][::-1]})
+    assert shuffled["crossover"] == 64 and [r["batch"] for r in shuffled["sweep_rows"]] == [1024, 64, 2]
+    assert lab04.synthetic_facts({**FACTS, "sweep_rows": FACTS["sweep_rows"][:1]}) is None
+
+
+def test_a_report_from_the_facts_shows_them_and_one_from_elsewhere_does_not(tmp_path):
+    write_report = solution_write_report()
+    fake = lab04.synthetic_facts(FACTS)
+
+    def judged(facts) -> list[str]:
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        folder.mkdir()
+        write_report(folder, facts, "An explanation.")
+        run = {"report": (folder / "REPORT.md").read_text(), "max_err": fake["max_err"],
+               "sweep_rows": fake["sweep_rows"], "crossover": fake["crossover"]}
+        return lab04.synthetic_problems(run)
+
+    assert judged(fake) == []
+    assert "Compile match" in judged({**fake, "max_err": FACTS["max_err"]})[0]
+    assert "times and speedups" in judged({**fake, "sweep_rows": FACTS["sweep_rows"]})[0]
+    by_speedup = [dict(r, verdict=lab04.FASTER if r["speedup"] > 1 else lab04.SLOWER) for r in fake["sweep_rows"]]
+    assert "own verdict" in judged({**fake, "sweep_rows": by_speedup})[0]
+    assert "crossover" in judged({**fake, "crossover": None})[0]
+
+
+def test_a_global_mode_setting_is_seen_and_put_back():
+    import torch._inductor.config as inductor_config
+
+    assert lab04.global_mode_settings() == []
+    inductor_config.coordinate_descent_tuning = True
+    try:
+        assert lab04.global_mode_settings(restore=True) == ["coordinate_descent_tuning"]
+        assert not inductor_config.coordinate_descent_tuning and lab04.global_mode_settings() == []
+    finally:
+        inductor_config.coordinate_descent_tuning = False
+    problems = lab04.compiled_problems({"global_mode": ["coordinate_descent_tuning"], "optimized": True, "same": True}, None, "")
+    assert "default mode" in problems[0]
+
+
+def test_a_look_alike_holds_exp_and_softmax_in_its_ops_letters_only():
+    expand = lab04.look_alikes()[-1]
+    assert expand.reductions and not lab04.kernel_is_softmax(expand)
+    assert any("exp" in op for op in expand.aten_ops) and any("softmax" in op for op in expand.aten_ops)
+    mixed, _ = lab04.decoys([])
+    assert mixed.index(expand) == 1                          # before the kernels given: a first match finds it
+
+
+def test_a_crossover_given_as_a_row_and_scheduler_names_that_are_no_names_are_said_so():
+    case = lab04.CrossoverCase((0.5, 1.5), (1, 8), 8)
+    rows = case.orders()
+    info = {"answers": [{"batch": 8, "verdict": "faster"} for _ in rows]}
+    assert "not the row itself" in lab04.crossover_problems(info, [case], lab04.SweepCase(), reveal=False)[0]
+    ir = lab04.IRCase("a sample", lab04.SCHEDULER_CASE, ("op0", "op1_op2", "op3"))
+    junk = ["op0", "NodeUser(node=SchedulerNode(name='op1'), can_inplace=False, is_weak=False),", "op1_op2", "op3"]
+    assert "NodeUser" in lab04.scheduler_case_problems([junk], [ir], reveal=False)[0]

@@ -40,7 +40,9 @@ ANNOTATION_SECTIONS = ("Fused ATen ops", "Input read", "Output written", "Reduct
 REPORT_SECTIONS = ("Compile match", "Kernel", "Profile", "When compiling pays")
 # Ops a softmax annotation might name; naming one the kernel does not hold is an error.
 SOFTMAX_VOCAB = ("amax", "max", "sub", "exp", "sum", "div", "_softmax", "softmax", "prepare_softmax_online",
-                 "log", "mul", "reciprocal", "addmm", "mm", "permute", "t")
+                 "log", "mul", "reciprocal", "addmm", "mm", "permute", "t",
+                 # the Linear before the softmax (its bias add is inside the library addmm), and softmax's relatives
+                 "add", "linear", "matmul", "bmm", "log_softmax", "_log_softmax", "logsumexp", "neg")
 
 
 def kernel_facts(kernel) -> dict:
@@ -102,8 +104,11 @@ def probe_compile(learner: Learner, case: HeadCase) -> dict:
     device = pick_device(learner.settings.device)
     model, x = model.to(device), x.to(device)
     try:
-        compiled = learner.call("compile_head", model)
-        info = {"optimized": isinstance(compiled, torch._dynamo.eval_frame.OptimizedModule),
+        try:
+            compiled = learner.call("compile_head", model)
+        finally:
+            turned_on = global_mode_settings(restore=True)
+        info = {"global_mode": turned_on, "optimized": isinstance(compiled, torch._dynamo.eval_frame.OptimizedModule),
                 "same": getattr(compiled, "_orig_mod", None) is model, "type": type(compiled).__name__,
                 "in_place": compiled is model and getattr(model, "_compiled_call_impl", None) is not None}
         if info["optimized"]:
@@ -125,6 +130,38 @@ def probe_compile(learner: Learner, case: HeadCase) -> dict:
 # The Inductor settings a torch.compile mode turns on ("max-autotune", "reduce-overhead"): none of them is on by default.
 MODE_SETTINGS = ("max_autotune", "max_autotune_gemm", "max_autotune_pointwise", "coordinate_descent_tuning",
                  "triton.cudagraphs")
+
+
+def _mode_start(entry) -> Any:
+    """A setting's value when nothing set it: the environment's (TORCHINDUCTOR_...), else its default."""
+    env = getattr(entry, "env_value_default", None)
+    return entry.default if env is None or type(env) is object else env      # object(): torch's "not set" sentinel
+
+
+def global_mode_settings(restore: bool = False) -> list[str]:
+    """The mode settings turned on in Inductor's global config that are off by default (set by hand, as in
+    `inductor_config.coordinate_descent_tuning = True`); with restore, each is put back to its default."""
+    import torch._inductor.config as inductor_config
+
+    table = getattr(inductor_config, "_config", None)
+    if not isinstance(table, dict):
+        return []
+    found = []
+    for k in MODE_SETTINGS:
+        entry = table.get(k)
+        if entry is None:
+            continue
+        with contextlib.suppress(Exception):
+            start = _mode_start(entry)
+            *parents, name = k.split(".")
+            holder = inductor_config
+            for part in parents:
+                holder = getattr(holder, part)
+            if getattr(holder, name) and not start:
+                found.append(k)
+                if restore:
+                    setattr(holder, name, start)
+    return found
 
 
 def mode_options(compiled) -> list[str]:
@@ -162,6 +199,11 @@ def compiled_problems(info: dict, want: torch.Tensor, about: str) -> list[str]:
     if not info.get("same"):
         return ["compile_head returned a compiled module, but not of the model it was given (compile `model` itself, "
                 "not a copy)."]
+    if info.get("global_mode"):
+        return [f"Inductor's global config had {', '.join(info['global_mode'])} turned on when compile_head ran (set "
+                "by hand, as inductor_config.coordinate_descent_tuning = True does): a setting of mode='max-autotune', "
+                "not of the default mode, and every later compile in the notebook would use it. Compile with torch.compile's "
+                "default mode and leave Inductor's settings as they are (the check put them back)."]
     if info.get("mode"):
         return [f"compile_head compiled with a mode other than the default ({', '.join(info['mode'])} turned on, as "
                 "mode='max-autotune' or 'reduce-overhead' does): the exercise asks for torch.compile's default backend "
@@ -179,7 +221,8 @@ def compiled_problems(info: dict, want: torch.Tensor, about: str) -> list[str]:
 
 
 @register("04.compile_match", points=0, exercise="A", title="torch.compile'd TinyHead matches eager within 1e-6",
-          cases=[HeadCase("the lab's TinyHead", seed=4)])
+          cases=[HeadCase("the lab's TinyHead", seed=4),
+                 HeadCase("a TinyHead of other sizes (32 features, 100 outputs, batch 3)", seed=5, d=32, vocab=100, batch=3)])
 def _compile_match(ctx: Context, cases: list[HeadCase]) -> str:
     for case in cases:
         fail_if(compiled_problems(ctx.probe(probe_compile, case), case.want(), case.about))
@@ -454,7 +497,9 @@ def fake_source(name: str, kind: str, ops: list, reductions: list) -> str:
 
 def look_alikes() -> list:
     """Kernels that look like the softmax by their name, their place or their size, but do not both reduce and
-    exponentiate. The second is Triton written for a CPU (Inductor's cpu_backend="triton"): its file is kernel.py."""
+    exponentiate. The second is Triton written for a CPU (Inductor's cpu_backend="triton"): its file is kernel.py. The
+    fifth, a training graph's log-softmax backward, reduces and holds "exp" and "softmax" in its ops' names (expand,
+    _log_softmax_backward_data), but not the op exp: a search of the names' letters finds it."""
     from helpers.inductor import Kernel
 
     def fake(name, kind, ops, reductions, device=None):
@@ -466,7 +511,9 @@ def look_alikes() -> list:
             fake("triton_per_fused__softmax_layer_norm_1", "persistent_reduction",
                  ["var_mean", "sub", "add", "rsqrt", "mul", "amax", "sum", "div"], ["welford", "max", "sum"], "cpu"),
             fake("triton_red_fused__softmax_sum_2", "reduction", ["sum"], ["sum"]),
-            fake("triton_poi_fused__softmax_exp_3", "pointwise", ["sub", "exp", "div"], [])]
+            fake("triton_poi_fused__softmax_exp_3", "pointwise", ["sub", "exp", "div"], []),
+            fake("cpp_fused__log_softmax_backward_data_expand_nll_loss_backward_4", "cpp",
+                 ["_log_softmax_backward_data", "eq", "expand", "nll_loss_backward", "view"], ["sum"])]
 
 
 def template_kernel():
@@ -505,8 +552,8 @@ def decoys(kernels: list) -> tuple[list, dict]:
     renamed = [dataclasses.replace(k, name=f"kernel_{i}") for i, k in enumerate(kernels)]
     names = {k.name: orig.name for k, orig in zip(renamed, kernels)}
     random.Random(len(kernels)).shuffle(renamed)
-    first, big, red, last = look_alikes()
-    return [first, big, *renamed, red, last], names
+    first, big, red, last, expand = look_alikes()
+    return [first, expand, big, *renamed, red, last], names
 
 
 def found_name(got: Any, names: dict) -> str:
@@ -625,6 +672,19 @@ NOT_STORED = re.compile(r"\b(no|not|never|without|nothing|avoid\w*|skip\w*|inste
 EXP_WORDS = re.compile(r"\bexp\b|exp\(|e\^|exponen\w*|x\s*[-−]\s*max|shifted|numerator|intermediate", re.I)
 
 
+# The words that name exp(x - max) itself ("intermediate" alone may name another tensor), and those that name the logits,
+# the library addmm's output, which is written to memory (the kernel reads it through its input pointer).
+EXP_ITSELF = re.compile(r"\bexp\b|exp\(|e\^|exponen\w*|x\s*[-−]\s*max|z\s*[-−]\s*max|shifted|numerator", re.I)
+LOGITS = re.compile(r"\blogits?\b|\baddmm\b|\bmatmul\b|\bmm\b|\blinear(?:'s)?\s+(?:layer'?s?\s+)?output|\bx\s*@\s*w", re.I)
+
+
+def says_logits_not_stored(text: str) -> bool:
+    """Whether a sentence says the logits (the addmm's output) never go to memory while the text never names
+    exp(x - max) at all: what it says is not there is the logits, not the exponentials."""
+    return not EXP_ITSELF.search(text) and any(NOT_STORED.search(s) and LOGITS.search(s)
+                                               for s in re.split(r"(?<=[.!?])\s+|\n", text))
+
+
 def says_not_stored(text: str) -> bool:
     """Whether a paragraph names the exp(x - max) intermediate and one of its sentences says it never goes to memory,
     in any words ("The exponentials … Those values never reach main memory")."""
@@ -649,19 +709,30 @@ def _mentions(body: str, op: str) -> bool:
 LOOP_VAR = r"(?:[xyz]\d+|r\d*_\d+|r\d+)"          # x0, x1, r0_1: the loop variables of C++ and Triton kernels
 # The words for what a loop variable walks: a row of the batch, or a column (one logit, element or class of a row).
 ROW_WORDS = r"rows?|batch(?:es)?(?:\s+(?:rows?|entries|items|elements))?|samples?|examples?|inputs?\s+rows?"
+A_ROW = r"(?:a|the|each|every|its|one|that|this)\s+(?:single\s+)?row"          # one row, singular ("that row")
 COLUMN_WORDS = (r"columns?|cols?|logits?(?:\s+of\s+(?:a|the|each|its|one)\s+row)?|classes|class\s+(?:index|scores?)|"
-                r"vocab(?:ulary)?(?:\s+entries)?|features?|elements?\s+(?:of|in|within)\s+(?:a|the|each|its|one)\s+row|"
-                r"entries\s+(?:of|in|within)\s+(?:a|the|each|its|one)\s+row|positions?\s+(?:of|in|within)\s+(?:a|the|each|its|one)\s+row|"
+                r"vocab(?:ulary)?(?:\s+entries)?|features?|"
+                rf"(?:elements?|entries|positions?|offsets?|values?|outputs?|scores?|probabilities|items?)\s+"
+                rf"(?:of|in|within|inside|along)\s+{A_ROW}\b(?!s)|"
                 r"(?:reduction|inner|softmax)\s+(?:dimension|dim|axis)")
-ROLE = rf"((?:{ROW_WORDS})|(?:{COLUMN_WORDS}))"
+ROLE = rf"((?:{ROW_WORDS})(?!['’]s\b)|(?:{COLUMN_WORDS}))"      # "each row's columns" is not the rows
+# Along one row, a row's elements: what the column variable walks ("x1 moves along that row", "x1 walks each row's 600
+# columns"), though the word "row" is in it.
+ALONG_A_ROW = (rf"(?:along|within|inside|across)\s+{A_ROW}\b(?![s'’])|"
+               rf"{A_ROW}['’]s\s+(?:\d[\d,]*\s+)?(?:columns?|elements?|entries|values?|logits?|positions?)")
+# After a loop variable: a parenthesis or a range ("x1 (0..599)", "x0 ∈ [0, 2)"), then a verb and a preposition, or the
+# preposition alone ("x1 over the columns"), or neither ("x1 the column").
+VAR_TAIL = r"\s*(?:\([^)]*\)\s*)?(?:(?:∈|in)\s*[\[(][^\])]*[\])]\s*)?,?\s*"
+VERBS = (r"walks|indexes|iterates|runs|loops|ranges|steps|goes|moves|counts|enumerates|covers|selects|picks|visits|scans|"
+         r"sweeps|chooses|addresses|is|for|=|->|→|:")
+PREPOSITIONS = r"over|through|along|across|down|up|within|inside"
 ROLE_SAID = [                                      # the ways an annotation says which variable walks what: (regex, var first?)
     (rf"\b{ROLE}\s+(?:index|variable|loop(?:\s+variable)?|counter|dimension)\s*(?:is\s+|[:=]\s*)?\(?({LOOP_VAR})\b", False),
     (rf"\b{ROLE}\s+(?:(?:are|is)\s+)?(?:(?:walked|indexed|iterated|enumerated|selected|picked|counted|traversed|handled|"
      rf"processed|covered|chosen|addressed|visited|scanned)"
      rf"(?:\s+over)?\s+)?by\s+({LOOP_VAR})\b", False),
-    (rf"\b({LOOP_VAR})\b\s*(?:\([^)]*\)\s*)?,?\s*(?:(?:walks|indexes|iterates|runs|loops|ranges|steps|goes|moves|counts|"
-     rf"enumerates|covers|selects|picks|visits|scans|sweeps|chooses|addresses|is|for|=|->|→|:)"
-     rf"(?:\s+(?:over|through|along|across|down|up|within|inside))?\s+)?"
+    (rf"\b({LOOP_VAR})\b{VAR_TAIL}(?:(?:{VERBS})\s+)?({ALONG_A_ROW})", True),
+    (rf"\b({LOOP_VAR})\b{VAR_TAIL}(?:(?:{VERBS})(?:\s+(?:{PREPOSITIONS}))?\s+|(?:{PREPOSITIONS})\s+)?"
      rf"(?:(?:the|a|one|each|every|its|all|which)\s+)?(?:\d[\d,]*\s+)?{ROLE}", True),
 ]
 REDUCTION_CODE = re.compile(r"max_propagate_nan|min_propagate_nan|vec_reduce_all|_masked_reduce|\btmp_acc\d+|\b[mM]ax2\b|"
@@ -749,7 +820,12 @@ def annotation_problems(text: str, kernel) -> list[str]:
         said = " (what you quoted is not a reduction: a division or an exp works element by element)" if quoted else ""
         problems.append("'Reductions' should quote (in `backticks`) the code that performs a reduction (the running max "
                         f"or sum across a row), copied from the kernel{said}.")
-    if not says_not_stored(found["what is not there"]):
+    if says_logits_not_stored(found["what is not there"]):
+        problems.append("'What is not there' says the logits (the Linear's output) never get a buffer: they do, the "
+                        "library addmm writes them to memory and the kernel reads them through its input pointer. The "
+                        "intermediate this kernel never writes as a tensor is exp(x - max): say that one, and where the "
+                        "kernel keeps it instead.")
+    elif not says_not_stored(found["what is not there"]):
         problems.append("'What is not there' should say, in a sentence, which intermediate (the exp(x - max) tensor) "
                         "never gets its own buffer in memory.")
     else:
@@ -1138,9 +1214,13 @@ def crossover_problems(info: dict, cases: list[CrossoverCase], sweep: SweepCase,
         where = ("for the rows (batch, verdict, speedup, interval) "
                  f"{[(r['batch'], r['verdict'], r['speedup'], [round(v, 3) for v in r['ci']]) for r in rows]}, given "
                  f"{how}") if reveal else f"on the grader's case with {case.about}" + (f", its rows given {how}" if i else "")
-        if isinstance(got, dict):
+        if isinstance(got, dict) and set(got) == {"raised"}:
             return [f"find_crossover {got.get('raised')} {where}: handle every list of rows, an empty one too "
                     "(None: compiled is never faster)."]
+        if got is not None and (isinstance(got, bool) or not isinstance(got, (int, float))):
+            said = "a row (a dict)" if isinstance(got, dict) else f"a {type(got).__name__}"
+            return [f"find_crossover returned {said} {where}: return the crossover's batch size, a number (the "
+                    "row's 'batch'), or None when there is none; not the row itself."]
         if got != case.want:
             if reveal:
                 return [f"{where}, find_crossover returned {got!r}; expected {case.want!r} (the smallest batch from which "
@@ -1273,6 +1353,13 @@ def scheduler_case_problems(got: list, cases: list[IRCase], reveal: bool) -> lis
         failed = [a for a in (answer if case.text is None else [answer]) if isinstance(a, dict)]
         if failed:
             return [f"on {case.about}, scheduler_nodes {failed[0]['raised']}."]
+        junk = [n for a in (answer if case.text is None else [answer]) for n in a
+                if not (isinstance(n, str) and re.fullmatch(r"\w+", n))]
+        if junk:
+            return [f"on {case.about}, scheduler_nodes returned {len(junk)} name(s) that are not node names: only a line "
+                    "that starts with `name: ...SchedulerNode(` opens a node. A line that holds `SchedulerNode(` "
+                    "elsewhere is not one: the NodeUser(node=SchedulerNode(name=...)) lines under .outputs list a "
+                    "buffer's users, nodes already opened above."]
         if case.text is None:
             problems = scheduler_problems(*answer)
         elif answer != list(case.want):
@@ -1337,6 +1424,10 @@ def probe_report(learner: Learner, with_capture: bool) -> dict:
     crossover = learner.ns.get("crossover", "not run")          # part E's answer, as the notebook computed it
     info["crossover"] = crossover if crossover is None or isinstance(crossover, (int, float)) else "not run"
     info["kernel_saved"] = any((root / name).is_file() for name in ("kernel.cpp", "kernel.py"))   # part C's file
+    facts = learner.ns.get("facts")
+    kernel_file = facts.get("kernel_file") if isinstance(facts, dict) else None
+    if isinstance(kernel_file, str) and kernel_file in ("kernel.cpp", "kernel.py") and (root / kernel_file).is_file():
+        info["kernel_file"] = kernel_file          # the one part C saved (an earlier run may have left the other)
     err = learner.value("max_err") if learner.has("max_err") else None
     info["max_err"] = float(err) if isinstance(err, (int, float)) else None
     if with_capture:
@@ -1384,12 +1475,96 @@ def report_again(learner: Learner) -> dict | None:
                 listed.get("sha256") == hashlib.sha256(report.read_bytes()).hexdigest()
         except (OSError, ValueError, AttributeError):
             info["report_hashed"] = None        # no manifest there, or not JSON: judged on the notebook's own files
+        fake = synthetic_facts(facts)
+        if fake is not None and info["written"] and not info["root_changed"]:
+            info["synthetic"] = report_of(learner, fake, explanation, root)
         return info
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         for name, data in kept.items():          # the notebook's own report and manifest, as they were
             if not (root / name).is_file() or (root / name).read_bytes() != data:
                 (root / name).write_bytes(data)
+
+
+SYNTHETIC_ERR = 2.7e-08
+
+
+def synthetic_facts(facts: dict) -> dict | None:
+    """The notebook's facts with another max_err and another sweep: the same batch sizes (in the same order), other
+    times (of the size of the sweep's own), and verdicts that the speedups alone would not give (a 'faster' row whose
+    ratio of medians is just below 1, a 'no difference' row above 1), with the crossover those verdicts give. None
+    without two sweep rows."""
+    rows = facts.get("sweep_rows")
+    if not isinstance(rows, list) or len(rows) < 2 or \
+            not all(isinstance(r, dict) and isinstance(r.get("batch"), (int, float)) for r in rows):
+        return None
+    rank = sorted(range(len(rows)), key=lambda i: rows[i]["batch"])          # rank[j]: the j-th smallest batch's row
+    n = len(rows)
+    plan = {rank[n - 1]: (1.6, FASTER, [1.4, 1.8]), rank[n - 2]: (0.98, FASTER, [1.04, 1.12])}
+    if n >= 3:
+        plan[rank[n - 3]] = (1.2, SAME, [0.95, 1.45])
+    fake = []
+    for i, r in enumerate(rows):
+        speedup, verdict, ci = plan.get(i, (0.6, SLOWER, [0.55, 0.66]))
+        own = r.get("eager_ms")      # times of the sweep's own size, 37 % longer: printed as precisely as the learner's
+        eager = 1.37 * own if isinstance(own, (int, float)) and math.isfinite(own) and own > 0 else 0.25 + 0.37 * (i + 1)
+        row = dict(r, eager_ms=eager, compiled_ms=eager / speedup, verdict=verdict, ci=list(ci))
+        row["speedup"] = row["eager_ms"] / row["compiled_ms"]
+        for side in ("eager", "compiled"):
+            for q in ("q25", "q75"):
+                if f"{side}_{q}_ms" in row:
+                    row[f"{side}_{q}_ms"] = row[f"{side}_ms"]
+        fake.append(row)
+    return {**facts, "max_err": SYNTHETIC_ERR, "sweep_rows": fake, "crossover": rows[rank[n - 2]]["batch"]}
+
+
+def report_of(learner: Learner, facts: dict, explanation: str, root: Path) -> dict:
+    """write_report run into a fresh folder (holding copies of the files the report points to) with these facts: the
+    REPORT.md it wrote (or what it raised), and the facts it was given that the report must show."""
+    folder = Path(tempfile.mkdtemp(prefix="report-facts-"))
+    shown = {"max_err": facts["max_err"], "sweep_rows": facts["sweep_rows"], "crossover": facts["crossover"]}
+    try:
+        for name in REPORT_ARTIFACTS:
+            if (root / name).is_file():
+                shutil.copy2(root / name, folder / name)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                learner.call("write_report", folder, facts, explanation)
+        except CheckFailed:
+            raise
+        except Exception as err:
+            return {"raised": raised(err), **shown}
+        report = folder / REPORT_FILE
+        return {"report": report.read_text(errors="replace")[:500_000] if report.is_file() else None, **shown}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def synthetic_problems(run: dict | None) -> list[str]:
+    """Whether the report write_report wrote from the check's own facts shows those facts: the error, the sweep's
+    times, each row's own verdict, the crossover."""
+    if not run or not run.get("report"):
+        return []
+    found = sections(run["report"])
+    if any(heading_key(s) not in found for s in REPORT_SECTIONS):
+        return []
+    match, profile = found[heading_key("Compile match")], found[heading_key("Profile")]
+    rows, crossover = run["sweep_rows"], run["crossover"]
+    if compile_match_problems(match, run["max_err"]):
+        said = f"'Compile match' did not give facts['max_err'] ({run['max_err']:.1e}) as a number"
+    elif profile_problems(profile, rows):
+        said = "the 'Profile' table did not give the times and speedups of facts['sweep_rows']"
+    elif verdict_rows_problems(profile, rows):
+        said = ("the 'Profile' table did not give each row's own verdict (facts['sweep_rows'][i]['verdict']): a row "
+                "whose speedup is just below 1 can still be 'faster', and one above 1 'no difference', since the verdict "
+                "comes from the paired rounds, not from the ratio of the medians")
+    elif crossover_stated_problems(run["report"], profile, crossover):
+        said = f"the crossover stated is not facts['crossover'] (batch {crossover})"
+    else:
+        return []
+    return [f"write_report, run by the check with facts of its own (another max_err, and sweep rows with other times "
+            f"and verdicts), wrote a report that does not show them: {said}. Write the report from the facts it is "
+            "given, as they are: not from the notebook's variables, and not worked out again."]
 
 
 def report_again_problems(again: dict | None) -> list[str]:
@@ -1410,7 +1585,11 @@ def report_again_problems(again: dict | None) -> list[str]:
     if again.get("report_hashed") is False:
         return ["manifest.json does not give the sha256 of the REPORT.md that write_report wrote (the check ran it "
                 "into a fresh folder): write REPORT.md first, then hash the files for the manifest."]
-    return []
+    run = again.get("synthetic")
+    if run and "raised" in run:
+        return [f"write_report, run by the check with facts of its own (another max_err, and sweep rows with other "
+                f"times and verdicts), {run['raised']}: write the report from whatever facts it is given."]
+    return synthetic_problems(run)
 
 
 NUMBER = re.compile(r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
@@ -1468,10 +1647,19 @@ def _columns(cells: list[str]) -> dict | None:
             "scale": (scale(cells[eager]), scale(cells[compiled]))}
 
 
+CELL_UNIT = re.compile(r"\d\s*(µs|μs|us|ms|s|sec)\b", re.I)
+
+
+def cell_scale(cell: str, header: float) -> float:
+    """A time cell's factor to ms: its own unit when it gives one ("30.6 µs", "1.23 ms"), else its header's."""
+    m = CELL_UNIT.search(cell.replace("`", "").replace("*", ""))
+    return next((f for unit, f in UNIT_SCALE if unit.search(m.group(1))), header) if m else header
+
+
 def profile_table(profile: str) -> dict[int, tuple]:
     """{batch: (eager ms, compiled ms, speedup)} from the table rows: by the columns its header names (eager, compiled,
-    their unit, a speedup), or, without such a header, the first three cells of each row that holds three numbers.
-    The speedup is None where there is no speedup column, or its cell says it in words ("4.8× slower")."""
+    their unit, a speedup; a cell's own unit, "30.6 µs", comes before its header's), or, without such a header, the
+    first three cells of each row that holds three numbers. The speedup is None where there is no speedup column, or its cell says it in words ("4.8× slower")."""
     table, columns = {}, None
     for cells in table_rows(profile):
         header = _columns(cells) if _number(cells[0]) is None else None
@@ -1485,7 +1673,8 @@ def profile_table(profile: str) -> dict[int, tuple]:
         i = where.get("speedup")
         said = cells[i] if i is not None and i < len(cells) and not re.search(r"slower|faster|%", cells[i], re.I) else ""
         if None not in nums and float(nums[0]).is_integer():
-            table.setdefault(int(nums[0]), (nums[1] * where["scale"][0], nums[2] * where["scale"][1], _number(said)))
+            scale = [cell_scale(cells[where[k]], where["scale"][j]) for j, k in enumerate(("eager", "compiled"))]
+            table.setdefault(int(nums[0]), (nums[1] * scale[0], nums[2] * scale[1], _number(said)))
     return table
 
 
@@ -1518,14 +1707,14 @@ def crossover_stated_problems(report: str, profile: str, crossover) -> list[str]
     if not lines:
         prose = " ".join(line for line in profile.splitlines() if "|" not in line)
         said = re.search(r"\bnever\b|\bnot faster\b|\bno (?:batch|size)\b|\bnone\b", prose, re.I) if crossover is None \
-            else re.search(rf"(?<![\d.]){int(crossover)}(?![\d.])", prose.replace(",", ""))
+            else re.search(rf"(?<![\d.]){int(crossover)}(?!\d|\.\d)", prose.replace(",", ""))
         return [] if said else ["'Profile' should state the crossover your sweep found (part E's `crossover`: the batch, "
                                 "or that there is none)."]
     if crossover is None:
         said = any(re.search(r"\bnone\b|\bno\b|\bnever\b|\bnot\b|n/a|\bnowhere\b|cross-?over\W*$", line, re.I)
                    for line in lines)
     else:
-        said = any(re.search(rf"(?<![\d.]){int(crossover)}(?![\d.])", line.replace(",", "")) for line in lines)
+        said = any(re.search(rf"(?<![\d.]){int(crossover)}(?!\d|\.\d)", line.replace(",", "")) for line in lines)
     return [] if said else ["the report's crossover is not the one part E found (`crossover`, from your sweep's "
                             "verdicts): state that one, the batch or that there is none, not a value worked out "
                             "another way."]
@@ -1606,8 +1795,15 @@ def report_problems(info: dict, kernels: list[str]) -> list[str]:
     problems = []
     problems += compile_match_problems(found["compile match"], info.get("max_err", "unknown"))
     if info.get("kernel_saved", True):      # part C saved the kernel: the report points to it and names it
-        if ANNOTATION_FILE not in found["kernel"] or not re.search(r"kernel\.(cpp|py)", found["kernel"]):
+        named = sorted({f"kernel.{ext}" for ext in re.findall(r"kernel\.(cpp|py)\b", found["kernel"])})
+        if ANNOTATION_FILE not in found["kernel"] or not named:
             problems.append("'Kernel' should point to kernel.cpp or kernel.py and to KERNEL_ANNOTATION.md.")
+        elif (info.get("kernel_file") or named[0]) not in named or not set(named) & set(info.get("artifacts", named)):
+            saved = [info["kernel_file"]] if info.get("kernel_file") else \
+                [n for n in ("kernel.cpp", "kernel.py") if n in info.get("artifacts", [])]
+            problems.append(f"'Kernel' points to {' and '.join(named)}, not to the file part C saved in the output folder, "
+                            f"{' and '.join(saved) or 'another file'} (a C++ kernel goes to kernel.cpp, a Triton one to "
+                            "kernel.py). Point to the file part C wrote (facts['kernel_file']), not a name typed in.")
         if not any(name in found["kernel"] for name in kernels):
             problems.append("'Kernel' should name the fused softmax kernel of your dump, as Inductor named it.")
     elif ANNOTATION_FILE not in found["kernel"]:   # part C not done (charged there): nothing to point to but part D's file

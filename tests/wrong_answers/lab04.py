@@ -544,3 +544,130 @@ ROUND4_RIGHT = [
 
 WRONG += ROUND4
 RIGHT += ROUND4_RIGHT
+
+
+# ---------------------------------------------------------------- round 5 ("fair grades"): more mistakes a half-sure
+# learner makes, and more correct answers written another way.
+SCHEDULER_MATCH = ('        m = re.match(r"^(\\w+): \\w*SchedulerNode\\(", line)\n        if m:\n            if not member_next:\n'
+                   '                names.append(m.group(1))\n')
+TABLE_HEADER = '"| batch | eager ms | compiled ms | speedup | compiled vs eager (speedup, 95 % CI) |",'
+TABLE_ROW = "{r['eager_ms']:.4f} | {r['compiled_ms']:.4f}"
+INPUT_ROLES = '`{row_var}` walks the 2 rows\n(step 600), and `{col_var}` walks the 600 columns of a row, contiguously.'
+
+ROUND5 = [
+    # ---- A: compile
+    wrong('04.compile_match', "turns coordinate_descent_tuning on in Inductor's global config (as gpt-fast does), then "
+          "compiles: max-autotune's tuning by another door, for every later compile too", 'ex-a',
+          ('return torch.compile(model, mode="default")', 'inductor_config.coordinate_descent_tuning = True\n    return torch.compile(model)'),
+          says='default mode', hidden_says='default mode'),
+    # ---- B: debug dump
+    # ---- C: find the kernel, save it
+    wrong('04.find_softmax', "looks for 'exp' inside each op's name: 'expand' holds it too", 'ex-c',
+          (FIND, '    return next(k for k in kernels if k.reductions and any("exp" in op for op in k.aten_ops))\n'),
+          says='both reduces and exponentiates', hidden_says='returned another kernel'),
+    wrong('04.find_softmax', "save_kernel names the file after the kernel (cpp_fused__softmax_0.cpp), not kernel.cpp", 'ex-c',
+          ('path = Path(out_dir) / ("kernel.cpp" if kernel.kind == "cpp" else "kernel.py")',
+           'path = Path(out_dir) / (kernel.name + (".cpp" if kernel.kind == "cpp" else ".py"))'),
+          says='goes to kernel.cpp', hidden_says='goes to kernel.cpp'),
+    # ---- D: annotation
+    wrong('04.annotation', "lists the Linear's bias add among the fused ops: it is inside the library addmm", 'ex-d',
+          ('## Fused ATen ops\n{", ".join(k.aten_ops)}', '## Fused ATen ops\nadd, {", ".join(k.aten_ops)}'),
+          says='add', hidden_says='does not hold'),
+    wrong('04.annotation', "lists 'linear' (the layer) as fused into the softmax kernel", 'ex-d',
+          ('## Fused ATen ops\n{", ".join(k.aten_ops)}', '## Fused ATen ops\nlinear, {", ".join(k.aten_ops)}'),
+          says='linear', hidden_says='does not hold'),
+    wrong('04.annotation', "'What is not there' names the logits (the addmm's output, which is stored) as the intermediate "
+          "never written", 'ex-d',
+          (NOT_THERE, '## What is not there\nThe intermediate logits (the Linear\'s output) never get a buffer of their own in '
+                      'memory: the kernel computes them on the fly from x and the weights, in a scratch array per row.\n'),
+          says='exp', hidden_says='exp'),
+    # ---- E: sweep and crossover
+    wrong('04.crossover', "measure_sweep makes inputs of the notebook's width (64), not of its argument d", 'ex-e',
+          ('xb = torch.randn(b, d, device=device)', 'xb = torch.randn(b, 64, device=device)'),
+          says=r'torch\.randn\(batch, d\)', hidden_says=r'torch\.randn\(batch, d\)'),
+    wrong('04.crossover', "each row's interval inverted (1/high, 1/low), as if c.ci were compiled's time over eager's", 'ex-e',
+          ('"ci": list(c.ci),', '"ci": [1 / c.ci[1], 1 / c.ci[0]],'),
+          says='same comparison', hidden_says='same comparison'),
+    wrong('04.crossover', 'no crossover when compiled is faster at every size ("a crossover needs a slower size first")', 'ex-e',
+          (CROSSOVER, '    answer, slower_seen = None, False\n    for row in sorted(rows, key=lambda r: r["batch"]):\n'
+                      '        if row.get("verdict") == "faster":\n'
+                      '            answer = row["batch"] if answer is None and slower_seen else answer\n'
+                      '        else:\n            slower_seen, answer = True, None\n    return answer\n'),
+          says='smallest batch from which', hidden_says='wrong answer'),
+    wrong('04.crossover', "find_crossover returns the crossover's row, not its batch", 'ex-e',
+          ('        answer = row["batch"]\n    return answer', '        answer = row\n    return answer'),
+          says='not the row itself', hidden_says='not the row itself'),
+    # ---- S: scheduler
+    wrong('04.scheduler', "takes every line holding 'SchedulerNode(' as a node: the NodeUser(node=SchedulerNode(...)) "
+          "references under .outputs too", 'ex-s',
+          (SCHEDULER_MATCH, '        if "SchedulerNode(" in line:\n            if not member_next:\n'
+                            '                names.append(line.split(":")[0].strip())\n'),
+          says='NodeUser', hidden_says='NodeUser'),
+    wrong('04.scheduler', "requires one word in the node's parentheses: a fused node lists several members and is missed", 'ex-s',
+          (r'm = re.match(r"^(\w+): \w*SchedulerNode\(", line)', r'm = re.match(r"^(\w+): \w*SchedulerNode\(\w+\)$", line)'),
+          says='whatever its kind', hidden_says='whatever its kind'),
+    # ---- G: report
+    wrong('04.report', "Compile match gives the error with two decimals ('0.00'): a measured error of 1e-8 reads as none", 'ex-g',
+          ("{fmt(facts.get('max_err'), '.2e')}", "{fmt(facts.get('max_err'), '.2f')}"),
+          says='max abs error', hidden_says='max abs error'),
+    wrong('04.report', "the profile's verdicts made from the speedup (faster above 1, else slower), not the sweep's verdicts", 'ex-g',
+          ("verdict = lambda r: f\"{r['verdict']} (", "verdict = lambda r: f\"{'faster' if r['speedup'] > 1 else 'slower'} ("),
+          says='verdict', hidden_says='verdict'),
+    wrong('04.report', 'the profile header says seconds while its numbers are milliseconds', 'ex-g',
+          ('"| batch | eager ms | compiled ms |', '"| batch | eager (s) | compiled (s) |'),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "the manifest gives each file's size in KiB, not bytes", 'ex-g',
+          ('{"bytes": (out_dir / n).stat().st_size,', '{"bytes": round((out_dir / n).stat().st_size / 1024, 1),'),
+          says='size in bytes', hidden_says='size in bytes'),
+    wrong('04.report', "write_report builds the profile from the notebook's global sweep_rows, not the facts it is given", 'ex-g',
+          ('rows = facts.get("sweep_rows") or []', 'rows = sweep_rows'),
+          says='facts', hidden_says='facts'),
+    wrong('04.report', "the Kernel section links kernel.py, typed in (a GPU's file), while part C saved kernel.cpp", 'ex-g',
+          ("[{kernel_file or 'kernel file not saved'}]({kernel_file or ''})", "[kernel.py](kernel.py)"),
+          says='not to the file part C saved', hidden_says='not to the file part C saved'),
+]
+
+ROUND5_RIGHT = [
+    right('04.debug_dump', "turns the FX graph cache off alone: AOTAutograd's cache is used only with it, so it is off too", 'ex-b',
+          ('torch._functorch.config.patch(enable_autograd_cache=False), ', '')),
+    right('04.annotation', "the loop variables' roles in other words: one picks the row, the other moves along that row "
+          "(the offset within it)", 'ex-d',
+          (INPUT_ROLES, '`{row_var}` picks the row (stride 600), and `{col_var}` moves along that row, one element at a '
+                        'time: `{col_var}` is the offset within the row.')),
+    right('04.annotation', "the ops as `aten::name` in backticks; the roles said with the verb left out ('x1 over the "
+          "columns')", 'ex-d',
+          ('## Fused ATen ops\n{", ".join(k.aten_ops)}', '## Fused ATen ops\n{", ".join("`aten::" + op + "`" for op in k.aten_ops)}'),
+          ('`{row_var}` walks the 2 rows\n(step 600), and `{col_var}` walks', '`{row_var}` iterates over the 2 rows (step 600), `{col_var}` over')),
+    right('04.find_softmax', "save_kernel tells Triton from C++ by the source itself (@triton.jit)", 'ex-c',
+          ('("kernel.cpp" if kernel.kind == "cpp" else "kernel.py")', '("kernel.py" if "@triton.jit" in kernel.source else "kernel.cpp")')),
+    right('04.scheduler', "two regexes over the whole text: every node line, less the names on the line after a "
+          "'.snodes[i] =' line", 'ex-s',
+          ('    names, member_next = [], False\n', '    every = re.findall(r"^(\\w+): \\w*SchedulerNode\\(", ir_text, re.M)\n'
+           '    members = set(re.findall(r"^\\w+\\.snodes\\[\\d+\\] =[ \\t]*\\n(\\w+):", ir_text, re.M))\n'
+           '    return [n for n in every if n not in members]\n    names, member_next = [], False\n')),
+    right('04.report', "the profile's times with a unit in each cell (µs below a millisecond, ms above), the header "
+          "without units", 'ex-g',
+          (TABLE_HEADER, '"| batch | eager | compiled | speedup | compiled vs eager (speedup, 95 % CI) |",'),
+          (TABLE_ROW, "{ms(r['eager_ms'])} | {ms(r['compiled_ms'])}"),
+          ('    rows = facts.get("sweep_rows") or []\n',
+           '    rows = facts.get("sweep_rows") or []\n    ms = lambda v: f"{v * 1e3:.1f} µs" if v < 1 else f"{v:.3f} ms"\n')),
+    # a machine where compiling pays from batch 64 on: the report's "Crossover ...: batch 64." ends its sentence with a
+    # period, which the check once took for a decimal point ("64.5"), so the solution's own report lost its points there
+    right('04.report', 'the sweep of a machine where compiled is faster from batch 64 on: the report states the '
+          'crossover "batch 64." at the end of a sentence', 'facts',
+          ('facts = {\n', 'sweep_rows = [dict(r, verdict="faster", ci=[1.1, 1.3], compiled_ms=r["eager_ms"] / 1.2, speedup=1.2)\n'
+                         '              if r["batch"] >= 64 else r for r in sweep_rows]\n'
+                         'crossover = find_crossover(sweep_rows)\nassert crossover == 64, crossover\nfacts = {\n')),
+    right('04.debug_dump', "torch.compiler.reset() (the public spelling), and the settings passed to this compile alone "
+          "as torch.compile's options", 'ex-b',
+          ('    torch._dynamo.reset()\n', '    torch.compiler.reset()\n'),
+          ('    with inductor_config.patch(settings), torch._functorch.config.patch(enable_autograd_cache=False), \\\n'
+           '            torch._dynamo.config.patch(debug_dir_root=str(debug_root)), torch.no_grad():\n'
+           '        torch.compile(fn)(*args)\n',
+           '    with torch._functorch.config.patch(enable_autograd_cache=False), \\\n'
+           '            torch._dynamo.config.patch(debug_dir_root=str(debug_root)), torch.no_grad():\n'
+           '        torch.compile(fn, options=settings)(*args)\n')),
+]
+
+WRONG += ROUND5
+RIGHT += ROUND5_RIGHT
