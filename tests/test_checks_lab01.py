@@ -144,3 +144,32 @@ def test_knees_tell_a_floor_that_sorts_the_callers_rows_in_place():
 
     assert judged(Notebook(False)) == []
     assert "changed the rows it was given" in judged(Notebook(True))[0]
+
+
+def test_a_sweep_that_tells_bench_the_cpu_is_named():
+    """bench.measure told device="cpu" while the tensors live on `device` (the meta device in the check's second
+    sweep): on a GPU it would not synchronise. Told nothing (a tensor among the arguments) or `device`, it is right."""
+    from helpers.checks import lab01
+
+    def info(*devices):
+        return {"calls": {}, "fresh": {}, "dtypes": ["float32"],
+                "elsewhere": {"op_devices": [lab01.ELSEWHERE], "devices": [list(d) for d in devices]}}
+
+    assert "told bench.measure device='cpu'" in lab01.tensor_problems(info(("cpu", True), ("cpu", True)))[0]
+    assert lab01.tensor_problems(info((lab01.ELSEWHERE, True), (lab01.ELSEWHERE, False))) == []
+
+
+def test_the_grader_cases_hold_what_they_claim():
+    """same_twice gives the backend two graphs with the same code (a count of distinct graphs finds one), and the
+    last input of no_breaks has a positive sum while most of its elements, and its median, are negative."""
+    from helpers.checks import lab01
+
+    torch._dynamo.reset()
+    graphs = []
+    torch.compile(lab01.same_twice, backend=lambda gm, _: graphs.append(gm) or gm.forward)(torch.randn(5))
+    assert len(graphs) == lab01.SAME_TWICE_GRAPHS and len({g.code for g in graphs}) == 1
+    torch._dynamo.reset()
+    for seed, shapes in ((1, ((4, 4), (16,), (16,))), (11, ((9, 3), (5,), (33,)))):
+        skewed = lab01.break_inputs(seed, shapes)[-1]
+        assert skewed.shape == shapes[0] and skewed.sum() > 0 and skewed.median() < 0 and 2 * (skewed < 0).sum() > skewed.numel()
+        assert skewed.abs().max() > 1          # with_item divides there

@@ -17,6 +17,7 @@ import contextlib
 import difflib
 import io
 import math
+import random
 import tempfile
 import time
 import warnings
@@ -90,7 +91,7 @@ class KneeCase:
         return "without a factor" if self.factor is None else f"with factor={self.factor:g}"
 
 
-SLEEP_MS = 1.0    # the grader's op sleeps this long per call: a time in µs is at least 1000 × this
+SLEEP_MS = 1.0    # the grader's op sleeps at least this long per call: a time in µs is at least 1000 × this
 UNIT_STEP = 1000  # a wrong unit is off by 1000× (ms, ns) or 10⁶× (s)
 MIN_CALLS = 5     # a measurement is a median over repeated calls: fewer calls on a size is one timing, not a median
 ROUNDING_US = 0.5  # a row's time still is bench.measure's when rounded to whole µs (as a table might print it)
@@ -99,8 +100,8 @@ ROUNDING_US = 0.5  # a row's time still is bench.measure's when rounded to whole
 class RecordingOp:
     """An op for time_op_sweep that remembers the sizes it ran on, once per call (is each size really timed, and
     more than once?), whether autograd recorded it, the dtypes and devices of its tensors, and how many of its calls
-    got a tensor it had never seen (a tensor made or copied inside the timed function, on every call); and sleeps a
-    known time on every call (is the time reported in microseconds?)."""
+    got a tensor it had never seen (a tensor made or copied inside the timed function, on every call); and sleeps at
+    least a known time on every call (is the time reported in microseconds?)."""
 
     MARK = "_lab01_checker_saw"    # set on every tensor the op has seen (a fresh tensor has no such attribute)
 
@@ -108,6 +109,7 @@ class RecordingOp:
         self.seen: list[int] = []
         self.grad = False
         self.sleep_s = sleep_ms / 1e3
+        self.jitter = random.Random(0)
         self.dtypes: set[str] = set()
         self.devices: set[str] = set()
         self.fresh: dict[int, int] = {}
@@ -123,7 +125,10 @@ class RecordingOp:
             with contextlib.suppress(Exception):
                 setattr(t, self.MARK, True)
         if self.sleep_s:
-            time.sleep(self.sleep_s)
+            # never less than sleep_s; a step per size (a tenth of it per factor of 10 in size) and a random part per
+            # call (up to a fifth): the sizes' times lie far apart, and a size's quartiles far from its median, on a
+            # quiet machine too (a time copied from another size, or the median reported as a quartile, shows)
+            time.sleep(self.sleep_s * (1 + 0.1 * math.log10(max(n, 1)) + 0.2 * self.jitter.random()))
         return t * 3
 
 
@@ -305,13 +310,13 @@ def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None, calls:
         if low["q25_us"] < sleep_us:
             key = "median_us" if low["median_us"] < sleep_us else "q25_us"
             return [f"time_op_sweep says the grader's op took {low[key]:.3g} µs ({key}) on {low['numel']} element(s), "
-                    f"but it sleeps {sleep_us:g} µs on every call. Report microseconds, the median and both quartiles: "
-                    "bench.measure gives milliseconds (median_ms, q25_ms, q75_ms: each × 1e3), time.perf_counter "
-                    "seconds (× 1e6)."]
+                    f"but it sleeps at least {sleep_us:g} µs on every call. Report microseconds, the median and both "
+                    "quartiles: bench.measure gives milliseconds (median_ms, q25_ms, q75_ms: each × 1e3), "
+                    "time.perf_counter seconds (× 1e6)."]
         high = max(rows, key=lambda r: r["q75_us"])
         if high["q75_us"] >= UNIT_STEP * sleep_us:
             key = "median_us" if high["median_us"] >= UNIT_STEP * sleep_us else "q75_us"
-            return [f"time_op_sweep says the grader's op, which sleeps {sleep_us:g} µs per call, took "
+            return [f"time_op_sweep says the grader's op, which sleeps at least {sleep_us:g} µs per call, took "
                     f"{high[key]:.4g} µs ({key}) on {high['numel']} element(s): {UNIT_STEP}× its sleep or more. Report "
                     "microseconds (bench.measure gives milliseconds: median_ms × 1e3, not × 1e6)."]
     few = {n: k for n, k in (calls or {}).items() if k < MIN_CALLS}
@@ -412,6 +417,14 @@ def tensor_problems(info: dict) -> list[str]:
                     "live and assumes the CPU (the check ran it with `device` set to another device, and bench was not "
                     "told), so on a GPU it would not synchronise it and the clock would stop while the kernels still "
                     "run. Pass the op and its tensor, bench.measure(op, x), or device=device."]
+        told = next((found for found, known in elsewhere["devices"] if known and torch.device(found).type != ELSEWHERE
+                     and ELSEWHERE in elsewhere["op_devices"]), None)
+        if told:
+            return [f"time_op_sweep told bench.measure device={torch.device(told).type!r} whatever `device` is: the "
+                    f"check ran it with `device` set to another device ({ELSEWHERE}), the op got tensors there, and "
+                    f"bench was still told {torch.device(told).type}, so on a GPU it would not synchronise it (the "
+                    "clock stops while the kernels still run). Pass device=device, or the op and its tensor, "
+                    "bench.measure(op, x)."]
     return []
 
 
@@ -462,6 +475,8 @@ PUBLIC_KNEE_CASES = [
     KneeCase(rows_of({1: 4.0, 10: 6.0, 100: 5.0, 1000: 9.0, 10000: 11.0}), 5.0, 10000,
              "rows where one element is the fastest of the three smallest sizes (the floor is their median, not "
              "one element's time)"),
+    KneeCase(rows_of({2: 6.0, 4: 4.0, 8: 5.0, 16: 9.0, 32: 10.5}), 5.0, 32,
+             "sizes 2 to 32, powers of two (the three smallest sizes are whatever sizes the rows hold)"),
 ]
 # Rows every run judges, the notebook's and the grader's: what they ask follows from the exercise's definition alone
 # (the smallest size beyond factor × the floor, whatever comes after it, even among the three sizes of the floor).
@@ -677,6 +692,23 @@ def two_inputs(x, y):
 TWO_INPUT_GRAPHS = 2
 
 
+def _sine(x):
+    return x.sin()
+
+
+def same_twice(x):
+    """The same step on either side of one graph break: two graphs with the same code, both of them graphs the
+    backend receives (a count of the distinct graphs finds one)."""
+    x = _sine(x)
+    torch._dynamo.graph_break()
+    x = _sine(x)
+    torch._dynamo.graph_break()     # (nothing after it: no third graph)
+    return x
+
+
+SAME_TWICE_GRAPHS = 2
+
+
 @dataclass(frozen=True)
 class BreakCase:
     """A function with graph breaks, an input, and how many graphs Dynamo makes of it."""
@@ -706,12 +738,13 @@ def probe_recording(learner: Learner, fn: Callable, x: torch.Tensor) -> dict:
         counts = [call(learner, "count_graphs", fn, x, explain=stopped_at_break) for _ in range(2)]
     two = call(learner, "count_graphs", two_inputs, x, x.flip(0), explain=stopped_at_break,
                hint=" count_graphs(fn, *args) calls the compiled fn once on all the arguments it is given: fn(*args).")
+    same = call(learner, "count_graphs", same_twice, x, explain=stopped_at_break)
     again = call(learner, "make_recording_backend")
     fresh = isinstance(again, tuple) and len(again) == 2 and again[1] is not graphs and hasattr(again[1], "__len__") \
         and len(again[1]) == 0
     return {"out": out, "n": len(kept), "all_gm": all(isinstance(g, torch.fx.GraphModule) for g in kept),
             "types": [type(g).__name__ for g in kept], "count": counts[0], "again": counts[1], "fresh": fresh,
-            "two_inputs": two, "explained": asked["explain"] > 0 and asked["backends"] == 0}
+            "two_inputs": two, "same_twice": same, "explained": asked["explain"] > 0 and asked["backends"] == 0}
 
 
 def stopped_at_break(err: Exception) -> str | None:
@@ -785,6 +818,10 @@ def recording_problems(info: dict, case: BreakCase) -> list[str]:
         problems.append(f"count_graphs on a function of two tensors with one graph break returned "
                         f"{info['two_inputs']!r}; expected {TWO_INPUT_GRAPHS}: call the compiled fn on all the arguments "
                         "count_graphs is given, fn(*args).")
+    elif info.get("same_twice", SAME_TWICE_GRAPHS) != SAME_TWICE_GRAPHS:
+        problems.append(f"count_graphs on a function that runs the same step on either side of one graph break (two "
+                        f"graphs with the same code) returned {info['same_twice']!r}; expected {SAME_TWICE_GRAPHS}: "
+                        "count every GraphModule the backend received, len(graphs), not the distinct ones.")
     return problems
 
 
@@ -868,6 +905,8 @@ def no_break_problems(got: dict, inputs: list[torch.Tensor]) -> list[str]:
                 total = x.sum()
                 sign = "positive" if total > 0 else "negative" if total < 0 else "zero (exactly: the test is > 0)"
                 shape = f", a {x.dim()}-d tensor" if x.dim() > 1 else ""
+                if total != 0 and 2 * int((torch.sign(x) == -torch.sign(total)).sum()) > x.numel():
+                    shape += ", most of them of the other sign than the sum"
                 problems.append(f"{name} computes something else than {BREAKERS[name]} on an input with elements {signs} "
                                 f"({size}{shape}) whose sum is {sign}.")
                 break
@@ -877,7 +916,8 @@ def no_break_problems(got: dict, inputs: list[torch.Tensor]) -> list[str]:
 def break_inputs(seed: int, shapes) -> list[torch.Tensor]:
     """Inputs of these shapes: random signs, all positive, all negative, random signs with a positive sum, small
     random signs (every magnitude below 1, where with_item does not divide), and random signs whose sum is exactly
-    zero (halves, added exactly in any order: `sum > 0` is false there, `sum >= 0` true)."""
+    zero (halves, added exactly in any order: `sum > 0` is false there, `sum >= 0` true), and one large positive element
+    among small negative ones (a positive sum, while most elements, and so the median, are negative)."""
     g = torch.Generator().manual_seed(seed)
     a = 3 * torch.randn(*shapes[0], generator=g)
     mixed = a.abs() - 0.5 * a.abs().mean()      # negative elements, positive sum
@@ -885,8 +925,11 @@ def break_inputs(seed: int, shapes) -> list[torch.Tensor]:
     numel = math.prod(shapes[0])
     halves = 0.5 * torch.randint(1, 5, (numel // 2,), generator=g).float()
     balanced = torch.cat([halves, -halves, torch.zeros(numel % 2)])[torch.randperm(numel, generator=g)]
-    return [a, torch.rand(*shapes[1], generator=g) + 0.5, -torch.rand(*shapes[2], generator=g) - 0.5, mixed, small,
-            balanced.reshape(shapes[0])]
+    positive, negative = torch.rand(*shapes[1], generator=g) + 0.5, -torch.rand(*shapes[2], generator=g) - 0.5
+    skewed = -(0.05 + 0.2 * torch.rand(numel, generator=g))      # small negative elements, and one large positive
+    one = int(torch.randint(numel, (1,), generator=g))
+    skewed[one] = 1.0 - (skewed.sum() - skewed[one])             # the sum is 1: positive, while most elements are not
+    return [a, positive, negative, mixed, small, balanced.reshape(shapes[0]), skewed.reshape(shapes[0])]
 
 
 @register("01.no_breaks", points=3, exercise="3", title="the three functions without graph breaks",
@@ -1061,8 +1104,8 @@ def shape_mismatch(err: Exception) -> str | None:
     the Dims) are TorchDynamoExceptions, a plain RuntimeError is the model refusing the input it was traced on."""
     if type(err) is RuntimeError:
         return ("`export_dynamic` failed inside the model (a shape mismatch): export on `example`, the input it is "
-                "given, not on a tensor of your own (the grader's model takes another number of features than the "
-                "notebook's Head).")
+                "given, not on a tensor of your own, and export `model`, the model it is given, not the notebook's "
+                "`head` (the check's model takes another number of features than the notebook's Head).")
     return None
 
 
@@ -1124,7 +1167,8 @@ def export_problems(info: dict, case: ExportCase, reveal: bool) -> list[str]:
             return [f"the exported program fails at {batch}{top} ({got}): is dimension 0 declared dynamic, with a Dim "
                     "from 1 to max_batch?"]
         if got.shape != want.shape or not torch.allclose(got, want, atol=1e-6):
-            return [f"at {batch} the exported program differs from eager."]
+            return [f"at {batch} the exported program differs from eager: does export_dynamic export the `model` it is "
+                    "given (not the notebook's `head`)?"]
     if not info["refused"]:
         return ["the exported program accepted a batch above max_batch; its Dim should stop at max_batch: declare "
                 "the batch in dynamic_shapes with torch.export.Dim(..., max=max_batch) (a Dim without a max, "
@@ -1132,8 +1176,9 @@ def export_problems(info: dict, case: ExportCase, reveal: bool) -> list[str]:
     lower = (info.get("batch_range") or ["0"])[0]
     if lower.isdigit() and int(lower) > 1:
         return [f"the exported program declares its batch from {lower}: batch 1 lies outside the range it promises to "
-                "handle (torch does not stop it at run time, but nothing guarantees its result there). Declare the Dim "
-                "from 1 to max_batch."]
+                "handle (torch does not stop it at run time, but nothing guarantees its result there). Declare a named "
+                "Dim from 1 to max_batch, torch.export.Dim(\"batch\", min=1, max=max_batch): the hints Dim.DYNAMIC and "
+                "Dim.AUTO start a dynamic size at 2, whatever min they are given."]
     if not info.get("saved_bytes"):
         return ["save_and_load wrote nothing at the path it was given: save the program there with torch.export.save, "
                 "then load it back with torch.export.load."]
@@ -1150,7 +1195,7 @@ def export_problems(info: dict, case: ExportCase, reveal: bool) -> list[str]:
 
 
 @register("01.export", points=2, exercise="5", title="export with a dynamic batch, save and load",
-          cases=[ExportCase(seed=5, d_in=16, d_out=8, example_batch=4, max_batch=32, batches=(1, 3, 32))])
+          cases=[ExportCase(seed=5, d_in=10, d_out=6, example_batch=4, max_batch=32, batches=(1, 3, 32))])
 def _export(ctx: Context, cases: list[ExportCase]) -> str:
     for case in cases:
         fail_if(export_problems(ctx.probe(probe_export, case), case, ctx.reveal))

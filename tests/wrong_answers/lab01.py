@@ -825,3 +825,180 @@ def fit_per_op_us(rows):
 
 WRONG += ROUND4
 RIGHT += ROUND4_RIGHT
+
+
+# ---------------------------------------------------------------- round 5 ("fair grades"): more mistakes a learner makes
+# from the exercise text (a device hard-coded for bench, a global read instead of an argument, a count of distinct
+# graphs, a decision on the typical element instead of the sum, a cache across calls), and right answers written
+# another way.
+FIT_SLOPE = 'slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)'
+HEAD = SOURCES["run-5"].split("\n\n\nhead = ")[0] + "\n\n\nhead = Head().eval()   # run-5's model, as the notebook defines it"
+
+ROUND5 = [
+    # 1: dispatch
+    late('01.dispatch', 'bench.measure told device="cpu" whatever `device` is (no GPU synchronisation on a GPU)', 'ex-1',
+         ('t = bench.measure(op, x, label=f"{n}")', 't = bench.measure(op, x, label=f"{n}", device="cpu")'),
+         says="told bench.measure device='cpu'", hidden_says="told bench.measure device='cpu'"),
+    late('01.dispatch', 'first_size_beyond_overhead returns the row, not its size', 'ex-1',
+         (KNEE, KNEE.replace('(r["numel"] for r', '(r for r')),
+         says='first_size_beyond_overhead', hidden_says='first_size_beyond_overhead is wrong'),
+    late('01.dispatch', "the knee against the notebook's global `floor` (from op_rows), not the floor of the rows it is given", 'ex-1',
+         ('    floor = overhead_floor_us(rows)\n    return next', '    return next'),
+         says='first_size_beyond_overhead', hidden_says='first_size_beyond_overhead is wrong'),
+    late('01.dispatch', 'the knee beyond factor plus the floor (factor + floor), not factor times it', 'ex-1',
+         (KNEE, KNEE.replace('factor * floor', 'factor + floor')),
+         says='strictly more than factor', hidden_says='first_size_beyond_overhead is wrong'),
+    # 1: per_op
+    late('01.per_op', "numpy.polyfit's coefficients read as (intercept, slope): its highest power comes first", 'ex-1b',
+         (FIT_SLOPE + '\n    return slope, my - slope * mx',
+          'import numpy as np\n    intercept, slope = np.polyfit(xs, ys, 1)\n    return slope, intercept'),
+         says='least-squares line', hidden_says='another line'),
+    late('01.per_op', 'the line fitted against the row number (0, 1, 2, ...), not the number of ops', 'ex-1b',
+         ('xs = [float(r["n_ops"]) for r in rows]', 'xs = [float(i) for i in range(len(rows))]'),
+         says='least-squares line', hidden_says='another line'),
+    late('01.per_op', "the cost per op as the mean of each chain's time per op (t / k), no intercept", 'ex-1b',
+         ('return slope, my - slope * mx', 'return sum(y / x for x, y in zip(xs, ys)) / n, 0.0'),
+         says='least-squares line', hidden_says='another line'),
+    # 2: capture table
+    wrong('01.capture_table', "the methods keyed without the torch. prefix ('jit.trace', ...)", 'ex-2',
+          ('"torch.jit.trace": {', '"jit.trace": {'), ('"torch.jit.script": {', '"jit.script": {'),
+          ('"torch.fx.symbolic_trace": {', '"fx.symbolic_trace": {'), ('"torch.compile": {', '"compile": {'),
+          ('"torch.export": {', '"export": {'),
+          says='lacks torch.jit.trace', hidden_says='lacks torch.jit.trace'),
+    wrong('01.capture_table', 'fx.symbolic_trace said to break the graph at the if, like torch.compile', 'ex-2',
+          ('"torch.fx.symbolic_trace": {"control_flow": "error"', '"torch.fx.symbolic_trace": {"control_flow": "graph break"'),
+          says='not what its experiment in part 2 printed', hidden_says='not what its experiment'),
+    wrong('01.capture_table', 'jit.script said not to be serialisable (thought to need the class, like a pickle)', 'ex-2',
+          ('"python_coverage": "typed subset", "serialisable": True', '"python_coverage": "typed subset", "serialisable": False'),
+          says='not what its experiment in part 2 printed', hidden_says='not what its experiment'),
+    wrong('01.capture_table', "the British spelling 'specialised' for torch.export's dynamic_shapes (the column's word is 'specialized')", 'ex-2',
+          ('"dynamic_shapes": "specialized"', '"dynamic_shapes": "specialised"'),
+          says="'specialised'.*use one of", hidden_says="'specialised'.*use one of"),
+    # 3: recording backend
+    wrong('01.recording_backend', 'count_graphs counts the distinct graphs (by their code), so two identical graphs count once', 'ex-3',
+          ('    return len(graphs)\n', '    return len({g.code for g in graphs})\n'),
+          says='not the distinct ones', hidden_says='not the distinct ones'),
+    wrong('01.recording_backend', "count_graphs calls the compiled fn on the notebook's global x, not on its arguments", 'ex-3',
+          ('torch.compile(fn, backend=backend)(*args)', 'torch.compile(fn, backend=backend)(x)'),
+          says='count_graphs', hidden_says='count_graphs'),
+    wrong('01.recording_backend', 'count_graphs calls the original fn, not the compiled one', 'ex-3',
+          ('    torch.compile(fn, backend=backend)(*args)\n', '    torch.compile(fn, backend=backend)\n    fn(*args)\n'),
+          says='count_graphs', hidden_says='count_graphs'),
+    wrong('01.recording_backend', 'make_recording_backend memoised with functools.cache: every call hands back the same backend and list', 'ex-3',
+          ('def make_recording_backend():', 'import functools\n\n\n@functools.cache\ndef make_recording_backend():'),
+          says='new, empty list on every call', hidden_says='new, empty list on every call'),
+    wrong('01.dispatch', "time_op_sweep keeps each size's timing in a cache across calls (a size timed once is never timed again)", 'ex-1',
+          ('def time_op_sweep(op, sizes):', 'SWEEP_CACHE = {}\n\n\ndef time_op_sweep(op, sizes):'),
+          ('        t = bench.measure(op, x, label=f"{n}")',
+           '        if n not in SWEEP_CACHE:\n            SWEEP_CACHE[n] = bench.measure(op, x, label=f"{n}")\n        t = SWEEP_CACHE[n]'),
+          says='did not see those sizes', hidden_says='did not see those sizes'),
+    # 3: no breaks
+    wrong('01.no_breaks', 'no_item divides only the elements above 1 in magnitude (an elementwise test, not the largest magnitude)', 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'return torch.where(x.abs() > 1, x / x.abs().max(), x) + 1'),
+          says='computes something else than with_item', hidden_says='computes something else than with_item'),
+    wrong('01.no_breaks', 'no_branch decides on the majority of signs, not on the sum', 'ex-3b',
+          ('torch.where(y.sum() > 0,', 'torch.where((y > 0).sum() > y.numel() / 2,'),
+          says='computes something else than with_branch.*most of them of the other sign',
+          hidden_says='computes something else than with_branch.*most of them of the other sign'),
+    wrong('01.no_breaks', "no_branch decides on the median element's sign (a typical value), not on the sum", 'ex-3b',
+          ('torch.where(y.sum() > 0,', 'torch.where(y.median() > 0,'),
+          says='computes something else than with_branch.*most of them of the other sign',
+          hidden_says='computes something else than with_branch.*most of them of the other sign'),
+    wrong('01.no_breaks', 'no_print applies cos before sin (the order of the two ops swapped)', 'ex-3b',
+          ('    return x.sin().cos()', '    return x.cos().sin()'),
+          says='computes something else than with_print', hidden_says='computes something else than with_print'),
+    # 4: recompiles
+    wrong('01.count_compiles', "count_compiles loops over the notebook's CALLS, not the calls it is given", 'ex-4',
+          ('    for args in calls:\n        compiled(*args)', '    for args in CALLS:\n        compiled(*args)'),
+          says='count_compiles', hidden_says='count_compiles'),
+    wrong('01.count_compiles', 'count_compiles resets Dynamo before every call (each call a fresh start)', 'ex-4',
+          ('    for args in calls:\n        compiled(*args)', '    for args in calls:\n        torch._dynamo.reset()\n        compiled(*args)'),
+          says='count_compiles returned', hidden_says='count_compiles returned'),
+    wrong('01.count_compiles', "count_compiles marks every call's first dimension dynamic (mark_dynamic) before the call", 'ex-4',
+          ('    for args in calls:\n        compiled(*args)',
+           '    for args in calls:\n        torch._dynamo.mark_dynamic(args[0], 0)\n        compiled(*args)'),
+          says='count_compiles returned', hidden_says='count_compiles returned'),
+    wrong('01.recompiles', 'predicts the recompiles only (3: the first compile left out)', 'ex-4',
+          ('PREDICTED_COMPILES = 4', 'PREDICTED_COMPILES = 4 - 1'),
+          says='PREDICTED_COMPILES'),
+    # 5: export
+    wrong('01.export', "export_dynamic exports the notebook's global `head`, not the model it is given", 'ex-5',
+          ('torch.export.export(model, (example,),', 'torch.export.export(head, (example,),'),
+          ('def export_dynamic(', HEAD + '\n\ndef export_dynamic('),
+          says="not the notebook's `head`", hidden_says="not the notebook's `head`"),
+    wrong('01.export', 'the batch declared with Dim.DYNAMIC(min=1, max=max_batch): torch records it from 2', 'ex-5',
+          ('torch.export.Dim("batch", min=1, max=max_batch)', 'torch.export.Dim.DYNAMIC(min=1, max=max_batch)'),
+          says='Dim.DYNAMIC', hidden_says='Dim.DYNAMIC'),
+    wrong('01.export', 'the example passed to export alone, not in a tuple of arguments', 'ex-5',
+          ('torch.export.export(model, (example,),', 'torch.export.export(model, example,'),
+          says='tuple', hidden_says='tuple'),
+    wrong('01.export', "the Dim's max set to the example's batch, not max_batch", 'ex-5',
+          ('max=max_batch)', 'max=example.shape[0])'),
+          says='max_batch', hidden_says='max_batch'),
+    # 6: traffic
+    traffic('the fused kernel counted as reading the input once per op (n_ops reads, one write)',
+            ('return kernels * 2 * numel * bytes_per_element',
+             'return ((n_ops + 1) if fused else 2 * n_ops) * numel * bytes_per_element'),
+            says='does not follow the rule'),
+]
+
+ROUND5_RIGHT = [
+    right('01.no_breaks', "no_item bounds the scale with Python's max(scale, 1), which Dynamo turns into a tensor op", 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'return x / max(x.abs().max(), 1) + 1')),
+    right('01.recording_backend', "the backend returns an fx Interpreter's run over the graph", 'ex-3',
+          ('        return gm.forward', '        return torch.fx.Interpreter(gm).run')),
+    right('01.count_compiles', 'count_compiles makes a fresh torch.compile wrapper for every call (the cache lives on the code, not the wrapper)', 'ex-4',
+          ('    compiled = torch.compile(fn, backend=counter)\n    for args in calls:\n        compiled(*args)',
+           '    for args in calls:\n        torch.compile(fn, backend=counter)(*args)')),
+    right('01.count_compiles', 'count_compiles with a CompileCounterWithBackend("eager")', 'ex-4',
+          ('    counter = CompileCounter()', '    counter = torch._dynamo.testing.CompileCounterWithBackend("eager")')),
+    right('01.export', 'export_dynamic decomposes the program to core ATen; save_and_load through open files', 'ex-5',
+          ('dynamic_shapes={"x": {0: batch}})', 'dynamic_shapes={"x": {0: batch}}).run_decompositions()'),
+          ('    torch.export.save(program, path)\n    return torch.export.load(path)',
+           '    with open(path, "wb") as f:\n        torch.export.save(program, f)\n    with open(path, "rb") as f:\n        return torch.export.load(f)')),
+    right('01.export', 'dynamic_shapes as a list per argument', 'ex-5',
+          ('dynamic_shapes={"x": {0: batch}})', 'dynamic_shapes=[{0: batch}])')),
+    right('01.no_breaks', 'no_branch tests the mean, and the sum of x (same sign as the sum of 3x)', 'ex-3b',
+          ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.mean() > 0, y.relu(), y.neg())')),
+    right('01.dispatch', 'uniform tensors (torch.rand), the rows built with dict(), the floor with numpy.median', 'ex-1', source='''
+import numpy as np
+
+
+def time_op_sweep(op, sizes):
+    rows = []
+    for n in sizes:
+        x = torch.rand(n, device=device)
+        t = bench.measure(op, x)
+        rows.append(dict(numel=n, median_us=t.median_ms * 1000, q25_us=t.q25_ms * 1000, q75_us=t.q75_ms * 1000))
+    return rows
+
+
+def overhead_floor_us(rows):
+    return float(np.median([r["median_us"] for r in sorted(rows, key=lambda r: r["numel"])[:3]]))
+
+
+def first_size_beyond_overhead(rows, factor=2.0):
+    floor = overhead_floor_us(rows)
+    return min((r["numel"] for r in rows if r["median_us"] / floor > factor), default=None)
+'''),
+    late_right('01.per_op', 'numpy.linalg.lstsq with a column of ones, the pair returned as an array', 'ex-1b', source='''
+import numpy as np
+
+
+def fit_per_op_us(rows):
+    a = np.array([[r["n_ops"], 1.0] for r in rows], dtype=float)
+    return np.linalg.lstsq(a, np.array([r["median_us"] for r in rows], dtype=float), rcond=None)[0]
+'''),
+    late_right('01.traffic_model', "bytes_per_element defaulting to the default dtype's element size", 'ex-6', source='''
+def bytes_moved(numel, n_ops, fused, bytes_per_element=torch.empty(0).element_size()):
+    passes = 1 if fused else n_ops
+    return passes * (numel * bytes_per_element + numel * bytes_per_element)
+
+
+def predicted_speedup(n_ops):
+    return bytes_moved(1, n_ops, False) // bytes_moved(1, n_ops, True)
+'''),
+]
+
+WRONG += ROUND5
+RIGHT += ROUND5_RIGHT
