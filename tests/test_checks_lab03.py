@@ -180,3 +180,27 @@ def test_every_run_byte_counts_agree_with_the_graders_references():
     assert lab03.smem_problems({**report, "fit": fits, "changed_input": False}, case) == []
     marked = [{**c, "smem": 1} for c in fits]
     assert "changed the configs" in lab03.smem_problems({**report, "fit": marked, "changed_input": True}, case)[0]
+
+
+def test_judges_of_the_second_fair_grades_round():
+    """A cost dict may carry more keys than flops and bytes; an input changed in place more often than eager changes
+    it is named; a returned value's readers include the output node; linear_gelu's tile sizes are passed only where
+    its signature takes them."""
+    import torch
+    import torch.fx as fx
+
+    cost = {"flops": 10, "bytes": 20, "intensity": 0.5}
+    assert lab03.as_cost(cost) == {"flops": 10, "bytes": 20} and lab03.as_cost([1]) == "[1]"
+    case = lab03.EVERY_RUN_BACKEND[0]
+    want, after = case.want(), case.inputs_after()
+    assert torch.equal(case.inputs[1], lab03.tensors(10, (300,), (300,))[1]), "the case's own inputs stay as they were"
+    report = {"registered": True, "out": want, "launched": 1, "inputs_after": after}
+    assert lab03.backend_problems(report, "g", want, 1, inputs_after=after) == []
+    twice = [after[0], after[1] * 2]
+    assert "warm-up" in lab03.backend_problems({**report, "inputs_after": twice}, "g", want, 1, inputs_after=after)[0]
+    facts = lab03.graph_facts(fx.symbolic_trace(lab03.returned_and_read),
+                              lambda gm, n: "op" if n.op.startswith("call") else None, lambda gm, n: False)
+    said = lab03.chain_problems(facts, [["relu", "mul", "sigmoid"]], "g")
+    assert any("output node is one of them" in p for p in said), said
+    assert lab03.takes_blocks(lambda x, w, b, block_m=32, block_n=32, block_k=32: None)
+    assert lab03.takes_blocks(lambda x, w, b, **kw: None) and not lab03.takes_blocks(lambda x, w, b: None)

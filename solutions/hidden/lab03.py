@@ -237,6 +237,8 @@ def peak_cases(refs: dict) -> list:
                    tensors(168, (3, 4, 5)), reference_peak),
         bytes_case("a graph whose intermediate is read through a transpose, measured again after other inputs",
                    inputs.transpose_later, tensors(169, (6, 10)), reference_peak, before=tensors(171, (3, 4))),
+        bytes_case("a graph on fp16 inputs with two outputs, one of them a view", inputs.view_outputs,
+                   tensors(172, (6, 7), dtype=torch.float16), reference_peak),
     ]
 
 
