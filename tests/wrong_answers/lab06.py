@@ -550,6 +550,61 @@ WRONG = [
     wrong('06.saved', "eager: the forward run on a deep copy of the model, the parameters' storages taken from the original", 'ex-b',
           ('        loss_fn(model, idx, targets)\n    return sum', '        loss_fn(__import__("copy").deepcopy(model), idx, targets)\n    return sum'),
           says='parameters', hidden_says='parameters'),
+    # ---- a fair-grades round (3): new plausible mistakes
+    wrong('06.recompute', 'ops whose counts differ either way (!=, over the ops of both backwards)', 'ex-b2',
+          ('return sorted(op for op in b if op not in VIEW_AND_COPY_OPS and b[op] > a[op])',
+           'return sorted(op for op in set(a) | set(b) if op not in VIEW_AND_COPY_OPS and b[op] != a[op])'),
+          says='more often'),
+    wrong('06.saved', 'eager: parameters left out as the leaves that require grad, so their transposes count', 'ex-b',
+          ('        if s.data_ptr() not in params:', '        if not (t.is_leaf and t.requires_grad):'),
+          says='parameters'),
+    wrong('06.predictions', 'int_branch predicted to compile twice: the symbolic int is taken to serve every later call', 'ex-d2',
+          ('"int_branch": 3,', '"int_branch": 2,'),
+          says='int_branch'),
+    wrong('06.mixed_precision', 'autocast around the model only: the loss computed outside it, on bf16 logits', 'ex-g',
+          ('        with torch.autocast(device_type, dtype=dtype, enabled=dtype != torch.float32):\n'
+           '            loss = step_loss(model, xb, yb)\n',
+           '        with torch.autocast(device_type, dtype=dtype, enabled=dtype != torch.float32):\n'
+           '            logits = (torch.compile(model) if compiled else model)(xb)\n'
+           '        loss = F.cross_entropy(logits.flatten(0, 1), yb.flatten())\n'),
+          says='autocast'),
+    wrong('06.dynamic', 'only the batch dim marked: every new length compiles again', 'ex-i',
+          ('            torch._dynamo.mark_dynamic(t, 1)\n', ''),
+          says='mark|dynamic'),
+    wrong('06.dynamic', 'one bucket padded on the left (targets -100): the tokens move to other positions', 'ex-i',
+          ('    for xb, yb in batches:\n',
+           '    longest = max(x.shape[1] for x, _ in batches)\n'
+           '    for xb, yb in batches:\n'
+           '        xb = F.pad(xb, (longest - xb.shape[1], 0))\n'
+           '        yb = F.pad(yb, (longest - yb.shape[1], 0), value=-100)\n'),
+          says='eager SGD'),
+    wrong('06.checkpoint', 'each block checkpointed, and the final layer norm too', 'ex-f',
+          ('    return model\n    ### END SOLUTION',
+           '    model.ln_f = Checkpointed(model.ln_f)\n    return model\n    ### END SOLUTION'),
+          says='each block'),
+    wrong('06.breaks', 'the backward run through torch.autograd.grad on the inputs that need it: .grad never filled', 'ex-d',
+          ('    torch.compile(fn, backend=backend)(*args).sum().backward()\n',
+           '    out = torch.compile(fn, backend=backend)(*args)\n'
+           '    torch.autograd.grad(out.sum(), [a for a in args if a.requires_grad])\n'),
+          says='backward'),
+    wrong('06.payoff', '0 steps returned when compiling never pays off (no steps to pay for it)', 'ex-h',
+          ('        return math.inf\n', '        return 0\n'),
+          says='math.inf'),
+    wrong('06.two_graphs', "op_histogram names an op by str() of its overload, the last part cut off: getitem's "
+          "str() is not its name", 'ex-a',
+          ('counts[str(packet) if packet is not None else node.target.__name__] += 1',
+           'counts[str(node.target).rsplit(".", 1)[0]] += 1'),
+          says="getitem"),
+    wrong('06.recompiles', 'the counter read before the script runs', 'ex-d2',
+          ('    script(torch.compile(fn, backend=counter), fn)\n    return counter.frame_count\n',
+           '    compiled = torch.compile(fn, backend=counter)\n    n = counter.frame_count\n'
+           '    script(compiled, fn)\n    return n\n'),
+          says='count'),
+    wrong('06.saved', "saved_activations: the forward's outputs after the loss, its own inputs not left out", 'ex-b',
+          ('    for node in bw_gm.graph.nodes:\n        if node.op != "placeholder" or node.name.startswith("tangents") or node.name in inputs:\n',
+           '    outputs = next(n for n in fw_gm.graph.nodes if n.op == "output").args[0]\n'
+           '    for node in outputs[1:]:\n        if not isinstance(node, torch.fx.Node):\n'),
+          says='inputs'),
 ]
 
 RIGHT = [
@@ -632,4 +687,32 @@ RIGHT = [
            '        if xb.shape[0] < full:          # pad the partial batch: the extra rows add nothing to the loss\n'
            '            xb = torch.cat([xb, xb.new_zeros(full - xb.shape[0], xb.shape[1])])\n'
            '            yb = torch.cat([yb, yb.new_full((full - yb.shape[0], yb.shape[1]), -100)])\n')),
+    # ---- a fair-grades round (3): right answers written another way
+    right('06.saved', "eager: storages keyed by id() of the storage object (torch keeps one Python object per storage)", 'ex-b',
+          ('            storages[s.data_ptr()] = s.nbytes()', '            storages[id(s)] = s.nbytes()')),
+    right('06.payoff', 'the ceiling written as -(-a // b) on floats, made an int', 'ex-h',
+          ('    return math.ceil(compile_s * 1000 / saved_ms)', '    return int(-(-(compile_s * 1000) // saved_ms))')),
+    right('06.saved', "eager: a storage's bytes as size() (an untyped storage counts bytes), parameters by data_ptr()", 'ex-b',
+          ('    params = {p.untyped_storage().data_ptr() for p in model.parameters()}',
+           '    params = {p.data_ptr() for p in model.parameters()}'),
+          ('            storages[s.data_ptr()] = s.nbytes()', '            storages[s.data_ptr()] = s.size()')),
+    right('06.saved', "bytes as the FakeTensor's nbytes", 'ex-b',
+          ('"bytes": val.numel() * val.element_size()', '"bytes": val.nbytes')),
+    right('06.recompiles', 'the script given the compiled module for both (its .eval() reaches the module it wraps)', 'ex-d2',
+          ('    script(torch.compile(fn, backend=counter), fn)\n',
+           '    compiled = torch.compile(fn, backend=counter)\n    script(compiled, compiled if isinstance(fn, nn.Module) else fn)\n')),
+    right('06.mixed_precision', 'the model compiled in place (model.compile()) when compiled', 'ex-g',
+          ('    step_loss = torch.compile(loss_fn) if compiled else loss_fn\n',
+           '    if compiled:\n        model.compile()\n    step_loss = loss_fn\n')),
+    right('06.mixed_precision', 'a new SGD each step (plain SGD keeps no state)', 'ex-g',
+          ('        opt.zero_grad()\n        with torch.autocast',
+           '        opt = torch.optim.SGD(model.parameters(), lr=lr)\n        opt.zero_grad()\n        with torch.autocast')),
+    right('06.dynamic', 'every size symbolic through the config (assume_static_by_default=False, patched for the loop)', 'ex-i',
+          (MARKS, ''),
+          ('    for xb, yb in batches:\n', '    for xb, yb in batches:\n      with torch._dynamo.config.patch(assume_static_by_default=False):\n'),
+          ('        opt.zero_grad()\n        loss = step_loss(model, xb, yb)\n        loss.backward()\n        opt.step()\n        losses.append(loss.item())\n',
+           '        opt.zero_grad()\n        loss = step_loss(model, xb, yb)\n        loss.backward()\n        opt.step()\n        losses.append(loss.item())\n')),
+    right('06.checkpoint', 'the wrapped blocks put in an nn.Sequential', 'ex-f',
+          ('    for i, block in enumerate(model.blocks):\n        model.blocks[i] = Checkpointed(block)\n',
+           '    model.blocks = nn.Sequential(*(Checkpointed(block) for block in model.blocks))\n')),
 ]
