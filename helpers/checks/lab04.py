@@ -1425,9 +1425,9 @@ def probe_report(learner: Learner, with_capture: bool) -> dict:
     info["crossover"] = crossover if crossover is None or isinstance(crossover, (int, float)) else "not run"
     info["kernel_saved"] = any((root / name).is_file() for name in ("kernel.cpp", "kernel.py"))   # part C's file
     facts = learner.ns.get("facts")
-    kernel_file = facts.get("kernel_file") if isinstance(facts, dict) else None
-    if isinstance(kernel_file, str) and kernel_file in ("kernel.cpp", "kernel.py") and (root / kernel_file).is_file():
-        info["kernel_file"] = kernel_file          # the one part C saved (an earlier run may have left the other)
+    saved_file = facts.get("kernel_file") if isinstance(facts, dict) else None
+    if isinstance(saved_file, str) and saved_file in ("kernel.cpp", "kernel.py") and (root / saved_file).is_file():
+        info["kernel_file"] = saved_file           # the one part C saved (an earlier run may have left the other)
     err = learner.value("max_err") if learner.has("max_err") else None
     info["max_err"] = float(err) if isinstance(err, (int, float)) else None
     if with_capture:
