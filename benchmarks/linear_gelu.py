@@ -144,9 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     for m in ([] if args.sweep else args.m):
         rows += shape_rows(m, args.n, args.k, ns["linear_gelu_tuned"], copy_bw, not args.no_max_autotune,
                            args.seconds)
-    print(bench.table([{**r, "against eager": figures.fmt(r["against eager"])} for r in rows],
-                      columns=("shape", "timing", "variant", "median_ms", "q25_ms", "q75_ms", "GB/s",
-                               "% of weight floor", "TFLOP/s", "against eager", "max err")))
+    if not args.sweep:       # a sweep printed its own tables above
+        print(bench.table([{**r, "against eager": figures.fmt(r["against eager"])} for r in rows],
+                          columns=("shape", "timing", "variant", "median_ms", "q25_ms", "q75_ms", "GB/s",
+                                   "% of weight floor", "TFLOP/s", "against eager", "max err")))
     if args.out:
         args.out.write_text(json.dumps({"device": device_label(device), "versions": versions(device),
                                         "copy_gbps": copy_bw / 1e9, "rows": rows}, indent=1, default=str))
