@@ -280,6 +280,7 @@ class SavedCase:
     gpt: GPTCase
     saved: dict | None = None          # {name: bytes} of the activations the forward graph hands to backward
     eager_bytes: int | None = None     # bytes of the distinct non-parameter storages eager autograd saves
+    layout: dict | None = None         # {name: (shape, dtype name)} of the same activations
 
 
 def graphs_of(model: nn.Module, idx, targets, partition_fn: Callable | None = None) -> tuple:
@@ -313,6 +314,31 @@ def saved_by_outputs(fw, user_outputs: int = 1) -> dict:
         if isinstance(val, torch.Tensor) and node.name not in inputs:
             saved[node.name] = val.numel() * val.element_size()
     return saved
+
+
+def saved_layout(fw, user_outputs: int = 1) -> dict:
+    """{name: (shape, dtype name)} of the tensors `saved_by_outputs` lists."""
+    inputs = {n.name for n in fw.graph.nodes if n.op == "placeholder"}
+    out = next(n for n in fw.graph.nodes if n.op == "output").args[0]
+    return {node.name: (tuple(node.meta["val"].shape), dtype_name(node.meta["val"].dtype))
+            for node in list(out)[user_outputs:]
+            if isinstance(node, torch.fx.Node) and isinstance(node.meta.get("val"), torch.Tensor) and node.name not in inputs}
+
+
+def dtype_name(dtype) -> str | None:
+    """'float32' for torch.float32, 'torch.float32', 'float32' or an alias such as 'float'; None if it names no dtype."""
+    if isinstance(dtype, torch.dtype):
+        return str(dtype).removeprefix("torch.")
+    named = getattr(torch, str(dtype).strip().removeprefix("torch."), None)
+    return str(named).removeprefix("torch.") if isinstance(named, torch.dtype) else None
+
+
+def shape_of(shape) -> tuple | None:
+    """A listed shape as a tuple of ints (a torch.Size, tuple or list), or None if it is not one."""
+    try:
+        return tuple(int(n) for n in shape)
+    except (TypeError, ValueError):
+        return None
 
 
 def autograd_saved_bytes(model: nn.Module, idx, targets) -> int:
@@ -365,7 +391,7 @@ def step_graphs(case: GPTCase, device: str | torch.device, mincut: bool = False)
 def saved_reference(case: GPTCase, device: str | torch.device) -> SavedCase:
     model, idx, targets = case.build(device)
     fw, _ = step_graphs(case, device)
-    return SavedCase(case, saved_by_outputs(fw), autograd_saved_bytes(model, idx, targets))
+    return SavedCase(case, saved_by_outputs(fw), autograd_saved_bytes(model, idx, targets), saved_layout(fw))
 
 
 def probe_saved(learner: Learner, case: GPTCase) -> dict:
@@ -379,10 +405,11 @@ def probe_saved(learner: Learner, case: GPTCase) -> dict:
     again = own_work(learner, "06.saved", SAVED_OWN, "eager_saved_bytes", *case.build(device))   # the same, afresh
     try:
         listed = {str(r["name"]): int(r["bytes"]) for r in rows}
-    except (TypeError, KeyError, ValueError):
-        listed = None
-    return {"rows": listed, "n_rows": len(rows) if hasattr(rows, "__len__") else None, "eager": eager,
-            "eager_type": type(eager).__name__, "eager_again": again}
+        layout = {str(r["name"]): (shape_of(r.get("shape")), dtype_name(r.get("dtype"))) for r in rows}
+    except (TypeError, KeyError, ValueError, AttributeError):
+        listed, layout = None, None
+    return {"rows": listed, "layout": layout, "n_rows": len(rows) if hasattr(rows, "__len__") else None,
+            "eager": eager, "eager_type": type(eager).__name__, "eager_again": again}
 
 
 def saved_problems(got: dict, want: SavedCase, reveal: bool) -> list[str]:
@@ -409,6 +436,13 @@ def saved_problems(got: dict, want: SavedCase, reveal: bool) -> list[str]:
     if wrong:
         return [f"on {about}, the bytes of {', '.join(wrong[:3])} are off: bytes = numel × element_size of the node's "
                 "meta['val'] (a FakeTensor)."]
+    layout = got.get("layout") or {}
+    for part, at, say in (("shape", 0, "a tuple of the sizes of meta['val'] (a 0-d tensor's shape is ())"),
+                          ("dtype", 1, "meta['val'].dtype, as a torch.dtype or its name")):
+        said = lambda n: (lambda v: tuple(v) if isinstance(v, list) else v)((layout.get(n) or (None, None))[at])
+        wrong = [n for n in truth if said(n) != want.layout[n][at]]
+        if wrong:
+            return [f"on {about}, the {part} of {', '.join(wrong[:3])} is missing or off: each row's '{part}' is {say}."]
     eager = got.get("eager")
     if not isinstance(eager, int) or isinstance(eager, bool):
         return [f"eager_saved_bytes should return an int (bytes); it returned a {got.get('eager_type')}."]

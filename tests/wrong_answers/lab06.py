@@ -605,6 +605,15 @@ WRONG = [
            '    outputs = next(n for n in fw_gm.graph.nodes if n.op == "output").args[0]\n'
            '    for node in outputs[1:]:\n        if not isinstance(node, torch.fx.Node):\n'),
           says='inputs'),
+    wrong('06.saved', "each row's shape as the number of elements, the tensor flattened", 'ex-b',
+          ('"shape": tuple(val.shape)', '"shape": (val.numel(),)'),
+          says='shape'),
+    wrong('06.saved', "every saved activation called float32 (the targets' int64 view is saved too)", 'ex-b',
+          ('"dtype": str(val.dtype)', '"dtype": "torch.float32"'),
+          says='dtype'),
+    wrong('06.saved', "the rows without 'shape' and 'dtype': only name and bytes (the sum of bytes is what the lab prints)", 'ex-b',
+          ('"shape": tuple(val.shape), "dtype": str(val.dtype),', ''),
+          says='shape'),
 ]
 
 RIGHT = [
@@ -696,6 +705,10 @@ RIGHT = [
           ('    params = {p.untyped_storage().data_ptr() for p in model.parameters()}',
            '    params = {p.data_ptr() for p in model.parameters()}'),
           ('            storages[s.data_ptr()] = s.nbytes()', '            storages[s.data_ptr()] = s.size()')),
+    right('06.saved', "shape as a list of sizes, dtype as the torch.dtype itself", 'ex-b',
+          ('"shape": tuple(val.shape), "dtype": str(val.dtype)', '"shape": list(val.size()), "dtype": val.dtype')),
+    right('06.saved', "dtype as its short name ('float32', 'int64')", 'ex-b',
+          ('"dtype": str(val.dtype)', '"dtype": str(val.dtype).split(".")[-1]')),
     right('06.saved', "bytes as the FakeTensor's nbytes", 'ex-b',
           ('"bytes": val.numel() * val.element_size()', '"bytes": val.nbytes')),
     right('06.recompiles', 'the script given the compiled module for both (its .eval() reaches the module it wraps)', 'ex-d2',
