@@ -9,10 +9,12 @@ added stay where they were. Every change is noted for the feedback.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from nbformat.warnings import MissingIDFieldWarning
 
 from helpers import notebooks
 
@@ -45,10 +47,12 @@ def load_submission(path: Path) -> nbformat.NotebookNode:
     if not isinstance(data, dict) or "cells" not in data or not isinstance(data["cells"], list):
         raise InvalidSubmission(f"{path.name} is JSON but not a Jupyter notebook (no list of cells).")
     try:
-        nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
-        if nb.nbformat_minor < notebooks.NBFORMAT_MINOR:
-            nb.nbformat_minor = notebooks.NBFORMAT_MINOR
-        nbformat.validator.normalize(nb)
+        with warnings.catch_warnings():      # a notebook without cell ids (older format, Colab) is normal here
+            warnings.simplefilter("ignore", MissingIDFieldWarning)
+            nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
+            if nb.nbformat_minor < notebooks.NBFORMAT_MINOR:
+                nb.nbformat_minor = notebooks.NBFORMAT_MINOR
+            nbformat.validator.normalize(nb)
     except Exception as err:  # nbformat raises many kinds
         raise InvalidSubmission(f"{path.name} could not be read as a notebook ({type(err).__name__}: {str(err)[:120]}).") from None
     return nb
