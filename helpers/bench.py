@@ -305,8 +305,21 @@ class Comparison:
         return low, high
 
     @property
+    def coverage(self) -> float:
+        """The interval's exact confidence: below `confidence` when there are too few rounds for it."""
+        return order_statistic_ci(self.ratios, self.confidence)[2]
+
+    @property
+    def too_few(self) -> bool:
+        """True when the rounds are too few for an interval of the confidence asked: then there is no verdict."""
+        return self.coverage < self.confidence
+
+    @property
     def verdict(self) -> str:
-        """'faster' (B is), 'slower' (B is) or 'no difference': from the whole interval, never the median alone."""
+        """'faster' (B is), 'slower' (B is) or 'no difference': from the whole interval, never the median alone (and
+        'no difference' when the rounds are too few for the interval's confidence)."""
+        if self.too_few:
+            return SAME
         low, high = self.ci
         band_low, band_high = self.band
         if low > band_high:
@@ -332,12 +345,21 @@ class Comparison:
         a, b = self.a.label, self.b.label
         low, high = self.ci
         pct = f"{self.confidence:.0%}".replace("%", " %")
+        if self.too_few:
+            unit = "run" if isinstance(self, UnpairedComparison) else "round"
+            return (f"{a} vs {b}: too few {unit}s for a verdict ({self.n} {unit}{'s' if self.n != 1 else ''}: the ratio's "
+                    f"interval {fmt_x(low)}–{fmt_x(high)}× covers only {self.coverage:.0%}; {pct} needs "
+                    f"{self.rounds_needed()} or more)")
         if self.verdict == FASTER:
             return f"{b} is {fmt_x(self.ratio)}× faster than {a} ({pct} CI {fmt_x(low)}–{fmt_x(high)}×)"
         if self.verdict == SLOWER:
             return f"{b} is {fmt_x(1 / self.ratio)}× slower than {a} ({pct} CI {fmt_x(1 / high)}–{fmt_x(1 / low)}×)"
         return f"{a} vs {b}: {no_difference_words(low, high, self.band)} ({b} runs at {fmt_x(low)}–" \
                f"{fmt_x(high)}× {a}'s speed, {pct} CI)"
+
+    def rounds_needed(self) -> int:
+        """The fewest rounds whose interval reaches the confidence asked."""
+        return next(n for n in range(1, MAX_ROUNDS) if order_statistic_ci(range(n), self.confidence)[2] >= self.confidence)
 
     def __str__(self) -> str:
         text = f"{self.sentence()}; {self.n} paired rounds, {_where(self.a.device, self.threads, self.a.clock)}"
@@ -725,6 +747,10 @@ class UnpairedComparison(Comparison):
     @property
     def coverage(self) -> float:
         return moses_rank(*self.sizes, self.confidence)[1]
+
+    def rounds_needed(self) -> int:
+        """The fewest runs on each side whose interval reaches the confidence asked."""
+        return next(n for n in range(1, MAX_ROUNDS) if moses_rank(n, n, self.confidence)[1] >= self.confidence)
 
     @property
     def n(self) -> int:

@@ -70,6 +70,18 @@ def test_the_verdict_comes_from_the_whole_interval_not_the_median():
     assert within.verdict == "no difference"
 
 
+def test_too_few_rounds_give_no_verdict_whatever_the_ratio():
+    """Five pairs cannot give a 95 % interval (the min–max covers 93.75 %): no 'faster', and the sentence says why."""
+    from helpers.bench import paired, unpaired
+
+    few = paired([2.0] * 5, [1.0] * 5, labels=("eager", "compiled"))
+    assert few.too_few and few.verdict == "no difference"
+    assert "too few rounds for a verdict (5 rounds" in few.sentence() and "needs 6 or more" in few.sentence()
+    assert paired([2.0] * 6, [1.0] * 6, labels=("eager", "compiled")).verdict == "faster"
+    runs = unpaired([2.0, 2.1, 2.2], [1.0, 1.1], labels=("A", "B"))
+    assert runs.verdict == "no difference" and "too few runs for a verdict" in runs.sentence()
+
+
 def test_a_comparison_needs_pairs_from_the_same_rounds():
     t = summarize([1.0, 1.1, 0.9, 1.0, 1.0], "a", "cpu", "test")
     with pytest.raises(ValueError, match="paired rounds"):

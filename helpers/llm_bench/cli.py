@@ -78,7 +78,8 @@ def build_parser(prog: str = "python -m helpers.llm_bench") -> argparse.Argument
     p.add_argument("--repeats", type=int, default=bench.MIN_ROUNDS,
                    help="timed rounds per workload, each one generation of every backend in random order (default: "
                         f"{bench.MIN_ROUNDS}, the fewest whose 95%% interval leaves out the extreme round at either "
-                        "end); p95 is printed from 20, p99 from 100")
+                        "end; from 6 a verdict has its 95%% interval, with fewer there is none); p95 is printed from "
+                        "20, p99 from 100")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="llm_bench_results.json", help="where to write the JSON results (checked first)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

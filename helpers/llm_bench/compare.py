@@ -92,7 +92,6 @@ def report(a: dict, b: dict, paths: tuple[str, str]) -> str:
             rows.append({"backend": ra["backend"], "workload": ra["workload"]["name"], "P+N×B": shape(ra),
                          "metric": metric, "A_median_ms": c.a.median_ms, "B_median_ms": c.b.median_ms,
                          "B_vs_A": c.verdict, "runs": f"{len(xs)}/{len(ys)}"})
-            warn = f" ⚠ too few runs: the interval covers only {c.coverage:.0%}" if c.coverage < c.confidence else ""
-            verdicts.append(f"{ra['backend']:<{wide[0]}}{ra['workload']['name']:<{wide[1]}}{metric:<6}{c.sentence()}{warn}")
+            verdicts.append(f"{ra['backend']:<{wide[0]}}{ra['workload']['name']:<{wide[1]}}{metric:<6}{c.sentence()}")
     table = bench.table(rows, columns=tuple(rows[0])) if rows else "(no metric has numbers in both files)"
     return "\n".join([header(a, "A", paths[0]), header(b, "B", paths[1]), METHOD, "", table, "", *verdicts])

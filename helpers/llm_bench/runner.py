@@ -288,12 +288,7 @@ class BenchResults:
         lines = []
         for c in self.comparisons:
             comp = c["comparison"]
-            line = f"{c['workload']:<22}{METRICS[c['metric']]:<6}{comp.sentence()}"
-            _, _, coverage = bench.order_statistic_ci(comp.ratios)
-            if coverage < bench.CONFIDENCE:
-                line += (f" ⚠ {comp.n} rounds: the interval covers only {coverage:.0%} "
-                         f"(6 repeats or more give 95 %)")
-            lines.append(line)
+            lines.append(f"{c['workload']:<22}{METRICS[c['metric']]:<6}{comp.sentence()}")
         head = (f"verdicts against {self.comparisons[0]['baseline']}, each pair one round (both backends' generations "
                 f"ran in the same round, in random order); {self.meta.get('repeats')} rounds per workload")
         return "\n".join([head, *lines])
