@@ -15,6 +15,7 @@ import numbers
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable
 
 import torch
@@ -1259,6 +1260,16 @@ class PayoffCase:
         saved = self.eager_ms - self.compiled_ms
         return math.inf if saved <= 0 else math.ceil(self.compile_s * 1000 / saved)
 
+    def accepted(self) -> set:
+        """The exact answer (the inputs read as the decimals they are written as) and what float arithmetic gives for
+        it in the usual orders: 10.0 - 9.9 is 0.0999…96 in floats, so math.ceil(300 / it) is 3001, not 3000."""
+        if math.isinf(self.want()):
+            return {math.inf}
+        c, e, k = (Fraction(str(v)) for v in (self.compile_s, self.eager_ms, self.compiled_ms))
+        saved = self.eager_ms - self.compiled_ms
+        return {math.ceil(c * 1000 / (e - k)), self.want(), math.ceil(self.compile_s / (saved / 1000)),
+                math.ceil(self.compile_s * 1000 / self.eager_ms / (1 - self.compiled_ms / self.eager_ms))}
+
 
 def probe_payoff(learner: Learner, cases: list[PayoffCase]) -> list:
     """steps_to_pay_off on each case, or what it raised (a division by a zero saving, say)."""
@@ -1281,13 +1292,14 @@ def payoff_problems(got: list, cases: list[PayoffCase], reveal: bool) -> list[st
             return [f"{call} raised {n.get('raised')}: {never}, before dividing by the time saved." if math.isinf(want)
                     else f"{call} raised {n.get('raised')}: return the smallest whole number of steps whose saved time "
                     "covers the compile time."]
+        want = min(case.accepted())
         ok = (math.isinf(want) and isinstance(n, float) and math.isinf(n)) or (
-            not math.isinf(want) and is_count(n) and n == want)
+            not math.isinf(want) and is_count(n) and n in case.accepted())
         if not ok:
             said = f"{n!r}, expected {want}" if reveal else f"{n!r}"
             if math.isinf(want):
                 hint = never
-            elif isinstance(n, float) and n == want:
+            elif isinstance(n, float) and n in case.accepted():
                 hint = "return a whole number as an int (math.ceil gives one), not a float"
             elif isinstance(n, (int, float)) and 1 <= n < math.inf and abs(n * 1000 - want) <= 1000:
                 hint = "compile_s is in seconds and the step times in milliseconds: convert before dividing"
@@ -1304,7 +1316,7 @@ ALWAYS_PAYOFF = [PayoffCase(0.9, 2.4, 1.7)]
 
 @register("06.payoff", points=1, exercise="H", title="after how many steps compiling pays off",
           cases=[PayoffCase(30.0, 12.0, 8.0), PayoffCase(2.5, 1.0, 1.0), PayoffCase(1.0, 3.0, 1.5), PayoffCase(1.0, 10.0, 7.0),
-                 PayoffCase(3.0, 5.0, 6.0)])
+                 PayoffCase(3.0, 5.0, 6.0), PayoffCase(0.3, 10.0, 9.9)])
 def _payoff(ctx: Context, cases: list[PayoffCase]) -> str:
     cases = [*cases, *(c for c in ALWAYS_PAYOFF if c not in cases)]
     fail_if(payoff_problems(ctx.probe(probe_payoff, cases), cases, ctx.reveal))

@@ -699,6 +699,11 @@ RIGHT = [
     # ---- a fair-grades round (3): right answers written another way
     right('06.saved', "eager: storages keyed by id() of the storage object (torch keeps one Python object per storage)", 'ex-b',
           ('            storages[s.data_ptr()] = s.nbytes()', '            storages[id(s)] = s.nbytes()')),
+    right('06.payoff', 'the saving worked out exactly, the inputs read as the decimals they are written as', 'ex-h',
+          ('    return math.ceil(compile_s * 1000 / saved_ms)',
+           '    from fractions import Fraction\n'
+           '    exact = Fraction(str(compile_s)) * 1000 / (Fraction(str(eager_ms)) - Fraction(str(compiled_ms)))\n'
+           '    return math.ceil(exact)')),
     right('06.payoff', 'the ceiling written as -(-a // b) on floats, made an int', 'ex-h',
           ('    return math.ceil(compile_s * 1000 / saved_ms)', '    return int(-(-(compile_s * 1000) // saved_ms))')),
     right('06.saved', "eager: a storage's bytes as size() (an untyped storage counts bytes), parameters by data_ptr()", 'ex-b',
