@@ -302,8 +302,11 @@ class NotebookContext(Context):
         self.reveal = reveal
 
     def probe(self, probe: Callable, *args, timeout: float | None = None, **kwargs) -> Any:
+        from helpers.checks.torch_defaults import torch_defaults
+
         args, kwargs = wire.fresh((args, kwargs))
-        return wire.round_trip(probe(self.learner, *args, **kwargs))
+        with torch_defaults():
+            return wire.round_trip(probe(self.learner, *args, **kwargs))
 
 
 def probe_name(probe: Callable) -> str:
@@ -477,8 +480,11 @@ def check(name: str, ns: dict[str, Any] | None = None) -> None:
 
 def run_check(name: str, ns: dict[str, Any], cases: Any = None, reveal: bool = True) -> Result:
     """Run check `name` against the namespace `ns` (its public cases unless others are given); no printing."""
+    from helpers.checks.torch_defaults import torch_defaults
+
     s = spec(name)
-    return run(s, NotebookContext(ns, reveal=reveal), s.public_cases() if cases is None else cases)
+    with torch_defaults():      # the cases are built as the grader builds them, whatever defaults the notebook set
+        return run(s, NotebookContext(ns, reveal=reveal), s.public_cases() if cases is None else cases)
 
 
 def summary(lab: str, results: list[Result]) -> str:

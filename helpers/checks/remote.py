@@ -16,6 +16,7 @@ import traceback
 from pathlib import Path
 
 from helpers.checks import CheckFailed, Learner, NotImplementedYet, resolve_probe, wire
+from helpers.checks.torch_defaults import torch_defaults
 
 
 def notebook_namespace() -> dict:
@@ -41,7 +42,8 @@ def outcome(request: dict, ns: dict) -> dict:
     """Run the requested probe against `ns` and describe what happened, as plain data."""
     try:
         probe = resolve_probe(request["probe"])
-        result = probe(Learner(ns), *request.get("args", ()), **request.get("kwargs", {}))
+        with torch_defaults():
+            result = probe(Learner(ns), *request.get("args", ()), **request.get("kwargs", {}))
         return {"ok": True, "result": result}
     except NotImplementedYet as err:
         return {"ok": False, "kind": "not_implemented", "message": str(err)}
