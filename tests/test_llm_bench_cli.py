@@ -122,6 +122,48 @@ def test_every_bad_setting_is_refused_before_anything_runs(tmp_path, capsys, cas
     assert err.count("\n") == 1 and err.startswith("python -m helpers.llm_bench: error: ") and message in err, err
 
 
+def test_cuda_asked_for_on_a_cpu_machine_names_the_option_to_use(monkeypatch, tmp_path, capsys):
+    import helpers.env
+
+    def no_gpu(pref):
+        raise RuntimeError('DEVICE="cuda" but this machine has no usable CUDA GPU. Set DEVICE = "cpu" in the parameters cell')
+
+    monkeypatch.setattr(helpers.env, "pick_device", no_gpu)
+    code, out, err = run_cli(capsys, "--device", "cuda", "--out", str(tmp_path / "r.json"))
+    assert code == 2 and out == "" and "use --device cpu" in err and "parameters cell" not in err, err
+
+
+def test_a_result_file_that_cannot_be_written_at_the_end_loses_nothing(monkeypatch, tmp_path, capsys):
+    """The disk fills or the file changes hands during the run: the results go to a file in the temp folder."""
+    from helpers.llm_bench import runner
+
+    wanted = tmp_path / "r.json"
+    write = runner.BenchResults.to_json
+
+    def refuse(self, path):
+        if Path(path) == wanted:
+            raise PermissionError(13, "Permission denied")
+        return write(self, path)
+
+    monkeypatch.setattr(runner.BenchResults, "to_json", refuse)
+    monkeypatch.setattr("tempfile.gettempdir", lambda: str(tmp_path / "kept"))
+    code, out, err = run_cli(capsys, "--backend", "eager", "--prompt-len", "4", "--new-tokens", "2", "--repeats", "1",
+                             "--out", str(wanted))
+    kept = list((tmp_path / "kept").glob("llm_bench_results-*.json"))
+    assert code == 1 and "Permission denied" in err and len(kept) == 1 and str(kept[0]) in err, err
+    assert json.loads(kept[0].read_text())["results"] and not list(tmp_path.glob("*.tmp"))
+
+
+def test_one_backend_under_load_is_not_told_about_verdicts(monkeypatch, tmp_path, capsys):
+    from helpers import bench
+
+    monkeypatch.setattr(bench.LoadMeter, "stop", lambda self: 1.5)
+    code, out, err = run_cli(capsys, "--backend", "eager", "--prompt-len", "4", "--new-tokens", "2", "--repeats", "1",
+                             "--out", str(tmp_path / "r.json"))
+    assert code == 0 and "⚠ other programs used 1.5" in out and "verdicts" not in out.split("⚠ other programs")[1]
+    assert json.loads((tmp_path / "r.json").read_text())["meta"]["other_load"] == 1.5
+
+
 def test_flash_decode_without_a_gpu_or_the_interpreter_is_refused(monkeypatch, tmp_path, capsys):
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)    # conftest sets it for the kernels' tests
     code, out, err = run_cli(capsys, "--flash-decode", "--out", str(tmp_path / "r.json"))
@@ -141,7 +183,7 @@ def test_decode_step_switches_reach_every_static_cache_backend(tmp_path, capsys)
 def test_hf_without_transformers_is_refused_with_the_install_command(monkeypatch, tmp_path, capsys):
     monkeypatch.setitem(sys.modules, "transformers", None)   # `import transformers` raises ImportError
     code, out, err = run_cli(capsys, "--backend", "hf", "--out", str(tmp_path / "r.json"))
-    assert code == 2 and out == "" and "pip install transformers" in err and err.count("\n") == 1
+    assert code == 2 and out == "" and "-m pip install transformers" in err and err.count("\n") == 1
 
 
 def test_refusal_from_the_shell_has_no_traceback(tmp_path):
@@ -202,6 +244,26 @@ def edited(path: Path, tmp_path: Path, change) -> Path:
     out = tmp_path / f"{change.__name__}.json"
     out.write_text(json.dumps(data))
     return out
+
+
+def test_compare_says_when_the_two_runs_had_different_load(two_runs, tmp_path, capsys):
+    from helpers.cli import main as workbook
+
+    a, b = two_runs
+
+    def busy(d):
+        d["meta"]["other_load"] = 1.7
+
+    def quiet(d):                      # and twice as fast, so that every verdict is one
+        d["meta"]["other_load"] = 0.1
+        for r in d["results"]:
+            for run in r["runs"]:
+                for key in ("ttft_s", "tpot_s", "e2e_s"):
+                    run[key] = run[key] / 2 if run.get(key) is not None else None
+
+    assert workbook(["llm-bench", "compare", str(edited(a, tmp_path, busy)), str(edited(b, tmp_path, quiet))]) == 0
+    verdicts = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("eager ", "int8 "))]
+    assert verdicts and all("faster than A" in v and "load differed (1.7 and 0.1 cores)" in v for v in verdicts), verdicts
 
 
 def test_compare_refuses_what_cannot_be_compared(two_runs, tmp_path, capsys):

@@ -12,6 +12,7 @@ Every setting is checked before anything runs; a bad one ends with one line and 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -137,6 +138,9 @@ def check_out(path: str) -> None:
         out.parent.mkdir(parents=True, exist_ok=True)
         probe.touch()
         probe.unlink()
+        if out.exists():
+            with open(out, "ab"):        # an existing file must take a write too (read-only, immutable): nothing is added
+                pass
     except (FileExistsError, NotADirectoryError):
         raise ValueError(f"--out {out}: a file stands where its folder should be") from None
     except OSError as e:
@@ -160,8 +164,12 @@ def settings(args: argparse.Namespace):
         raise ValueError("--hf-model is for the hf backend: add --backend hf")
     try:
         device = pick_device(args.device)
-    except RuntimeError as e:
-        raise ValueError(str(e)) from None
+    except RuntimeError:
+        import torch
+
+        raise ValueError(f"--device {args.device}: this machine has no usable CUDA GPU (torch {torch.__version__}, "
+                         f"built with CUDA {torch.version.cuda}); use --device cpu, or --device auto to take a GPU "
+                         "when there is one") from None
     check_step_switches(args, device)
     if "hf" in args.backend:
         from helpers.llm_bench.hf import require_transformers
@@ -192,8 +200,10 @@ def check_step_switches(args: argparse.Namespace, device) -> None:
         raise ValueError(f"{' '.join(named)} change helpers.llama's model, and the hf backend runs transformers' own: "
                          "benchmark hf in a run of its own")
     if args.greedy_in_graph and not any(b in COMPILED_STEP for b in args.backend):
-        raise ValueError("--greedy-in-graph changes the compiled decode step: add a compiled backend "
-                         f"({', '.join(COMPILED_STEP)})")
+        from helpers.llm_bench.backends import int8_triton_present
+
+        offered = [b for b in COMPILED_STEP if b != "int8-triton" or int8_triton_present()]
+        raise ValueError(f"--greedy-in-graph changes the compiled decode step: add a compiled backend ({', '.join(offered)})")
     if args.flash_decode:
         from helpers.llm_bench.flash_decode import unavailable
 
@@ -230,6 +240,9 @@ def run(args: argparse.Namespace, device, quick: bool, shapes: list[Workload]) -
         f"{args.model} ({param_count(CONFIGS[args.model]) / 1e6:.1f}M parameters, random weights)")
     print(f"{model} on {device_label(device)}; {'QUICK' if quick else 'full'} preset sizes; workloads: "
           + ", ".join(f"{w.name} {w.shape}" for w in shapes), flush=True)
+    if args.hf_model and len(args.backend) > 1:   # (without --hf-model, hf runs helpers.llama's weights in transformers)
+        print(f"⚠ two models: hf runs {args.hf_model} and the other backends helpers.llama's {model}; "
+              "a verdict between hf and them compares the models as much as the backends")
     runs = len(args.backend) * len(shapes) * (args.warmup + args.repeats + 1)
     with tqdm(total=runs, desc="generations", unit="gen", disable=args.no_progress, file=sys.stderr) as bar:
         results = run_benchmark(args.backend, shapes, model=args.model, device=device, dtype=args.dtype,
@@ -242,5 +255,12 @@ def run(args: argparse.Namespace, device, quick: bool, shapes: list[Workload]) -
         print(results.verdicts())
     if warning := results.load_warning():
         print(warning)
-    print(f"wrote {results.to_json(args.out)}")
+    try:
+        print(f"wrote {results.to_json(args.out)}")
+    except OSError as e:                 # the disk filled, or the file changed hands during the run: keep the results
+        import tempfile
+
+        kept = results.to_json(Path(tempfile.gettempdir()) / f"llm_bench_results-{os.getpid()}.json")
+        print(f"could not write {args.out} ({e.strerror or e}); the results are in {kept} instead", file=sys.stderr)
+        return 1
     return 0

@@ -82,6 +82,9 @@ def report(a: dict, b: dict, paths: tuple[str, str]) -> str:
     """The comparison as text: both files' settings, the method, then one line per metric with its verdict."""
     rows, verdicts = [], []
     pairs = matched(a, b, paths)
+    loads = [d["meta"].get("other_load") for d in (a, b)]
+    moved = (f" ⚠ other programs' load differed ({loads[0]:.1f} and {loads[1]:.1f} cores): it may be the load, not the "
+             "backend" if None not in loads and abs(loads[0] - loads[1]) >= bench.LOAD_WARN else "")
     wide = max(len(ra["backend"]) for ra, _ in pairs) + 2, max(len(ra["workload"]["name"]) for ra, _ in pairs) + 2
     for ra, rb in pairs:
         for key, metric in METRICS.items():
@@ -92,6 +95,7 @@ def report(a: dict, b: dict, paths: tuple[str, str]) -> str:
             rows.append({"backend": ra["backend"], "workload": ra["workload"]["name"], "P+N×B": shape(ra),
                          "metric": metric, "A_median_ms": c.a.median_ms, "B_median_ms": c.b.median_ms,
                          "B_vs_A": c.verdict, "runs": f"{len(xs)}/{len(ys)}"})
-            verdicts.append(f"{ra['backend']:<{wide[0]}}{ra['workload']['name']:<{wide[1]}}{metric:<6}{c.sentence()}")
+            verdicts.append(f"{ra['backend']:<{wide[0]}}{ra['workload']['name']:<{wide[1]}}{metric:<6}{c.sentence()}"
+                            + (moved if c.verdict != bench.SAME else ""))
     table = bench.table(rows, columns=tuple(rows[0])) if rows else "(no metric has numbers in both files)"
     return "\n".join([header(a, "A", paths[0]), header(b, "B", paths[1]), METHOD, "", table, "", *verdicts])

@@ -20,7 +20,8 @@ from helpers.llm_bench.base import LLMBackend, as_batch, resolve_dtype
 from helpers.llm_bench.generation import GenerationConfig, stream_tokens
 from helpers.llm_bench.quantize import decode_weight_bytes, weight_bytes
 
-INSTALL_HINT = "HFBackend needs the transformers package, which is not installed here: pip install transformers"
+INSTALL_HINT = ("HFBackend needs the transformers package, which is not installed here: install it into the Python "
+                "that runs the course, `.venv/bin/python -m pip install transformers` in the course's folder")
 
 # helpers.llama's parameter names → transformers' LlamaForCausalLM names (per layer, then the rest)
 LAYER_NAMES = {"attn_norm": "input_layernorm", "attn.q_proj": "self_attn.q_proj", "attn.k_proj": "self_attn.k_proj",

@@ -261,8 +261,11 @@ class BenchResults:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            tmp.write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
         return path
 
     def rows(self) -> list[dict]:
@@ -303,9 +306,10 @@ class BenchResults:
         if load is None or load < bench.LOAD_WARN:
             return None
         of = f" of this machine's {cpus} cores" if cpus else " cores"
+        verdicts = ("the verdicts compare backends within the same rounds, so they hold, with wider intervals. "
+                    if self.comparisons else "")
         return (f"⚠ other programs used {load:.1f}{of} during the timed runs: the times in the table are slower than "
-                "this machine can do; the verdicts compare backends within the same rounds, so they hold, with wider "
-                "intervals. Close other programs for tighter figures.")
+                f"this machine can do; {verdicts}Close other programs for tighter figures.")
 
 
 def _cpus() -> int:
@@ -417,7 +421,10 @@ def interleaved_runs(backends: Mapping[str, LLMBackend], prompts, config: Genera
             compiles[label] += graphs_compiled() - before
             if progress:
                 progress(1)
-    return Interleaved(runs, orders, meter.stop(), compiles)
+    load = meter.stop()
+    if load is None:            # the rounds were too short to measure over: measure the load right after them
+        load = bench.other_load()
+    return Interleaved(runs, orders, load, compiles)
 
 
 def run_benchmark(backends: list[str | LLMBackend], workloads: list[str | Workload], model: str = "tiny",
