@@ -77,11 +77,34 @@ def cmd_run(args) -> int:
         return notebooks.run_without_kernel(nb_path)
     import papermill
 
+    from papermill.exceptions import PapermillExecutionError
+
     out = ROOT / "experiments" / f"{nb_path.stem}.executed.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
-    papermill.execute_notebook(str(nb_path), str(out), cwd=str(ROOT), kernel_name="python3")
+    try:   # every cell runs, as in JupyterLab's Run All with errors let through: a part not done yet stops nothing
+        papermill.execute_notebook(str(nb_path), str(out), cwd=str(ROOT), kernel_name="python3", allow_errors=True)
+    except PapermillExecutionError:
+        failed = cells_that_raised(out)
+        print(f"executed notebook: {out}\n{len(failed)} cell(s) raised (every other cell ran):")
+        for line in failed:
+            print(f"  {line}")
+        return 1
     print(f"executed notebook: {out}")
     return 0
+
+
+def cells_that_raised(path: Path) -> list[str]:
+    """One line per code cell of an executed notebook whose output is an error: its id, part, and the error."""
+    import nbformat
+
+    lines = []
+    for cell in nbformat.read(str(path), as_version=4).cells:
+        for o in cell.get("outputs", []):
+            if o.get("output_type") == "error":
+                part = cell.get("metadata", {}).get("workbook", {}).get("exercise")
+                what = f"{o.get('ename')}: {str(o.get('evalue', '')).splitlines()[0] if o.get('evalue') else ''}"
+                lines.append(f"cell {cell.get('id')}{f' (part {part})' if part else ''}: {what[:160]}")
+    return lines
 
 
 def cmd_grade(args) -> int:

@@ -131,3 +131,21 @@ def test_lab_support_names_what_a_missing_tool_stops():
     assert next(line for line in no_triton if "Lab 02" in line).startswith("✅")
     no_cc = lab_support([ok[0], Finding("inductor compile", "fail", "no g++"), ok[2]])
     assert next(line for line in no_cc if "Lab 04" in line).startswith("⚠️")
+
+
+def test_workbook_run_lists_the_cells_that_raised(tmp_path):
+    """`workbook run NN` on an unfinished lab runs every cell and names, one line each, the cells that raised."""
+    import nbformat
+
+    from helpers.cli import cells_that_raised
+
+    nb = nbformat.v4.new_notebook()
+    stub = nbformat.v4.new_code_cell("raise NotImplementedError('C: write your solution here')", id="ex-c")
+    stub.metadata["workbook"] = {"exercise": "C"}
+    stub.outputs = [nbformat.v4.new_output("error", ename="NotImplementedError", evalue="C: write your solution here",
+                                           traceback=[])]
+    fine = nbformat.v4.new_code_cell("print(1)", id="run-c")
+    fine.outputs = [nbformat.v4.new_output("stream", text="1\n")]
+    nb.cells = [stub, fine]
+    nbformat.write(nb, str(tmp_path / "x.ipynb"))
+    assert cells_that_raised(tmp_path / "x.ipynb") == ["cell ex-c (part C): NotImplementedError: C: write your solution here"]

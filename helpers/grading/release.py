@@ -21,7 +21,8 @@ Open the lab your instructor named (e.g. `04_inductor_output.ipynb`) and run the
 exercise a check cell prints ✅, or ❌ with what to fix. Your instructor grades with hidden variants of the same
 checks on other inputs, so make your functions work in general. Hand in the notebook file itself.
 
-Run a lab without JupyterLab, every cell from the top (the executed copy is written to `experiments/`):
+Run a lab without JupyterLab, every cell from the top (the executed copy is written to `experiments/`; a part not
+done yet stops nothing, and the command ends by naming the cells that raised):
 
 ```bash
 .venv/bin/workbook run 04 --quick      # --quick: small sizes, as grading runs it; --device cpu to leave a GPU alone
@@ -32,7 +33,12 @@ custom shapes and `compare A.json B.json` for two saved runs):
 
 ```bash
 .venv/bin/workbook llm-bench --backend eager compiled --workload short-chat --out results.json
+# a checkpoint of your own (a local folder in transformers' format; `.venv/bin/python -m pip install transformers`):
+.venv/bin/workbook llm-bench --backend hf --hf-model ./my-llama --device cuda --out mine.json
 ```
+
+`workbook --help` also lists the instructor's commands (build, grade, desk, ...): they need the course repository,
+and say so here.
 
 Needs: Python 3.10–3.13 with venv, a C++ compiler (g++), make. A CUDA GPU is optional: every lab runs on a CPU.
 Conda instead: `conda env create -f environment.yml`, then `jupyter lab labs/`.
