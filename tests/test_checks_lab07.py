@@ -79,6 +79,12 @@ import helpers.llama as L
 def kv_cache_bytes(config, tokens, batch, dtype_bytes):
     return L.kv_cache_bytes(config, tokens, batch, dtype_bytes)
 """, "helpers.llama.kv_cache_bytes"),
+    ("07.kv_cache", """
+from helpers.llama import StaticKVCache
+def kv_cache_bytes(config, tokens, batch, dtype_bytes):
+    dtype = {1: torch.int8, 2: torch.float16, 4: torch.float32}[dtype_bytes]
+    return StaticKVCache(config, batch, tokens, dtype=dtype, device="meta").nbytes
+""", "helpers.llama.StaticKVCache"),
     ("07.int8_weights", """
 from helpers.llm_bench.quantize import Int8Linear
 def quantize_linear_int8(weight):
@@ -124,6 +130,7 @@ def test_calling_the_packages_own_version_fails_and_says_so(name, source, words,
         result = run(name, ns, out)
         assert not result.passed and words in result.message and "your own code" in result.message, result.line()
     assert llama.kv_cache_bytes(llama.LlamaConfig.named("tiny"), 1) > 0            # restored
+    assert llama.StaticKVCache(llama.LlamaConfig.named("tiny"), 1, 4).nbytes > 0
     assert quantize.Int8Linear.from_linear(torch.nn.Linear(4, 2, bias=False)).weight_int8.dtype == torch.int8
     if name == "07.int8_kernel":                                                         # the kernel launches again
         from helpers.llm_bench.int8_triton import int8_linear
@@ -145,3 +152,19 @@ def test_always_run_streams_carry_the_rules_answers():
                 "e2e_s": e2e, "naive_ttft_s": e2e / n, "naive_error": e2e / n / (t[0] - case.start_s) - 1}
         assert all(lab07.close(case.want[k], v, rel=1e-9) for k, v in want.items()), case.about
         assert all(round(t[0] - case.start_s, k) != t[0] - case.start_s for k in (3, 4)), "timestamps finer than 0.1 ms"
+
+
+def test_static_decode_check_leaves_the_cache_class_as_it_was(solved, out):
+    """The static-decode probe watches StaticKVCache's constructor and update (the cache's device and dtype), and
+    puts both back afterwards, whatever the learner's code did."""
+    from helpers import llama
+
+    init, update = llama.StaticKVCache.__init__, llama.StaticKVCache.update
+    assert run_public("07.static_decode", solved, out).passed
+    ns = with_source(solved, """
+_solution_generate = generate_static
+def generate_static(model, prompt_ids, max_new_tokens, compiler=None):
+    raise RuntimeError("a learner's decode that fails")
+""")
+    assert not run_public("07.static_decode", ns, out).passed
+    assert (llama.StaticKVCache.__init__, llama.StaticKVCache.update) == (init, update)

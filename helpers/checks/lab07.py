@@ -13,6 +13,7 @@ streams, another model to quantize) with `reveal=False`.
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 import numbers
 from dataclasses import dataclass, field
@@ -44,6 +45,10 @@ def package_versions(*names: str) -> dict:
         "helpers.llama.decode_bytes_per_step": llama.decode_bytes_per_step,
         "helpers.llama.streamed_weight_bytes": llama.streamed_weight_bytes,
         "helpers.llama.arithmetic_intensity": llama.arithmetic_intensity,
+        # a cache built to read its size off: the package's allocation answers the formula (not refused where a
+        # check runs generate_static, which must build one)
+        "helpers.llama.StaticKVCache": llama.StaticKVCache.__init__,
+        "helpers.llama.StaticKVCache.nbytes": llama.StaticKVCache.nbytes,
         "GenerationResult.ttft_s": generation.GenerationResult.ttft_s,
         "GenerationResult.tpot_s": generation.GenerationResult.tpot_s,
         "GenerationResult.e2e_s": generation.GenerationResult.e2e_s,
@@ -164,7 +169,8 @@ def latency_problems(got: list, cases: list[StreamCase], reveal: bool) -> list[s
     for answer, case in zip(got, cases):
         if raised(answer):
             hint = (" With one token there is no gap between tokens: TPOT is NaN (math.nan)."
-                    if len(case.token_times_s) == 1 else "")
+                    if len(case.token_times_s) == 1 else
+                    f" If the times were put in a tensor: {FLOAT32_TIMES}" if large_times(case) else "")
             return [f"on {case.about}, latency_summary raised {raised(answer)}.{hint}"]
         if answer == {"changed": CHANGED_INPUT}:
             return [f"on {case.about}, latency_summary changed the list of token times it was given: read it, do not "
@@ -180,8 +186,36 @@ def latency_problems(got: list, cases: list[StreamCase], reveal: bool) -> list[s
                 if rounded(answer[key], want[key]):
                     return [f"on {case.about}, {key} = {said}: do not round; return the figures as the timestamps give "
                             "them (round only where you print them). Timestamps here are not whole milliseconds."]
+                if key != "naive_error" and within_float32(answer[key], want[key], case):
+                    return [f"on {case.about}, {key} = {said}: off by no more than float32's resolution of these "
+                            f"timestamps. {FLOAT32_TIMES}"]
                 return [f"on {case.about}, {key} = {said}{unit_slip(answer[key], want[key])}: {hint}."]
     return []
+
+
+FLOAT32_TIMES = ("A float32 tensor (what torch.tensor makes of Python floats) keeps 24 significant bits: a "
+                 "perf_counter reading counts seconds since the machine started, and at 10⁵ s float32's steps are "
+                 "about 8 ms, so the differences between timestamps are lost. Subtract them as Python floats (or in "
+                 "float64).")
+
+
+def float32_step(case: StreamCase) -> float:
+    """float32's spacing at the largest timestamp of the case (seconds)."""
+    import numpy as np
+
+    return float(np.spacing(np.float32(max(abs(case.start_s), *(abs(t) for t in case.token_times_s)))))
+
+
+def within_float32(got: Any, want: float, case: StreamCase) -> bool:
+    """`got` is off from `want`, but by no more than a few of float32's steps at these timestamps: they were rounded
+    to float32 on the way."""
+    return is_number(got) and is_number(want) and math.isfinite(want) and not close(got, want, rel=1e-6) and \
+        abs(got - want) <= 4 * float32_step(case)
+
+
+def large_times(case: StreamCase) -> bool:
+    """Timestamps large enough that float32 cannot tell the tokens apart."""
+    return float32_step(case) > min(abs(b - a) for a, b in zip((case.start_s, *case.token_times_s), case.token_times_s))
 
 
 def rounded(got: Any, want: float) -> bool:
@@ -194,7 +228,11 @@ def rounded(got: Any, want: float) -> bool:
 # milliseconds (a perf_counter reading never is), so an answer that rounds its figures shows.
 ALWAYS_STREAMS = [StreamCase("a stream timed to the microsecond", 7.0, (7.012345, 7.015678, 7.019012),
                              {"ttft_s": 0.012345, "tpot_s": 0.0033335, "e2e_s": 0.019012, "naive_ttft_s": 0.019012 / 3,
-                              "naive_error": 0.019012 / 3 / 0.012345 - 1})]
+                              "naive_error": 0.019012 / 3 / 0.012345 - 1}),
+                  StreamCase("perf_counter readings of a machine up for four days", 352817.25,   # steps of 2⁻¹⁰ s:
+                             (352817.2626953125, 352817.2666015625, 352817.26953125),              # exact in float64
+                             {"ttft_s": 0.0126953125, "tpot_s": 0.00341796875, "e2e_s": 0.01953125,
+                              "naive_ttft_s": 0.01953125 / 3, "naive_error": 0.01953125 / 3 / 0.0126953125 - 1})]
 
 
 @register("07.latency", points=2, exercise="A", title="TTFT, TPOT and the naive TTFT from a token stream",
@@ -299,6 +337,10 @@ def probe_roofline(learner: Learner, cases: list[RooflineCase]) -> list:
     return [learner.call("roofline_time", c.flops, c.bytes_moved, c.peak_flops, c.bandwidth) for c in cases]
 
 
+ROOFLINE_UNITS = ("The arguments are in base units, FLOPs, bytes, FLOP/s and bytes/s (not GB/s or TFLOP/s), and the "
+                  "time is in seconds.")
+
+
 def roofline_problems(got: list, cases: list[RooflineCase], reveal: bool) -> list[str]:
     for i, (answer, c) in enumerate(zip(got, cases)):
         seconds, bound = c.want
@@ -312,11 +354,11 @@ def roofline_problems(got: list, cases: list[RooflineCase], reveal: bool) -> lis
         if b != bound:
             return [f"{case} said '{b}'" + (f", expected '{bound}'" if reveal else "") + ": a step is bound by whichever "
                     "takes longer, its FLOPs at peak FLOP/s or its bytes at the bandwidth (equivalently: compare the "
-                    "intensity FLOPs/byte with the ridge point peak FLOP/s ÷ bandwidth)."]
+                    f"intensity FLOPs/byte with the ridge point peak FLOP/s ÷ bandwidth). {ROOFLINE_UNITS}"]
         if not close(s, seconds, rel=1e-6):
             said = f"{fmt(s)} s, expected {seconds:.6g}" if reveal else f"{fmt(s)} s"
             return [f"{case} gave {said}{unit_slip(s, seconds)}: the roofline's time is the larger of flops / peak_flops "
-                    "and bytes / bandwidth (not their sum: the two overlap)."]
+                    f"and bytes / bandwidth (not their sum: the two overlap). {ROOFLINE_UNITS}"]
     return []
 
 
@@ -540,7 +582,19 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
     grad_modes: set = set()
     caches: dict = {"compiled": [], "eager": []}      # the caches each call wrote into (held: their ids stay unique)
     phase = ["compiled"]
-    update = StaticKVCache.update
+    update, init = StaticKVCache.update, StaticKVCache.__init__
+    no_device: list = []      # caches made without a device: StaticKVCache's default, the CPU, whatever the model's
+
+    def seen_init(self, *args, **kwargs):
+        if torch.compiler.is_compiling():    # a cache made inside the traced step: Dynamo cannot trace inspect
+            return init(self, *args, **kwargs)
+        try:
+            given = inspect.signature(init).bind(self, *args, **kwargs).arguments.get("device")
+        except TypeError:     # the constructor itself says what is wrong with these arguments
+            given = True
+        if given is None:
+            no_device.append(True)
+        return init(self, *args, **kwargs)
 
     def note(cache, layer):       # which cache each call writes into, and how long it is
         if not any(c is cache for c in caches[phase[0]]):
@@ -556,7 +610,7 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
 
     torch._dynamo.reset()
     stopped = False
-    StaticKVCache.update = seen_update
+    StaticKVCache.update, StaticKVCache.__init__ = seen_update, seen_init
     try:
         try:   # a limit above GRAPHS_ENOUGH, so a step that recompiles every token is caught, not sent back to eager
             with settings_kept(), torch._dynamo.config.patch(recompile_limit=64):
@@ -572,9 +626,10 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
         raise
     except Exception as err:      # noqa: BLE001 - the learner's decode may raise anything: said in words below
         said = f"{type(err).__name__}: {(str(err).splitlines() or [''])[0][:160]}"
-        return {"past_cache": said} if past_the_cache(err) else {"raised": said}
+        return {"past_cache": said, "no_device": bool(no_device)} if past_the_cache(err) else \
+            {"raised": said, "no_device": bool(no_device)}
     finally:
-        StaticKVCache.update = update
+        StaticKVCache.update, StaticKVCache.__init__ = update, init
     as_ints = lambda xs: [int(x) for x in xs] if isinstance(xs, (list, tuple)) else None
     not_int = lambda xs: next((type(x).__name__ for x in xs if not isinstance(x, numbers.Integral) or isinstance(x, bool)),
                               None) if isinstance(xs, (list, tuple)) else None
@@ -582,7 +637,7 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
             "not_int": not_int(eager) or not_int(ids), "grad": True in grad_modes,
             "frames": frames, "calls": calls[0], "wrapped": wrapped[0], "stopped": stopped,
             "graph_runs": sum(graph_runs), "compiled_anyway": compiled_anyway,
-            "cache_kept": any(c is d for c in caches["compiled"] for d in caches["eager"]),
+            "cache_kept": any(c is d for c in caches["compiled"] for d in caches["eager"]), "no_device": bool(no_device),
             "cache_dtypes": sorted(cache_dtypes), "cache_sizes": sorted(cache_sizes)}
 
 
@@ -633,6 +688,10 @@ def past_the_cache(err: BaseException) -> bool:
 
 def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[str]:
     n = case.new_tokens
+    if got.get("no_device"):     # on a GPU the decode then fails on tensors of two devices; on a CPU it runs
+        return [f"on {case.about}, generate_static made its StaticKVCache without a device: its default is the CPU, "
+                "whatever device the model is on, so on a GPU the decode step would mix CPU and GPU tensors. Pass "
+                "the model's device (its weights', like the dtype): StaticKVCache(..., dtype=..., device=...)."]
     if got.get("raised"):
         return [f"on {case.about}, generate_static raised {got['raised']}. {decode_error_hint(got['raised'])}"]
     if got.get("cache_kept"):
@@ -919,8 +978,23 @@ class QuantModelCase:
     make_input: Callable = tiny_llama_input
 
 
+def checker_quantize(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Part E's quantize_linear_int8, the checker's own: put in for the learner's while the model pass is judged, so
+    a mistake in it is charged once, by 07.int8_weights."""
+    w = weight.detach().float()
+    scales = (w.abs().amax(dim=1) / 127.0).clamp(min=1e-12)
+    return torch.round(w / scales[:, None]).clamp(-127, 127).to(torch.int8), scales.to(weight.dtype)
+
+
+def checker_int8_linear(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
+    """Part E's int8_linear, the checker's own (for the same reason)."""
+    return torch.nn.functional.linear(x, q.to(x.dtype)) * scales.to(x.dtype)
+
+
 def probe_int8_model(learner: Learner, case: QuantModelCase) -> dict:
-    """quantize_model on the case's model against helpers.llm_bench.quantize_int8 on a copy: same outputs, no Linear left."""
+    """quantize_model on the case's model against helpers.llm_bench.quantize_int8 on a copy: same outputs, no Linear
+    left. The learner's quantize_linear_int8 and int8_linear are the checker's own meanwhile (07.int8_weights judges
+    them): this check judges the pass."""
     from helpers.llm_bench.quantize import quantize_int8
 
     device = run_device(learner)
@@ -928,11 +1002,13 @@ def probe_int8_model(learner: Learner, case: QuantModelCase) -> dict:
     model = case.make().to(device).eval()
     x = case.make_input(model).to(device)
     linears = sum(isinstance(m, nn.Linear) for m in model.modules())
+    shapes = {name: tuple(m.weight.shape) for name, m in model.named_modules() if isinstance(m, nn.Linear)}
     reference = copy.deepcopy(model)
     quantize_int8(reference)
     with torch.no_grad():
         want, full = reference(x).float(), model(x).float()
-    with refusing("07.int8_model", package_versions(*INT8)):
+    with refusing("07.int8_model", package_versions(*INT8)), \
+            learner.replacing("quantize_linear_int8", checker_quantize), learner.replacing("int8_linear", checker_int8_linear):
         returned = learner.call("quantize_model", model)
         q = returned if isinstance(returned, nn.Module) else model
         left = sum(isinstance(m, nn.Linear) for m in q.modules())
@@ -941,6 +1017,7 @@ def probe_int8_model(learner: Learner, case: QuantModelCase) -> dict:
                 got = q(x).float()
         except (RuntimeError, TypeError, ValueError, IndexError) as err:   # a QuantLinear where no matmul was
             return {"linears": linears, "returned": type(returned).__name__, "same": returned is model,
+                    "transposed": transposed_layers(q, shapes),
                     "forward_raised": f"{type(err).__name__}: {str(err).splitlines()[0][:160]}"}
     return {"linears": linears, "left": left, "returned": type(returned).__name__,
             "same": returned is model, "left_in_given": sum(isinstance(m, nn.Linear) for m in model.modules()),
@@ -949,10 +1026,27 @@ def probe_int8_model(learner: Learner, case: QuantModelCase) -> dict:
             "int8_buffers": sum(t.dtype == torch.int8 for t in q.state_dict().values())}
 
 
+def transposed_layers(model: nn.Module, shapes: dict) -> int:
+    """How many of the layers that were nn.Linear now hold an int8 tensor of their weight's shape transposed (in,
+    out), not (out, in) (square layers cannot tell)."""
+    modules = dict(model.named_modules())
+    count = 0
+    for name, (out, inp) in shapes.items():
+        m = modules.get(name)
+        held = [tuple(t.shape) for t in (m.state_dict().values() if m is not None else ()) if t.dtype == torch.int8]
+        count += out != inp and (inp, out) in held and (out, inp) not in held
+    return count
+
+
 def int8_model_problems(got: dict, case: QuantModelCase) -> list[str]:
     if got["returned"] == "NoneType":
         return ["quantize_model returned None: return the model (changed in place) so it can be used as "
                 "`quantized = quantize_model(model)`."]
+    if got.get("forward_raised") and got.get("transposed"):
+        return [f"on {case.about}, the quantized model could not run its input: {got['forward_raised']}. "
+                f"{got['transposed']} layer(s) hold their int8 weight transposed, (in_features, out_features): "
+                "quantize each nn.Linear's weight as it is stored, (out_features, in_features), one scale per output "
+                "row; QuantLinear computes x @ qᵀ from that layout, as nn.Linear does."]
     if got.get("forward_raised"):
         return [f"on {case.about}, the quantized model could not run its input: {got['forward_raised']}. Replace the "
                 "nn.Linear layers only (isinstance(m, nn.Linear)): an embedding or a norm has a weight too, but it is "
@@ -1251,6 +1345,11 @@ def percentile_problems(got: list, cases: list[RunsCase], reveal: bool) -> list[
                 if math.isnan(w):
                     return [f"on {case.about}, {key}['{q}'] = {fmt(v)}: no run here has two tokens, so there is no "
                             f"{'TPOT' if key == 'tpot_ms' else 'gap'} to take a percentile of: give NaN (math.nan)."]
+                p50 = answer[key].get("p50")
+                if q != "p50" and is_number(v) and is_number(p50) and v < p50 and w > want[key]["p50"]:
+                    return [f"on {case.about}, {key}['{q}'] = {said}, below its own p50 ({fmt(p50)}): for a latency, p95 "
+                            "and p99 are the slow tail, the values 95 % and 99 % of the runs stay under "
+                            "(numpy.percentile(xs, 95)), not the fast end."]
                 if is_number(v) and close(v * 1e3, w, rel=1e-6):
                     hint = "report milliseconds, not seconds"
                 elif is_number(v) and any(v == round(w, k) for k in range(4)):
@@ -1262,7 +1361,7 @@ def percentile_problems(got: list, cases: list[RunsCase], reveal: bool) -> list[
                 elif key == "tpot_ms":
                     hint = "TPOT is one number per run, (last - first) / (n - 1); leave out runs of one token"
                 else:
-                    hint = "TTFT is one number per run, first token minus start"
+                    hint = "TTFT is one number per run, first token minus start, for every run given (leave none out)"
                 return [f"on {case.about}, {key}['{q}'] = {said}: {hint}; percentiles interpolate linearly between the "
                         "closest ranks (numpy.percentile's default), not the nearest rank."]
     return []
@@ -1381,6 +1480,7 @@ def _result(bytes_per_step: float | None, tpot_p50: float | None, ttft_p50: floa
                  BandwidthCase("a one-token run", _result(2.5e9, None), 3.0e12, None),
                  BandwidthCase("a result without a byte count", _result(None, 1.9e-3), 3.0e12, None),
                  BandwidthCase("a run whose median TPOT is NaN", _result(2.5e9, math.nan), 3.0e12, None),
+                 BandwidthCase("a run whose median TPOT is infinite", _result(2.5e9, math.inf), 3.0e12, None),
                  BandwidthCase("a run whose median TPOT is 0 (its tokens within one clock tick)", _result(2.5e9, 0.0),
                                3.0e12, None)])
 def _bandwidth(ctx: Context, cases: list[BandwidthCase]) -> str:

@@ -159,6 +159,7 @@ CASES = {
         public.BandwidthCase("int8 weights at batch 8", public._result(1.3e9, 0.0298), 3.0e12),
         public.BandwidthCase("a run without a byte count", public._result(None, 0.01), 3.0e12),
         public.BandwidthCase("a NaN TPOT", public._result(1e9, float("nan")), 3.0e12),
+        public.BandwidthCase("an infinite TPOT", public._result(7e8, float("inf")), 1.0e11),
         public.BandwidthCase("a median TPOT of zero", public._result(4e8, 0.0), 2.0e11),
     ], bandwidth_truth),
 }

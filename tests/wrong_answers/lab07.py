@@ -789,3 +789,204 @@ RIGHT = [
           ('(w32 / step.unsqueeze(1))', '(w32 / step)'),
           ('* scales.to(x.dtype)', '* scales.to(x.dtype).reshape(-1)')),
 ]
+
+# ---- a second fair-grades round: wrong units and dtypes, boundaries, devices, the package answering, and statistics
+# that are not the ones asked for
+K_LOOP = '''    for k0 in range(0, K, BLOCK_K):
+        kk = k0 + rk
+        xt = tl.load(x_ptr + rb[:, None] * stride_xb + kk[None, :] * stride_xk,
+                     mask=(rb[:, None] < B) & (kk[None, :] < K), other=0.0)      # BLOCK_B×BLOCK_K of x
+        qt = tl.load(q_ptr + rn[None, :] * stride_qn + kk[:, None] * stride_qk,
+                     mask=(rn[None, :] < N) & (kk[:, None] < K), other=0)        # BLOCK_K×BLOCK_N of qᵀ: 1 byte each
+'''
+PREFILL_IN_NO_GRAD = '''    with torch.no_grad():
+        prompt = torch.tensor([list(prompt_ids)], device=weight.device)
+        logits = model(prompt, torch.arange(P, device=weight.device), cache, last_logits_only=True)
+'''
+ITL = '    itl = [(b - a) * 1e3 for start, times in runs for a, b in zip(times, times[1:])]\n'
+
+WRONG += [
+    # A
+    wrong('07.latency', "the timestamps put in a tensor first: torch.tensor's default float32 loses their precision", 'ex-a',
+          ('    n = len(token_times_s)\n', '    n = len(token_times_s)\n    t = torch.tensor(token_times_s)     # to compute on\n'),
+          ('ttft = token_times_s[0] - start_s', 'ttft = float(t[0] - start_s)'),
+          ('e2e = token_times_s[-1] - start_s', 'e2e = float(t[-1] - start_s)'),
+          (f'tpot = {TPOT}', 'tpot = float(t[-1] - t[0]) / (n - 1) if n > 1 else math.nan'),
+          says='float32', hidden_says='float32'),
+    wrong('07.latency', 'naive error as the difference naive − TTFT in seconds, not relative to the TTFT', 'ex-a',
+          ('"naive_error": naive / ttft - 1', '"naive_error": naive - ttft'),
+          says='naive_ttft / ttft - 1'),
+    wrong('07.latency', "TPOT as e2e / (n − 1): the first token's wait spread over the decode gaps", 'ex-a',
+          (f'tpot = {TPOT}', 'tpot = e2e / (n - 1) if n > 1 else math.nan'),
+          says=r'\(last - first\)'),
+    wrong('07.latency', 'TPOT alone in milliseconds (the unit a table prints)', 'ex-a',
+          (f'tpot = {TPOT}', 'tpot = 1e3 * (token_times_s[-1] - token_times_s[0]) / (n - 1) if n > 1 else math.nan'),
+          says='milliseconds'),
+    # B
+    wrong('07.flops_bytes', 'multiply-accumulates counted, not FLOPs: 1 per weight and 2 per attention product', 'ex-b',
+          ('return 2 * matmul_weights(config) + config.n_layers * per_layer_attention',
+           'return matmul_weights(config) + config.n_layers * per_layer_attention // 2'),
+          says='2 FLOPs per weight'),
+    wrong('07.flops_bytes', "the weights counted at the cache's bytes per element (the two arguments mixed up)", 'ex-b',
+          ('return (streamed * weight_bytes + kv) / batch', 'return (streamed * kv_bytes + kv) / batch'),
+          says='bytes per weight'),
+    wrong('07.flops_bytes', 'the norm weights counted as matmul FLOPs', 'ex-b',
+          ('return 2 * matmul_weights(config) + config.n_layers',
+           'return 2 * (matmul_weights(config) + (2 * config.n_layers + 1) * config.dim) + config.n_layers'),
+          says='norm weights not'),
+    wrong('07.roofline', 'the bandwidth taken as GB/s (multiplied by 1e9) though it is given in bytes/s', 'ex-b2',
+          ('bytes_moved / bandwidth', 'bytes_moved / (bandwidth * 1e9)'),
+          says='bytes/s|per second'),
+    wrong('07.roofline', 'the peak taken as TFLOP/s (multiplied by 1e12) though it is given in FLOP/s', 'ex-b2',
+          ('flops / peak_flops,', 'flops / (peak_flops * 1e12),'),
+          says='FLOP/s|per second'),
+    # C
+    wrong('07.kv_cache', "the bytes read off the package's StaticKVCache (built on the meta device), not the formula", 'ex-c',
+          ('    per_position = 2', '    dtype = {1: torch.int8, 2: torch.float16, 4: torch.float32}[dtype_bytes]\n'
+                                 '    return StaticKVCache(config, batch, tokens, dtype=dtype, device="meta").nbytes\n'
+                                 '    per_position = 2'),
+          says="package's version", hidden_says="package's version"),
+    wrong('07.kv_cache', "the model's longest context (max_seq_len) instead of the tokens asked for", 'ex-c',
+          ('* tokens * batch', '* config.max_seq_len * batch'),
+          says='tokens × batch'),
+    wrong('07.kv_budget', "the weights charged to every sequence, as if each had its own copy", 'ex-c2',
+          (BUDGET, 'return max(0, memory_bytes // (weight_bytes + kv_cache_bytes(config, tokens, 1, dtype_bytes)))'),
+          says='memory − weights'),
+    wrong('07.kv_budget', 'tokens counted, not sequences: free memory over one position\'s cache', 'ex-c2',
+          ('kv_cache_bytes(config, tokens, 1, dtype_bytes)', 'kv_cache_bytes(config, 1, 1, dtype_bytes)'),
+          says="one sequence's cache"),
+    # D
+    wrong('07.static_decode', "the KV cache made without a device: StaticKVCache's default, the CPU, under a GPU model", 'ex-d',
+          ('dtype=weight.dtype, device=weight.device)', 'dtype=weight.dtype)'),
+          says='device', hidden_says='device'),
+    wrong('07.static_decode', 'torch.no_grad() around the decode loop only: the prefill records autograd', 'ex-d',
+          (PREFILL_IN_NO_GRAD, PREFILL_IN_NO_GRAD.replace('    with torch.no_grad():\n', '').replace('        ', '    ')
+           + '    with torch.no_grad():\n'),
+          says='no_grad', hidden_says='no_grad'),
+    wrong('07.static_decode', 'the ids returned as one tensor, not a list of ints', 'ex-d',
+          ('    return ids\n', '    return torch.tensor(ids)\n'),
+          says='list of ints', hidden_says='list of ints'),
+    # E
+    wrong('07.int8_weights', 'the scale from 3 standard deviations of the row (outliers clipped), not its max |w|', 'ex-e',
+          ('row_max = w32.abs().max(dim=1).values', 'row_max = 3 * w32.std(dim=1)     # clip the outliers'),
+          says=r'max \|w\| of the row / 127', hidden_says=r'max \|w\| of the row / 127'),
+    wrong('07.int8_weights', 'unsigned int8 with a zero point of 128 (uint8) instead of symmetric int8', 'ex-e',
+          ('q = (w32 / step.unsqueeze(1)).round().clamp(min=-127, max=127).to(torch.int8)',
+           'q = ((w32 / step.unsqueeze(1)).round() + 128).clamp(min=0, max=255).to(torch.uint8)'),
+          says='torch.int8'),
+    wrong('07.int8_weights', 'int8_linear scales with a column of scales (scales[:, None]): broadcasting, not columns', 'ex-e',
+          ('return (x @ q.to(x.dtype).T) * scales.to(x.dtype)', 'return (x @ q.to(x.dtype).T) * scales.to(x.dtype)[:, None]'),
+          says='each output column'),
+    wrong('07.int8_model', 'each weight quantized transposed (in × out, as x @ W reads it)', 'ex-e2',
+          ('QuantLinear(*quantize_linear_int8(layer.weight))', 'QuantLinear(*quantize_linear_int8(layer.weight.T))'),
+          says='out_features, in_features', hidden_says='out_features, in_features'),
+    # E2
+    wrong('07.int8_kernel', "DOT_IN_FP32 always False: bf16 tiles into the interpreter's tl.dot", 'ex-e2k',
+          ('DOT_IN_FP32=INTERPRETED and x.dtype != torch.float32', 'DOT_IN_FP32=False'),
+          says='outputs are off', hidden_says='differ from the expected'),
+    wrong('07.int8_kernel', 'the result converted to bf16 at the store whatever the output dtype', 'ex-e2k',
+          ('(acc * scales[None, :]).to(out_ptr.dtype.element_ty)', '(acc * scales[None, :]).to(tl.bfloat16)'),
+          says='outputs are off', hidden_says='differ from the expected'),
+    wrong('07.int8_kernel', "the scales loaded at x's rows (rb), not at the output columns (rn)", 'ex-e2k',
+          ('scales = tl.load(s_ptr + rn, mask=rn < N, other=0.0)', 'scales = tl.load(s_ptr + rb, mask=rb < N, other=0.0)'),
+          ('(acc * scales[None, :])', '(acc * scales[:, None])'),
+          says='outputs are off|scale', hidden_says='differ from the expected'),
+    wrong('07.int8_kernel', 'the K masks with <= K: one column past each row read into the sum', 'ex-e2k',
+          (X_MASK, X_MASK.replace('(kk[None, :] < K)', '(kk[None, :] <= K)')),
+          (Q_MASK, Q_MASK.replace('(kk[:, None] < K)', '(kk[:, None] <= K)')),
+          says='outputs are off|read past', hidden_says='differ from the expected|read past'),
+    # F
+    wrong('07.percentiles', 'p95 and p99 from the fast end (the 5th and 1st percentiles), as for a throughput', 'ex-f',
+          (PCT, 'float(np.percentile(xs, 100 - q if q > 50 else q))'),
+          says='slow tail', hidden_says='slow tail'),
+    wrong('07.percentiles', "TPOT's percentiles taken over every gap (ITL's), not over one TPOT per run", 'ex-f',
+          ('"tpot_ms": pct(tpot)', '"tpot_ms": pct(itl)'),
+          says='TPOT is one number per run'),
+    wrong('07.percentiles', 'the first run dropped as a warm-up', 'ex-f',
+          ('    ttft = [(times[0] - start) * 1e3 for start, times in runs]\n',
+           '    runs = runs[1:]     # the first run is a warm-up\n    ttft = [(times[0] - start) * 1e3 for start, times in runs]\n'),
+          says='every run'),
+    wrong('07.percentiles', 'stalls removed from ITL as outliers (gaps over 3× the median)', 'ex-f',
+          (ITL, ITL + '    itl = [g for g in itl if g <= 3 * float(np.median(itl))]     # a stall is noise\n'),
+          says='every gap', hidden_says='every gap'),
+    wrong('07.percentiles', 'p95 and p99 from the mean and standard deviation (a normal distribution assumed)', 'ex-f',
+          (PCT, 'float(np.mean(xs) + {50: 0.0, 95: 1.645, 99: 2.326}[q] * np.std(xs))'),
+          says='interpolate linearly'),
+    # G
+    wrong('07.bandwidth', 'the copy bandwidth taken as GB/s though it is given in bytes/s', 'ex-g',
+          ('"utilisation": achieved / copy_bw', '"utilisation": achieved / (copy_bw * 1e9)'),
+          says='copy bandwidth it is given'),
+    wrong('07.bandwidth', 'only a NaN TPOT refused (math.isnan): an infinite one gives 0 GB/s', 'ex-g',
+          (' or not math.isfinite(tpot)', ' or math.isnan(tpot)'),
+          says='return None', hidden_says='return None'),
+    wrong('07.bandwidth', "the TTFT's median instead of the TPOT's", 'ex-g',
+          ('.get("tpot_s", {})', '.get("ttft_s", {})'),
+          says='median TPOT'),
+]
+
+RIGHT += [
+    right('07.latency', 'TPOT as statistics.fmean of the gaps', 'ex-a',
+          (f'tpot = {TPOT}', 'tpot = statistics.fmean(b - a for a, b in zip(token_times_s, token_times_s[1:])) '
+                             'if n > 1 else math.nan'),
+          ('    n = len(token_times_s)\n', '    import statistics\n    n = len(token_times_s)\n')),
+    right('07.latency', 'a float64 numpy array of times since the start, numpy floats returned', 'ex-a',
+          source='def latency_summary(start_s, token_times_s):\n'
+                 '    since = np.asarray(token_times_s, dtype=np.float64) - start_s\n'
+                 '    ttft, e2e = since[0], since[-1]\n'
+                 '    tpot = np.diff(since).mean() if since.size > 1 else np.nan\n'
+                 '    naive = e2e / since.size\n'
+                 '    return dict(ttft_s=ttft, tpot_s=tpot, e2e_s=e2e, naive_ttft_s=naive, naive_error=naive / ttft - 1)\n'),
+    right('07.roofline', 'an if/else, the pair returned as a list', 'ex-b2',
+          source='def roofline_time(flops, bytes_moved, peak_flops, bandwidth):\n'
+                 '    t_math = flops / peak_flops\n'
+                 '    t_mem = bytes_moved / bandwidth\n'
+                 '    if t_math > t_mem:\n'
+                 '        return [t_math, "compute"]\n'
+                 '    return [t_mem, "bandwidth"]\n'),
+    right(('07.kv_cache', '07.kv_budget'), 'the product by math.prod', 'ex-c',
+          ('    per_position = 2', '    return math.prod((config.n_layers, 2, config.n_kv_heads, config.head_dim, tokens, '
+                                 'batch, dtype_bytes))\n    per_position = 2')),
+    right('07.kv_budget', 'divmod, its quotient clamped at 0', 'ex-c2',
+          (BUDGET, 'fits, _ = divmod(free, kv_cache_bytes(config, tokens, 1, dtype_bytes))\n    return max(fits, 0)')),
+    right('07.static_decode', 'the eager prefill given its start position as the int 0 (only the decode step compiles)', 'ex-d',
+          ('logits = model(prompt, torch.arange(P, device=weight.device), cache, last_logits_only=True)',
+           'logits = model(prompt, 0, cache, last_logits_only=True)')),
+    right('07.static_decode', "the cache's dtype and device from the first parameter", 'ex-d',
+          ('    weight = model.embed.weight\n', '    weight = next(model.parameters())\n')),
+    right('07.int8_weights', "torch.quantize_per_channel with the row scales, read back by int_repr()", 'ex-e',
+          ('q = (w32 / step.unsqueeze(1)).round().clamp(min=-127, max=127).to(torch.int8)',
+           'q = torch.quantize_per_channel(w32, step.double(), torch.zeros_like(step, dtype=torch.long), axis=0, '
+           'dtype=torch.qint8).int_repr()')),
+    right('07.int8_model', 'each Linear replaced while named_modules() walks the model (a key replaced, none added)', 'ex-e2',
+          ('    linears = {name: m for name, m in model.named_modules() if isinstance(m, nn.Linear)}\n'
+           '    for qualified, layer in linears.items():',
+           '    for qualified, layer in model.named_modules():\n'
+           '        if not isinstance(layer, nn.Linear):\n'
+           '            continue')),
+    right('07.int8_kernel', "the K loop over block indices, pointers advanced per block (Triton's tutorial style)", 'ex-e2k',
+          (K_LOOP, '''    x_ptrs = x_ptr + rb[:, None] * stride_xb + rk[None, :] * stride_xk
+    q_ptrs = q_ptr + rn[None, :] * stride_qn + rk[:, None] * stride_qk
+    for i in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - i * BLOCK_K
+        xt = tl.load(x_ptrs, mask=(rb[:, None] < B) & (rk[None, :] < k_left), other=0.0)
+        qt = tl.load(q_ptrs, mask=(rn[None, :] < N) & (rk[:, None] < k_left), other=0)
+        x_ptrs += BLOCK_K * stride_xk
+        q_ptrs += BLOCK_K * stride_qk
+''')),
+    right('07.percentiles', "a one-token run's TPOT kept as NaN, the percentiles by numpy.nanpercentile", 'ex-f',
+          ('for start, times in runs if len(times) > 1]',
+           'if len(times) > 1 else math.nan for start, times in runs]'),
+          ('float(np.percentile(xs, q)) if xs else math.nan',
+           'float(np.nanpercentile(xs, q)) if xs and not all(map(math.isnan, xs)) else math.nan')),
+    right('07.percentiles', 'the gaps by numpy.diff per run, concatenated', 'ex-f',
+          (ITL, '    gaps = [np.diff(np.asarray(times)) * 1e3 for start, times in runs if len(times) > 1]\n'
+                '    itl = np.concatenate(gaps).tolist() if gaps else []\n')),
+    right('07.bandwidth', 'the fields indexed directly, every refusal in one test', 'ex-g',
+          source='def bandwidth_utilisation(result, copy_bw):\n'
+                 '    step_bytes = result["decode_bytes_per_step"]\n'
+                 '    tpot = result["stats"]["tpot_s"]["p50"]\n'
+                 '    if not (step_bytes and tpot is not None and math.isfinite(tpot) and tpot > 0):\n'
+                 '        return None\n'
+                 '    per_s = step_bytes / tpot\n'
+                 '    return {"utilisation": per_s / copy_bw, "gbps": per_s * 1e-9}\n'),
+]
