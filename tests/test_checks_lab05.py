@@ -67,6 +67,10 @@ def test_hidden_cases_keep_the_graders_configurations():
     h = hidden.load_hidden("05")
     cases = {name: h.cases_for(name, {}) for name in NAMES}
     assert cases["05.collectives"][0].nproc == 3
+    for name in ("05.ddp", "05.fsdp", "05.tp"):       # not the notebook's 2 ranks: a batch cut or mesh for 2 fails there
+        (case,) = cases[name]
+        assert case.nproc == 3 and case.cfg["batch"] % case.nproc == 0 and case.cfg["batch"] != case.nproc ** 2, name
+    assert 4 * cases["05.tp"][0].cfg["d"] % 3 == 0                          # fc1's rows divide by the ranks
     assert cases["05.fsdp"][0].cfg["d_out"] % 2 == 1                       # FSDP must pad it
     pp = cases["05.pp"]
     assert [(s.blocks, s.stages) for s in pp.splits] == [(5, 3), (4, 4), (7, 2), (3, 1), (7, 3), (10, 4)]
@@ -138,6 +142,60 @@ def test_a_contrast_with_another_pattern_is_allowed():
     text = (FIXTURES / "good.md").read_text().replace(
         "so most of it hides behind computation.", "so most of it hides behind computation; unlike FSDP, no all-gather.")
     assert lab05.pattern_problems(text, "ddp") == []
+
+
+def test_any_heading_level_makes_the_same_survey():
+    """The sections under `#`, `##` or `###` headings (numbered or not, under a title or a `##` heading that names
+    every pattern) are the same survey; a `# comment` in a fenced code block ends no section."""
+    ns: dict = {}
+    exec(cell_source(SOLUTION, "ex-7"), ns)
+    text = ns["SURVEY"]
+    heads = ("## DDP: distributed data parallel", "## FSDP: fully sharded data parallel", "## Tensor parallel",
+             "## Pipeline parallel", "## Which would I pick for MiniGPT")
+    one = text.replace("# Four ways to spread training over devices", "Four ways to spread training over devices")
+    for h in heads:
+        one = one.replace(h, h[1:])
+    three = text.replace("# Four ways to spread training over devices",
+                         "# Data, tensor and pipeline parallel\n\n## The four patterns: DDP, FSDP, tensor, pipeline")
+    for i, h in enumerate(heads[:4], 1):
+        three = three.replace(h, f"### {i}. " + h[3:])
+    fenced = text.replace("  torchrun.\n", "  torchrun.\n\n```python\n# wrap the model\nddp = DDP(model)\n```\n", 1)
+    for variant in (one, three, fenced):
+        problems = [lab05.survey_problems(variant)] + [lab05.pattern_problems(variant, k) for k in lab05.PATTERNS]
+        assert all(p == [] for p in problems), problems
+    assert lab05.parse_survey(fenced)["sections"]["ddp"]["aspects"]["comm"]
+
+
+def test_split_and_bubble_messages_name_the_fault_not_the_answer():
+    case = lab05.SplitCase(5, 3, (("inp", "blocks.0", "blocks.1"), ("blocks.2", "blocks.3"), ("blocks.4", "head")))
+    want = str([list(s) for s in case.want])
+    for stages, fault in (([["inp", "blocks.0"], ["blocks.1", "blocks.2"], ["blocks.3", "blocks.4", "head"]], "evenly"),
+                          ([["inp", "blocks.0", "blocks.1"], ["blocks.2", "blocks.3"], ["blocks.4"]], "head is in no stage"),
+                          ([["inp", "Block", "Block"], ["Block", "Block"], ["Block", "head"]], "not the model's own"),
+                          ([["inp", "blocks.0", "blocks.1", "blocks.2"], ["blocks.3", "blocks.4", "head"]], "2 stages")):
+        (message,) = lab05.split_problems((case,), [stages])
+        assert fault in message and want not in message, message
+    (message,) = lab05.split_problems((case,), [[]], kinds=[["list", None, None]])
+    assert "a list, not an nn.Sequential" in message
+    (message,) = lab05.bubble_problems(((2, 1),), [50.0])
+    assert "percentage" in message and "0.5" not in message
+    assert "percentage" in lab05.bubble_problems(((2, 1),), [50.0], reveal=False)[0]
+
+
+def test_the_calculator_names_a_unit_mix_up_and_blames_ddp_when_ddp_alone_is_off(tmp_path):
+    ns = namespace(tmp_path)
+    info = lab05.probe_small_plan(checks.Learner(ns))
+    for factor, words in ((1e9 / 2 ** 30, "10⁹ bytes"), (8, "bits")):
+        info_x = {**info, "plan": {n: {k: v * factor if k.endswith("GB") or k.endswith("step") else v for k, v in row.items()}
+                                   for n, row in info["plan"].items()}}
+        assert words in lab05.measured_problems(info_x)[0]
+    calls = lab05.relation_calls()
+    plans = [lab05_solution_plan(*args, **kwargs) for _, args, kwargs in calls]
+    for plan in plans:
+        plan["DDP"]["comm_GB_per_step"] /= 2
+    message = lab05.relation_problems(calls, plans, scaling=False)[0]
+    assert message.startswith("parallelism_plan(7, 8): DDP's comm_GB_per_step is off by the same factor"), message
+    assert lab05.relation_problems(calls, plans, between=False) == []
 
 
 def test_solution_survey_passes_and_the_template_fails():
@@ -414,16 +472,16 @@ def test_untouched_lab_is_not_written_yet(tmp_path):
 
 @pytest.mark.slow
 def test_a_ring_that_hangs_on_three_ranks_is_stopped_and_named(tmp_path, monkeypatch):
-    """(rank + 1) % 2 is the right neighbour on 2 ranks; on the grader's 3 ranks nobody receives rank 2's send. Not in
-    the corpus: the hung collective waits for the launch's timeout (shortened here from its 60 s)."""
+    """(rank + 1) % 2 is the right neighbour on the notebook's 2 ranks; on 3 ranks (the public case's and the
+    grader's) nobody receives rank 2's send. Not in the corpus: the hung collective waits for the launch's timeout
+    (shortened here from its 60 s)."""
     import helpers.checks.lab05 as lab05
 
     monkeypatch.setattr(lab05, "LAUNCH_TIMEOUT", 20)
     source = cell_source(SOLUTION, "ex-1").replace("(rank + 1) % world_size)", "(rank + 1) % 2)")
     ns = namespace(tmp_path, overrides={"ex-1": source})
-    assert public("05.collectives", ns, tmp_path).passed
-    hid = secret("05.collectives", ns, tmp_path)
-    assert not hid.passed and "not every rank calls" in hid.message, hid.message
+    for result in (public("05.collectives", ns, tmp_path), secret("05.collectives", ns, tmp_path)):
+        assert not result.passed and "not every rank calls" in result.message, result.message
 
 
 def test_the_public_calculator_check_ships_no_figures():

@@ -10,9 +10,10 @@ issued. The judges (`*_problems`) compare that with what one process computes on
 (`reference_*`): gradients and losses, and also that each rank of DDP and FSDP ran its own slice of the batch (the
 whole batch on every rank gives the same numbers for N times the work) and that each result of the collectives
 exercise came from its own collective (an all-reduce and a slice is no reduce-scatter). The notebook runs the checks
-on the cases given here; the grader runs the same checks on its hidden cases (three ranks, other widths, depths,
-batch sizes, bucket caps and micro-batch counts, an output size FSDP must pad, uneven stage splits) with
-``reveal=False``, so messages leave the hidden sizes out.
+on the cases given here (the collectives on three ranks, the other exercises on the notebook's two); the grader runs
+the same checks on its hidden cases (three ranks for DDP, FSDP and tensor parallel too, other widths, depths, batch
+sizes, bucket caps and micro-batch counts, an output size FSDP must pad, uneven stage splits) with ``reveal=False``, so
+messages leave the hidden sizes out.
 
 No check judges how long something took on a machine others may share. The pipeline is judged by its schedule:
 the order and count of each stage's fixed-cost calls (`helpers.models.busy_log`) and the bubble that order
@@ -138,14 +139,21 @@ FAILURE_HINTS = {
     "collectives": "Size every tensor from n and world_size (the gathered output and the reduce-scattered input have "
                    "n * world_size elements), never from the notebook's number of ranks, and give every collective "
                    "float32 tensors of the same size on every rank",
-    "ddp_worker": "Wrap the model built by toy_model(cfg) in DistributedDataParallel, and let the comm hook return the "
-                  "future that allreduce_hook(state, bucket) gives",
-    "fsdp_worker": "fully_shard each block of model.blocks, then the whole model (the root last), and build the optimizer "
-                   "after that, from the sharded model.parameters()",
-    "tp_worker": "Give the plan, for every block i, ColwiseParallel() on blocks.{i}.fc1 and RowwiseParallel() on "
-                 "blocks.{i}.fc2 with their default layouts, and nothing else (inp and head stay whole)",
+    "ddp_worker": "Wrap the model built by toy_model(cfg) in DistributedDataParallel, let the comm hook return the "
+                  "future that allreduce_hook(state, bucket) gives, and give rank r the r-th of world_size slices of the "
+                  "batch (x.chunk(world_size)[rank]): the function must work for any number of ranks, not only the "
+                  "notebook's",
+    "fsdp_worker": "fully_shard each block of model.blocks, then the whole model (the root last), build the optimizer "
+                   "after that, from the sharded model.parameters(), and give rank r the r-th of world_size slices of the "
+                   "batch (x.chunk(world_size)[rank]): the function must work for any number of ranks, not only the "
+                   "notebook's",
+    "tp_worker": "Build the mesh with init_device_mesh(device.type, (world_size,)): the device the launch gives (a CPU "
+                 "with gloo, or GPUs) and every rank, however many; give the plan, for every block i, ColwiseParallel() "
+                 "on blocks.{i}.fc1 and RowwiseParallel() on blocks.{i}.fc2 with their default layouts, and nothing else "
+                 "(inp and head stay whole)",
     "pp_worker": "Rank r runs PipelineStage(split_stages(toy_model(cfg), world_size)[r], r, world_size, device) with a "
-                 "ScheduleGPipe of m micro-batches; the first stage steps with x, the last with the targets",
+                 "ScheduleGPipe of m micro-batches and loss_fn=F.mse_loss (without a loss_fn the last stage computes no "
+                 "loss and no backward runs); the first stage steps with x, the last with the targets",
 }
 
 
@@ -260,7 +268,7 @@ def issued_problems(logs, case: RunCase) -> list[str]:
 
 
 @register("05.collectives", points=2, exercise="1", title="all-reduce, all-gather, reduce-scatter and a send/recv ring",
-          cases=[RunCase("2 ranks with n=5", 2, {"n": 5})])
+          cases=[RunCase("3 ranks with n=5", 3, {"n": 5})])
 def _collectives(ctx: Context, cases: list[RunCase]) -> str:
     for case in cases:
         fail_if(collectives_problems(ctx.probe(probe_launch, "collectives", case, timeout=PROBE_TIMEOUT), case, ctx.reveal),
@@ -374,6 +382,10 @@ def ddp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
         g = got["grads"]
         bad = [k for k in grads if not near(g[k], grads[k])]
         if bad:
+            if all(near(g[k], grads[k] / len(res)) for k in grads):
+                return [f"on {about}, rank {rank}'s gradients are 1/world_size of a single process's on the whole batch: "
+                        "DDP already averages the gradients over the ranks (allreduce_hook divides by world_size), so "
+                        "the loss of each rank is the plain mean loss of its slice, not divided by world_size again."]
             scaled = [f for f in {2, len(res)} if all(near(g[k], f * grads[k]) for k in grads)]
             if scaled:
                 causes = []
@@ -457,8 +469,12 @@ def fsdp_expected(cfg: dict, world: int) -> dict:
         return len(pieces[r]) if r < len(pieces) else 0
 
     per_rank = [sum(rows(p, r) * (p.numel() // p.shape[0]) for p in model.parameters()) for r in range(world)]
+    in_blocks = [sum(rows(p, r) * (p.numel() // p.shape[0]) for b in model.blocks for p in b.parameters())
+                 for r in range(world)]
+    root_elements = sum(p.numel() for p in list(model.inp.parameters()) + list(model.head.parameters()))
     return {"all_gather": root + 2 * blocks, "reduce_scatter": root + blocks, "total_numel": elements, "max_local": shard,
-            "local": per_rank}
+            "local": per_rank, "blocks_gathered": blocks,
+            "root_whole": [n + root_elements for n in in_blocks]}   # local_numel when the root is never sharded
 
 
 def fsdp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
@@ -478,6 +494,10 @@ def fsdp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
         if got["total_numel"] != want["total_numel"]:
             return [f"on {about}, total_numel is {got['total_numel']!r}" + (f", the model has {want['total_numel']}" if reveal else "")
                     + ": count p.numel() of every parameter (a DTensor's numel is the whole tensor's)."]
+        if got["local_numel"] == want["root_whole"][rank] and world > 1:
+            return [f"on {about}, rank {rank}'s parameters hold every element of inp and head: the root is not sharded. "
+                    "After fully_shard on each block, call fully_shard on the whole model (the root, last): it shards the "
+                    "parameters the blocks leave out, and averages their gradients over the ranks."]
         if not isinstance(got["local_numel"], int) or not 0 < got["local_numel"] <= want["max_local"]:
             return [f"on {about}, rank {rank} holds {got['local_numel']!r} parameter elements; with {world} ranks each should "
                     f"hold about 1/{world} of {want['total_numel'] if reveal else 'them'}. Shard with fully_shard and "
@@ -495,7 +515,8 @@ def fsdp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
         if not worst <= 1e-4 and len(ref) > 1 and all(abs(v - ref[0]) <= 1e-4 * max(1.0, abs(ref[0])) for v in losses):
             return [f"on {about}, the first loss is right but it never changes: the optimizer updated nothing. Build the "
                     "optimizer after fully_shard, from the sharded model.parameters() (fully_shard replaces the "
-                    "parameters an optimizer built before it holds), and call opt.step() after each backward."]
+                    "parameters an optimizer built before it holds), and call opt.step() after each backward, before "
+                    "zero_grad() clears the gradients it needs."]
         if not worst <= 1e-4:
             return [f"on {about}, the losses differ from one process's SGD on the whole batch (relative difference "
                     f"{worst:.2e}): each rank trains on its slice of the batch, and the loss you report is the mean "
@@ -503,18 +524,28 @@ def fsdp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
         comm = got["comm"]
         ag = comm.get("all_gather", {}).get("bytes") if isinstance(comm, dict) else None
         rs = comm.get("reduce_scatter", {}).get("bytes") if isinstance(comm, dict) else None
+        gathers = comm.get("all_gather", {}).get("calls") if isinstance(comm, dict) else None
+        if ag == want["all_gather"] - want["blocks_gathered"] and rs == want["reduce_scatter"] and \
+                gathers == cfg["blocks"] + 1:   # the root once, each block once (not only the root, gathered once)
+            return [f"on {about}, one step all-gathered each block's parameters once, not twice: the blocks stayed gathered "
+                    "from forward to backward (reshard_after_forward=False), which keeps whole blocks in memory, as ZeRO-2 "
+                    "does. Keep fully_shard's default, which frees each block after its forward and gathers it again for "
+                    "backward: that is the memory FSDP saves."]
         if ag != want["all_gather"] or rs != want["reduce_scatter"]:
             said = (f"all-gathered {ag} and reduce-scattered {rs} bytes; expected {want['all_gather']} and "
                     f"{want['reduce_scatter']}" if reveal else "moved other volumes than FSDP2 does")
             return [f"on {about}, one step {said}: fully_shard each block, then the whole model, and measure one "
                     "forward + backward inside `with CommCounter() as comm:` (comm.summary())."]
+        if isinstance(comm, dict) and "all_reduce" in comm:
+            return [f"on {about}, the step's comm also holds an all-reduce, which FSDP does not issue: all-reduce the "
+                    "loss after the with block, so that comm counts forward and backward only."]
     if sum(r["local_numel"] for r in res) < want["total_numel"]:
         return ["the ranks' local_numel add up to less than the model: each rank should count its own shard."]
     return []
 
 
 @register("05.fsdp", points=3, exercise="3", title="FSDP: 1/N of the parameters per rank, gather/scatter volumes, same loss",
-          cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, **LOG_ROWS, "d_out": 5, "lr": 0.05, "steps": 2}})])
+          cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, **LOG_ROWS, "d_out": 5, "lr": 0.1, "steps": 2}})])
 def _fsdp(ctx: Context, cases: list[RunCase]) -> str:
     for case in cases:
         fail_if(fsdp_problems(ctx.probe(probe_launch, "fsdp_worker", case, timeout=PROBE_TIMEOUT), case, ctx.reveal), most=2)
@@ -609,18 +640,20 @@ class PipelineCase:
 
 
 def probe_pipeline_parts(learner: Learner, pairs: list, splits: list) -> dict:
-    """bubble_fraction(p, m) for each pair; for each (blocks, stages), the module names split_stages puts in each stage."""
+    """bubble_fraction(p, m) for each pair; for each (blocks, stages), the module names split_stages puts in each stage,
+    and the type of each stage that is not an nn.Sequential (None for one that is)."""
     from helpers.models import toy_model
 
     bubbles = [learner.call("bubble_fraction", p, m) for p, m in pairs]
-    stages = []
+    stages, kinds = [], []
     for blocks, n in splits:
         model = toy_model({"d_in": 4, "d": 8, "blocks": blocks, "d_out": 2, "seed": 0})
         names = {id(module): name for name, module in model.named_modules()}
         with learner.running("split_stages"):
             parts = learner.function("split_stages")(model, n)
             stages.append([[names.get(id(module), type(module).__name__) for module in part] for part in parts])
-    return {"bubbles": bubbles, "splits": stages}
+            kinds.append([None if isinstance(part, torch.nn.Sequential) else type(part).__name__ for part in parts])
+    return {"bubbles": bubbles, "splits": stages, "kinds": kinds}
 
 
 def bubble_problems(pairs: tuple, values: list, reveal: bool = True) -> list[str]:
@@ -628,23 +661,51 @@ def bubble_problems(pairs: tuple, values: list, reveal: bool = True) -> list[str
     for (p, m), got in zip(pairs, values):
         want = (p - 1) / (m + p - 1)
         if not number(got) or abs(got - want) > 1e-9:
-            said = f"bubble_fraction({p}, {m}) is {got!r}, expected {want:.4f}" if reveal else "bubble_fraction is wrong for some (p, m)"
+            said = f"bubble_fraction({p}, {m}) is {got!r}" if reveal else "bubble_fraction is wrong for some (p, m)"
+            if number(got) and want and abs(got - 100 * want) <= 1e-7 * abs(100 * want):
+                return [f"{said}: that is a percentage; return the idle fraction of the step, between 0 and 1."]
             return [f"{said}: a GPipe step lasts m + p - 1 slots and each stage is busy in m of them, so it idles (p - 1) "
                     "of them."]
     return []
 
 
-def split_problems(cases: tuple, got: list, reveal: bool = True) -> list[str]:
-    """The module names split_stages put in each stage against each case's."""
+def split_problems(cases: tuple, got: list, reveal: bool = True, kinds: list | None = None) -> list[str]:
+    """The module names split_stages put in each stage against each case's (and, given `kinds`, each stage an
+    nn.Sequential: None where it is, else the type it has)."""
+    for case, types in zip(cases, kinds or []):
+        other = next((t for t in types if t is not None), None)
+        if other is not None:
+            return [f"split_stages returned a stage that is a {other}, not an nn.Sequential: PipelineStage runs each stage "
+                    "as a module, so wrap each stage's modules in nn.Sequential(*modules)."]
     for case, stages in zip(cases, got):
         want = [list(stage) for stage in case.want]
         if stages != want:
-            said = (f"split_stages of a model with {case.blocks} blocks into {case.stages} stages gave {stages}; expected "
-                    f"{want}" if reveal else "split_stages is wrong for some number of blocks and stages")
+            said = (f"split_stages of a model with {case.blocks} blocks into {case.stages} stage{'s' * (case.stages != 1)} "
+                    f"gave {stages} ({split_fault(stages, want)})" if reveal
+                    else "split_stages is wrong for some number of blocks and stages")
             return [f"{said}: it should give n_stages nn.Sequential stages holding inp, every block in order (earlier "
                     "stages get the extra block when they do not divide evenly) and head, each module once (the model's "
                     "own modules)."]
     return []
+
+
+def split_fault(stages: list, want: list) -> str:
+    """What is wrong with a split, in words (the expected split itself is the learner's to work out)."""
+    flat, whole = [name for stage in stages for name in stage], [name for stage in want for name in stage]
+    if len(stages) != len(want):
+        return f"{len(stages)} stage{'s' * (len(stages) != 1)} for n_stages={len(want)}"
+    strangers = sorted({name for name in flat if name not in whole})
+    if strangers:
+        return f"it holds {', '.join(strangers)}, which are not the model's own modules"
+    missing = [name for name in whole if name not in flat]
+    if missing:
+        return f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} in no stage"
+    twice = sorted({name for name in flat if flat.count(name) > 1})
+    if twice:
+        return f"{', '.join(twice)} {'is' if len(twice) == 1 else 'are'} in more than one stage"
+    if flat != whole:
+        return "the modules are out of order: inp first, the blocks in order, head last"
+    return "the blocks are not divided as evenly as possible, earlier stages first"
 
 
 def timed_steps(log, counts: int, steps: int) -> list | None:
@@ -896,6 +957,7 @@ PP_ABOUT = "the check's model (4 blocks, 2 stages)"
 @register("05.pp", points=3, exercise="5", title="pipeline parallel: same outputs and losses, bubble as (p-1)/(m+p-1)",
           cases=PipelineCase(bubbles=((2, 1), (2, 4), (4, 4), (8, 32)),
                              splits=(SplitCase(4, 2, (("inp", "blocks.0", "blocks.1"), ("blocks.2", "blocks.3", "head"))),
+                                     SplitCase(2, 1, (("inp", "blocks.0", "blocks.1", "head"),)),
                                      SplitCase(5, 3, (("inp", "blocks.0", "blocks.1"), ("blocks.2", "blocks.3"),
                                                       ("blocks.4", "head"))),
                                      SplitCase(6, 4, (("inp", "blocks.0", "blocks.1"), ("blocks.2", "blocks.3"),
@@ -904,7 +966,7 @@ PP_ABOUT = "the check's model (4 blocks, 2 stages)"
 def _pp(ctx: Context, case: PipelineCase) -> str:
     parts = ctx.probe(probe_pipeline_parts, list(case.bubbles), [(s.blocks, s.stages) for s in case.splits])
     fail_if(bubble_problems(case.bubbles, parts["bubbles"], ctx.reveal), most=2)
-    fail_if(split_problems(case.splits, parts["splits"], ctx.reveal), most=2)
+    fail_if(split_problems(case.splits, parts["splits"], ctx.reveal, parts.get("kinds")), most=2)
     probe = ctx.probe(probe_launch, "pp_worker", case.run, timeout=PROBE_TIMEOUT)
     fail_if(pp_problems(probe, case, ctx.reveal), most=2)
     done = "outputs and per-micro-batch losses as one process's; activations sent once; GPipe's schedule and bubble"
@@ -993,7 +1055,8 @@ def plan_problems(plan: dict, want: dict, about: str, reveal: bool = True, rel: 
             got = plan[name][key]
             if not abs(got - value) <= rel * abs(value) + 1e-9:
                 said = f"{got:.4g} GB, expected {value:.4g} GB" if reveal else f"{got:.4g} GB, which is off"
-                return [f"for {about}, {name}'s {key} is {said}. {PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
+                return [f"for {about}, {name}'s {key} is {said}.{unit_slip(got, value)} "
+                        f"{PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
     problems = []
     for name in PLAN_NAMES:
         row = plan[name]
@@ -1073,9 +1136,10 @@ def relation_calls(bases=RELATION_BASES) -> list[tuple[str, tuple, dict]]:
     return calls
 
 
-def relation_problems(calls: list, plans: list, reveal: bool = True) -> list[str]:
-    """How the learner's figures move between calls against how the notebook's table says they move: between the
-    patterns of one call, and from a base call to the same call with one input changed."""
+def relation_problems(calls: list, plans: list, reveal: bool = True, scaling: bool = True,
+                      between: bool = True) -> list[str]:
+    """How the learner's figures move between calls against how the notebook's table says they move: from a base
+    call to the same call with one input changed (`scaling`), and between the patterns of one call (`between`)."""
     for plan in plans:
         problems = plan_shape_problems(plan)
         if problems:
@@ -1088,7 +1152,7 @@ def relation_problems(calls: list, plans: list, reveal: bool = True) -> list[str
         described.append((changed, x, plan, call))
     bases = [(x, plan, call) for changed, x, plan, call in described if not changed]
     base = None
-    for changed, x, plan, call in described:               # each pattern's figures as one input changes
+    for changed, x, plan, call in described if scaling else ():   # each pattern's figures as one input changes
         if not changed:
             base = (x, plan, call)
             continue
@@ -1110,17 +1174,24 @@ def relation_problems(calls: list, plans: list, reveal: bool = True) -> list[str
                     said = f"changes {got:.3g}×" + (f", expected {want:.3g}×" if reveal else "")
                     return [f"with {changed} ({call} against {bcall}), {name}'s {key} {said}. "
                             f"{PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
-    for x, plan, call in bases:                            # between the patterns of one call
+    for x, plan, call in bases if between else ():          # between the patterns of one call
         for key in (*PLAN_KEYS_SIZES, "comm_GB_per_step"):
             want_ref = relative_size("DDP", key, x)
-            for name in PLAN_NAMES[1:]:
-                if want_ref == 0:
-                    continue
+            if want_ref == 0:
+                continue
+            off = [(name, plan[name][key] / plan["DDP"][key] / (relative_size(name, key, x) / want_ref)
+                    if plan["DDP"][key] else math.nan) for name in PLAN_NAMES[1:]]
+            wrong = [(name, r) for name, r in off if not math.isclose(r, 1, rel_tol=0.01)]
+            if len(wrong) == len(off) and len(off) > 1 and all(math.isclose(r, wrong[0][1], rel_tol=0.01) for _, r in wrong):
+                said = f"off by the same factor ({wrong[0][1]:.3g}×) against every other pattern's" if reveal else \
+                    "off against every other pattern's"
+                return [f"{call}: DDP's {key} is {said}, so DDP's is the one that is wrong. "
+                        f"{PLAN_HINTS.get(('DDP', key), PLAN_HINTS.get(key, ''))}"]
+            for name, r in wrong:
                 want = relative_size(name, key, x) / want_ref
                 got = plan[name][key] / plan["DDP"][key] if plan["DDP"][key] else math.nan
-                if not math.isclose(got, want, rel_tol=0.01):
-                    said = f"{got:.3g}× DDP's" + (f", expected {want:.3g}×" if reveal else "")
-                    return [f"{call}: {name}'s {key} is {said}. {PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
+                said = f"{got:.3g}× DDP's" + (f", expected {want:.3g}×" if reveal else "")
+                return [f"{call}: {name}'s {key} is {said}. {PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
     problems = []
     for name in PLAN_NAMES:
         row = plans[0][name]
@@ -1131,6 +1202,19 @@ def relation_problems(calls: list, plans: list, reveal: bool = True) -> list[str
 
 
 PLAN_KEYS_SIZES = ("params_GB", "grads_GB", "optimizer_GB", "activations_GB")
+# A figure off by exactly one of these factors mixed up a unit: (got / right, what the mix-up is).
+UNIT_SLIPS = ((1e9 / 2 ** 30, "GB here are 10⁹ bytes (divide bytes by 1e9), not GiB (2³⁰ bytes)"),
+              (2 ** 30 / 1e9, "a billion parameters is 10⁹ (P = params_billion × 1e9), not 2³⁰"),
+              (8.0, "the figures count bytes, not bits: comm_GB_per_step is gigabytes sent"),
+              (1 / 8, "the figures count bytes: param_bytes, grad_bytes and the rest are bytes already, not bits"))
+
+
+def unit_slip(got: float, right: float) -> str:
+    """The unit mix-up that turns `right` into `got`, as a sentence (empty when it is none of UNIT_SLIPS)."""
+    if not right:
+        return ""
+    return next((f" It looks like a unit mix-up: {what}." for factor, what in UNIT_SLIPS
+                 if math.isclose(got / right, factor, rel_tol=2e-3)), "")
 
 
 def measured_problems(info: dict) -> list[str]:
@@ -1154,7 +1238,8 @@ def measured_problems(info: dict) -> list[str]:
         if not abs(got - value) <= tol * value:
             return [f"for the notebook's small model (P = {info['params']} parameters, N = {n}, fp32), your plan predicts "
                     f"{got:.0f} bytes for {name}'s {key}, but {what} come to {value:.0f} (bytes per device: the payload part {part} "
-                    f"counts when it is right, times the ring model's factor). {PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
+                    f"counts when it is right, times the ring model's factor).{unit_slip(got, value)} "
+                    f"{PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
     return []
 
 
@@ -1166,8 +1251,10 @@ def _calculator(ctx: Context, case: CalculatorCase) -> str:
         fail_if(plan_problems(plan, c.want, c.about, ctx.reveal), most=2)
     if case.measured:
         calls = relation_calls()
-        fail_if(relation_problems(calls, ctx.probe(probe_plans, [(a, k) for _, a, k in calls]), ctx.reveal), most=2)
-        fail_if(measured_problems(ctx.probe(probe_small_plan)), most=2)
+        plans = ctx.probe(probe_plans, [(a, k) for _, a, k in calls])
+        fail_if(relation_problems(calls, plans, ctx.reveal, between=False), most=2)     # how each figure scales
+        fail_if(measured_problems(ctx.probe(probe_small_plan)), most=2)                 # the scale, in bytes
+        fail_if(relation_problems(calls, plans, ctx.reveal, scaling=False), most=2)     # the patterns against each other
         return ("memory and traffic per device shard and scale as the table says, and the small model's plan is "
                 "within a few % of what parts 2–5 measure")
     return f"memory and traffic per device right for {len(case.plans)} models"
@@ -1275,13 +1362,37 @@ def sentences(text: str) -> list[str]:
     return [p.strip() for p in parts if words(p) >= 3]
 
 
+HEADING = re.compile(r"^(#{1,6})(?!#)\s*(.*?)\s*#*\s*$")   # "##DDP" counts, as it always has; "#x" is no heading
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def heading_lines(text: str) -> list[tuple[str, re.Match | None]]:
+    """Each line of a Markdown text with its heading match (None for a line that is no heading, and for every line
+    of a fenced code block, where `# a comment` is code)."""
+    out, fenced = [], False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+        m = None if fenced or FENCE.match(line) else HEADING.match(line)
+        out.append((line, m if m and (len(m.group(1)) > 1 or line[1:2].isspace() or line == "#") else None))
+    return out
+
+
+def section_level(text: str) -> int:
+    """The heading level of the survey's sections (## as the exercise shows, but # or ### sections are the same
+    survey): the level with the most headings that name a pattern, the shallower on a tie; 2 when none does."""
+    levels = [len(m.group(1)) for line, m in heading_lines(text) if m and not ASPECT_LINE.match(line)
+              and any(p["heading"].search(m.group(2)) for p in PATTERNS.values())]
+    return min(set(levels), key=lambda n: (-levels.count(n), n)) if levels else 2
+
+
 def parse_survey(text: str) -> dict:
     """{"sections": {key: {"heading", "text", "aspects": {aspect: text}}}, "pick": text or None, "words": int}."""
     blocks, current = [], None
-    for line in text.splitlines():
-        m = re.match(r"^##(?!#)\s*(.*)$", line)
-        if m:
-            current = {"heading": m.group(1).strip(), "lines": []}
+    level = section_level(text)
+    for line, m in heading_lines(text):
+        if m and len(m.group(1)) <= level and not ASPECT_LINE.match(line):
+            current = {"heading": m.group(2).strip(), "lines": [], "level": len(m.group(1))}
             blocks.append(current)
         elif current is not None:
             current["lines"].append(line)
@@ -1293,7 +1404,7 @@ def parse_survey(text: str) -> dict:
             pick = body if pick is None else pick + "\n" + body
             continue
         key = next((k for k in ("fsdp", "ddp", "tp", "pp") if PATTERNS[k]["heading"].search(h)), None)
-        if key is None or key in sections:
+        if key is None or key in sections or block["level"] != level:     # a title above the sections is none
             continue
         aspects, which = {}, None
         for line in body.splitlines():

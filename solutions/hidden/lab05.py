@@ -2,7 +2,8 @@
 
 Never released. Cases only: the checks are the public ones, run with probes in the submission's kernel and messages
 that reveal nothing. Each distributed exercise is launched again on configurations the notebook never saw: three ranks
-and another size for the collectives; other widths, depths, batch sizes and a smaller bucket cap for DDP (whose blocks
+and another size for the collectives; three ranks for DDP, FSDP and tensor parallel; other widths, depths, batch
+sizes and a smaller bucket cap for DDP (whose blocks
 log the rows they run on, as FSDP's do); an output size FSDP must pad; other micro-batch counts, a deeper model and
 stage splits that leave one or two blocks over for the pipeline. The grader's own answers come from its reference
 implementations here: the stage split (`split_truth`, for the split cases and for how many blocks each pipeline stage
@@ -15,9 +16,14 @@ from __future__ import annotations
 from helpers.checks import lab05 as public
 
 COLLECTIVES = public.RunCase("the grader's run (another number of ranks and elements)", 3, {"n": 7})
-DDP_CFG = {"d_in": 20, "d": 40, "blocks": 5, "d_out": 3, "batch": 10, "seed": 11, "bucket_cap_mb": 0.02, **public.LOG_ROWS}
-FSDP_CFG = {"d_in": 18, "d": 36, "blocks": 2, "d_out": 5, "batch": 8, "seed": 13, "lr": 0.2, "steps": 3, **public.LOG_ROWS}
-TP_CFG = {"d_in": 16, "d": 40, "blocks": 3, "d_out": 4, "batch": 6, "seed": 17}
+# DDP, FSDP and tensor parallel run on 3 ranks (the notebook runs 2): a batch cut or a mesh sized for the notebook's 2
+# ranks fails there. Batches divide by 3, so that the mean of the ranks' slices is the whole batch's mean, and are not
+# 3 × 3, where pieces of world_size rows (x.split(world_size)) would be the right slices; FSDP's output size (5) and
+# TP's hidden width (4 × 36 = 144) make the shards uneven and even.
+DDP_RANKS = FSDP_RANKS = TP_RANKS = 3
+DDP_CFG = {"d_in": 20, "d": 40, "blocks": 5, "d_out": 3, "batch": 15, "seed": 11, "bucket_cap_mb": 0.02, **public.LOG_ROWS}
+FSDP_CFG = {"d_in": 18, "d": 36, "blocks": 2, "d_out": 5, "batch": 6, "seed": 13, "lr": 0.2, "steps": 3, **public.LOG_ROWS}
+TP_CFG = {"d_in": 16, "d": 36, "blocks": 3, "d_out": 4, "batch": 6, "seed": 17}
 PP_CFG = {"d_in": 12, "d": 24, "blocks": 6, "d_out": 4, "batch": 8, "seed": 19, "cost_ms": 12.0, "microbatches": [2, 4],
           "steps": 1}
 BUBBLE_PAIRS = ((3, 5), (4, 12), (6, 1), (2, 9))
@@ -83,9 +89,10 @@ def calculator_case() -> public.CalculatorCase:
 
 CASES = {
     "05.collectives": [COLLECTIVES],
-    "05.ddp": [public.RunCase("the grader's model (other sizes and bucket cap)", 2, {"cfg": DDP_CFG})],
-    "05.fsdp": [public.RunCase("the grader's model (a parameter that does not divide evenly)", 2, {"cfg": FSDP_CFG})],
-    "05.tp": [public.RunCase("the grader's model", 2, {"cfg": TP_CFG})],
+    "05.ddp": [public.RunCase("the grader's model (other sizes, ranks and bucket cap)", DDP_RANKS, {"cfg": DDP_CFG})],
+    "05.fsdp": [public.RunCase("the grader's model (other ranks, a parameter that does not divide evenly)", FSDP_RANKS,
+                               {"cfg": FSDP_CFG})],
+    "05.tp": [public.RunCase("the grader's model (other sizes and ranks)", TP_RANKS, {"cfg": TP_CFG})],
     "05.pp": pipeline_case(),
     "05.calculator": calculator_case(),
     "05.survey": public.SURVEY_FILE,
