@@ -1629,8 +1629,9 @@ def _backend(ctx: Context, cases: tuple[list[BackendCase], PitfallCase]) -> str:
     report = ctx.probe(probe_pitfalls, memfuse_case, MEMFUSE_STEPS, True, timeout=300)
     problems += pitfall_problems(report, memfuse_case, ctx.reveal, MEMFUSE_STEPS)
     fail_if(problems)
-    return ("memfuse runs a generated kernel per chain (fp32 and fp16) and the rest in eager, falls back to eager "
-            "when gradients are needed, and compiles once under dynamic=True")
+    return ("memfuse puts a TritonChain in place of each chain (fp32 and fp16; judged here with the checker's eager "
+            "stand-in for your kernels, which 03.codegen judges) and leaves the rest to eager, falls back to eager when "
+            "gradients are needed, and compiles once under dynamic=True")
 
 
 # ---------------------------------------------------------------- 6: peak memory
