@@ -672,7 +672,7 @@ def bubble_problems(pairs: tuple, values: list, reveal: bool = True) -> list[str
 def split_problems(cases: tuple, got: list, reveal: bool = True, kinds: list | None = None) -> list[str]:
     """The module names split_stages put in each stage against each case's (and, given `kinds`, each stage an
     nn.Sequential: None where it is, else the type it has)."""
-    for case, types in zip(cases, kinds or []):
+    for types in kinds or []:
         other = next((t for t in types if t is not None), None)
         if other is not None:
             return [f"split_stages returned a stage that is a {other}, not an nn.Sequential: PipelineStage runs each stage "

@@ -437,11 +437,10 @@ def saved_problems(got: dict, want: SavedCase, reveal: bool) -> list[str]:
     if wrong:
         return [f"on {about}, the bytes of {', '.join(wrong[:3])} are off: bytes = numel × element_size of the node's "
                 "meta['val'] (a FakeTensor)."]
-    layout = got.get("layout") or {}
+    listed = {n: (tuple(v[0]) if isinstance(v[0], list) else v[0], v[1]) for n, v in (got.get("layout") or {}).items()}
     for part, at, say in (("shape", 0, "a tuple of the sizes of meta['val'] (a 0-d tensor's shape is ())"),
                           ("dtype", 1, "meta['val'].dtype, as a torch.dtype or its name")):
-        said = lambda n: (lambda v: tuple(v) if isinstance(v, list) else v)((layout.get(n) or (None, None))[at])
-        wrong = [n for n in truth if said(n) != want.layout[n][at]]
+        wrong = [n for n in truth if listed.get(n, (None, None))[at] != want.layout[n][at]]
         if wrong:
             return [f"on {about}, the {part} of {', '.join(wrong[:3])} is missing or off: each row's '{part}' is {say}."]
     eager = got.get("eager")

@@ -1202,6 +1202,13 @@ def int8_kernel_tolerance(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor
     return ref, OUTPUT_ROUNDING[x.dtype] * ref.abs() + summing * magnitude + 1e-30
 
 
+def output_difference(case: KernelCase, got: torch.Tensor, device: str) -> tuple:
+    """(reference, |got − reference|, the elements off by more than the tolerance) for one case's output."""
+    ref, allowed = int8_kernel_tolerance(*case.make(), device)
+    diff = (got.double() - ref).abs()
+    return ref, diff, ~(diff <= allowed)          # NaN counts as a difference
+
+
 def int8_kernel_problems(report: dict, cases: list[KernelCase], reveal: bool = True) -> list[str]:
     """Wrong values (with the likely cause), overruns, work done in PyTorch, copies of the weight, the wrong dtype."""
     problems = []
@@ -1246,9 +1253,7 @@ def int8_kernel_problems(report: dict, cases: list[KernelCase], reveal: bool = T
             problems.append(f"on {about}, the result is {got.dtype}: store it in x's dtype ({x.dtype}), converting the "
                             "fp32 accumulator once, at the store.")
             continue
-        ref, allowed = int8_kernel_tolerance(x, q, scales, report["device"])
-        diff = (got.double() - ref).abs()
-        bad = ~(diff <= allowed)                  # NaN counts as a difference
+        ref, diff, bad = output_difference(case, got, report["device"])
         if not bool(bad.any()):
             continue
         where = (f"{int(bad.sum())} of {bad.numel()} outputs are off (largest difference "
@@ -1296,10 +1301,8 @@ def rounding_only(report: dict, cases: list[KernelCase]) -> bool:
         got = r.get("out")
         if not isinstance(got, torch.Tensor) or tuple(got.shape) != (case.batch, case.out_features):
             continue
-        x, q, scales = case.make()
-        ref, allowed = int8_kernel_tolerance(x, q, scales, report["device"])
-        diff = (got.double() - ref).abs()
-        if bool((~(diff <= allowed)).any()):
+        ref, diff, bad = output_difference(case, got, report["device"])
+        if bool(bad.any()):
             misses.append(float(diff.nan_to_num(float("inf")).norm() / ref.norm().clamp(min=1e-30)))
     return bool(misses) and max(misses) < 0.03
 
