@@ -819,20 +819,28 @@ def _as_rows(items: Timing | Comparison | Iterable[Timing | dict]) -> list[dict]
 
 def table(items: Timing | Comparison | Iterable[Timing | dict],
           columns: tuple[str, ...] = ("size", "label", "median_ms", "q25_ms", "q75_ms", "n", "device", "method")) -> str:
-    """A small aligned markdown table of timings or sweep rows (columns that no row has are left out)."""
+    """A small aligned markdown table of timings or sweep rows (columns that no row has are left out).
+
+    A Timing in a cell shows its median in ms, with ⚠ when it is noisy; so does median_ms in a row marked noisy."""
     rows = _as_rows(items)
     cols = [c for c in columns if any(c in r for r in rows)]
     if not rows or not cols:
         return "(no timings)"
-    cell = lambda v: fmt_ms(v) if isinstance(v, float) else str(v)
+
+    def cell(v) -> str:
+        if isinstance(v, Timing):
+            return fmt_ms(v.median_ms) + (" ⚠" if v.noisy else "")
+        return fmt_ms(v) if isinstance(v, float) else str(v)
+
     body = [[cell(r.get(c, "")) + (" ⚠" if c == "median_ms" and r.get("noisy") else "") for c in cols] for r in rows]
     widths = [max(len(c), *(len(b[i]) for b in body)) for i, c in enumerate(cols)]
-    numeric = [all(isinstance(r.get(c), (int, float)) for r in rows) for c in cols]
+    numeric = [all(isinstance(r.get(c), (int, float, Timing)) for r in rows) for c in cols]
     fmt_row = lambda cells: "| " + " | ".join(
         x.rjust(w) if num else x.ljust(w) for x, w, num in zip(cells, widths, numeric)) + " |"
     rule = "|" + "|".join(("-" * (w + 1) + ":") if num else ("-" * (w + 2)) for w, num in zip(widths, numeric)) + "|"
     lines = [fmt_row(cols), rule, *(fmt_row(b) for b in body)]
-    if "median_ms" in cols and any(r.get("noisy") for r in rows):
+    if any(r.get("noisy") for r in rows) and "median_ms" in cols or any(
+            isinstance(r.get(c), Timing) and r[c].noisy for r in rows for c in cols):
         lines.append("⚠ these rows settle nothing alone (other programs were busy, or the spread exceeds the median); "
                      "a comparison's verdict (bench.compare) still holds.")
     return "\n".join(lines)

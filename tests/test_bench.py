@@ -235,6 +235,16 @@ def test_table_of_timings_and_comparison():
     assert "compiled is 4.97× faster than eager (95 % CI 4.90–5.00×); 7 paired rounds, cpu" in str(c)
 
 
+def test_table_marks_a_noisy_timing_in_any_column():
+    quiet = Timing("eager", "cpu", "torch.utils.benchmark", 0.182, 0.180, 0.185, 0.17, 100)
+    noisy = Timing("compiled", "cpu", "torch.utils.benchmark", 0.0366, 0.01, 0.09, 0.005, 100)
+    text = table([{"elements": 10, "eager ms": quiet, "compiled ms": noisy}], columns=("elements", "eager ms", "compiled ms"))
+    row = next(line for line in text.splitlines() if line.startswith("| ") and "10" in line)
+    assert "0.182 |" in row and "0.0366 ⚠" in row and "0.182 ⚠" not in row
+    assert "settle nothing alone" in text
+    assert "⚠" not in table([{"elements": 10, "eager ms": quiet}], columns=("elements", "eager ms"))
+
+
 def test_fmt_ms():
     assert fmt_ms(0.182) == "0.182" and fmt_ms(12.345) == "12.3" and fmt_ms(1234.5) == "1234"
     assert fmt_ms(0.00264) == "0.00264" and fmt_ms(0.0) == "0"

@@ -755,8 +755,24 @@ def probe_bytes(learner: Learner, fn_name: str, graphs: list[tuple]) -> list:
     return out
 
 
+def traffic_hint(got: int, want: int) -> str:
+    """What a traffic count off by a factor of 2 or 4 suggests: reads or write left out, elements for bytes, or
+    4 bytes an element whatever the dtype."""
+    if not want or not isinstance(got, int):
+        return ""
+    if got * 2 == want:
+        return (" (half: count both the reads and the write, in bytes: an element is dtype.itemsize bytes, 2 for "
+                "fp16)")
+    if got * 4 == want:
+        return " (a quarter: that is elements, not bytes; multiply each by its dtype's itemsize, 4 for fp32)"
+    if got == want * 2:
+        return (" (twice: is every element counted as 4 bytes? an fp16 element is 2: take meta.dtype.itemsize of "
+                "each tensor)")
+    return ""
+
+
 BYTES_HINTS = {  # fn_name → (got, want) → what the difference suggests
-    "traffic_bytes": lambda g, w: " (half: count both the reads and the write)" if w and g == w // 2 else "",
+    "traffic_bytes": lambda g, w: traffic_hint(g, w),
     "estimate_peak_bytes": lambda g, w: (
         " (too low: allocate a node's output before freeing its inputs, keep a value alive while an alias of it "
         "is read, and keep the outputs alive to the end)" if g < w else
