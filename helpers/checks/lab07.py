@@ -468,9 +468,16 @@ def probe_budget(learner: Learner, cases: list[BudgetCase]) -> list:
                 for c in cases]
 
 
+def whole(n: Any) -> Any:
+    """A count given as 3.0 or as a one-element tensor, as the int it is; anything else as it is."""
+    if isinstance(n, torch.Tensor) and n.numel() == 1 and not n.is_complex() and n.dtype != torch.bool:
+        n = n.item()
+    return int(n) if isinstance(n, float) and n.is_integer() else n
+
+
 def budget_problems(got: list, cases: list[BudgetCase], reveal: bool) -> list[str]:
     for n, c in zip(got, cases):
-        want = c.want
+        want, n = c.want, whole(n)
         if raised(n):
             return [f"max_sequences on {c.about} raised {raised(n)}: (memory − weights) ÷ one sequence's cache, rounded "
                     "down, and 0 when nothing fits."]

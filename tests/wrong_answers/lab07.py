@@ -709,6 +709,11 @@ RIGHT = [
           (f'tpot = {TPOT}', 'tpot = float(np.mean(np.diff(token_times_s))) if n > 1 else math.nan')),
     right('07.kv_budget', 'float division, rounded down by int()', 'ex-c2',
           (BUDGET, 'return max(0, int(free / kv_cache_bytes(config, tokens, 1, dtype_bytes)))')),
+    right('07.kv_budget', 'a whole count returned as a float (3.0)', 'ex-c2',
+          (BUDGET, 'return max(0.0, float(free // kv_cache_bytes(config, tokens, 1, dtype_bytes)))')),
+    right('07.kv_budget', 'a whole count returned as a one-element int64 tensor', 'ex-c2',
+          (BUDGET, 'return torch.div(torch.tensor(free), kv_cache_bytes(config, tokens, 1, dtype_bytes), '
+                   'rounding_mode="floor").clamp(min=0)')),
     right('07.static_decode', 'a new position tensor every step', 'ex-d',
           ('            input_pos += 1\n', '            input_pos = input_pos + 1\n')),
     right('07.flops_bytes', 'the norm weights left out of the bytes: about 0.1 %, within the stated 0.5 %', 'ex-b',
