@@ -238,8 +238,9 @@ class Attention(nn.Module):
         self.v_proj = nn.Linear(config.dim, config.n_kv_heads * self.head_dim, bias=False)
         self.o_proj = nn.Linear(config.n_heads * self.head_dim, config.dim, bias=False)
         self.qkv_proj: nn.Linear | None = None   # set by fuse_projections: q, k and v as one matmul
-        # set by helpers.llm_bench.flash_decode.use_flash_decode: f(q, keys, values, input_pos), the attention of one
-        # new token over the filled part of the cache (a Triton kernel), in place of SDPA over all of it
+        # set by helpers.llm_bench.flash_decode.use_flash_decode: f(q, k, v, keys, values, cos, sin, input_pos), one
+        # new token's RoPE, cache write and attention over the filled part of the cache in one Triton kernel, in place
+        # of apply_rope, cache.update and SDPA over the whole cache
         self.decode_attention = None
 
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layer: int,
@@ -253,17 +254,17 @@ class Attention(nn.Module):
         q = q.view(b, t, self.n_heads, self.head_dim).transpose(1, 2)
         k = k.view(b, t, self.n_kv_heads, self.head_dim).transpose(1, 2)
         v = v.view(b, t, self.n_kv_heads, self.head_dim).transpose(1, 2)
+        if cache is not None and t == 1 and self.decode_attention is not None:   # one new token, one kernel
+            out = self.decode_attention(q, k, v, cache.keys[layer], cache.values[layer], cos, sin, input_pos)
+            return self.o_proj(out.transpose(1, 2).reshape(b, t, -1))
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
         gqa = self.n_kv_heads != self.n_heads
         if cache is None:  # no cache: plain causal attention over these t tokens
             out = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
         else:  # write this step's keys/values, attend over the whole cache, `visible` hides what lies ahead
             keys, values = cache.update(layer, input_pos, k, v)
-            if self.decode_attention is not None and t == 1:     # one new token: the filled positions only
-                out = self.decode_attention(q, keys, values, input_pos)
-            else:
-                out = F.scaled_dot_product_attention(q, keys.to(q.dtype), values.to(q.dtype), attn_mask=visible,
-                                                     enable_gqa=gqa)
+            out = F.scaled_dot_product_attention(q, keys.to(q.dtype), values.to(q.dtype), attn_mask=visible,
+                                                 enable_gqa=gqa)
         return self.o_proj(out.transpose(1, 2).reshape(b, t, -1))
 
 
