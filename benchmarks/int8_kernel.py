@@ -62,18 +62,22 @@ def sweep_fns(B, N, K):
         return launch
 
     fns = {}
-    for bn in (16, 32, 64):
-        for bk in (128, 256, 512):
-            for st in (3, 4, 5):
-                fns[f"dot n{bn} k{bk} s{st}"] = launcher(
-                    it.int8_linear_kernel, (triton.cdiv(N, bn), triton.cdiv(B, it.BLOCK_B)),
-                    dict(BLOCK_B=it.BLOCK_B, BLOCK_N=bn, BLOCK_K=bk, DOT_IN_FP32=False, num_warps=4, num_stages=st))
-    for bn in (2, 4, 8, 16):
-        for bk in (128, 256, 512, 1024):
-            for w in (2, 4, 8):
-                if 512 <= bn * bk <= 8192:
-                    fns[f"gemv n{bn} k{bk} w{w}"] = launcher(it.int8_gemv_kernel, (B, triton.cdiv(N, bn)),
-                                                              dict(BLOCK_N=bn, BLOCK_K=bk, num_warps=w, num_stages=1))
+    if B > it.GEMV_ROWS:     # the tl.dot kernel serves these batches
+        for bn in (16, 32, 64):
+            for bk in (128, 256, 512):
+                for st in (3, 4, 5):
+                    fns[f"dot n{bn} k{bk} s{st}"] = launcher(
+                        it.int8_linear_kernel, (triton.cdiv(N, bn), triton.cdiv(B, it.BLOCK_B)),
+                        dict(BLOCK_B=it.BLOCK_B, BLOCK_N=bn, BLOCK_K=bk, DOT_IN_FP32=False, num_warps=4, num_stages=st))
+        return fns
+    for bn in (1, 2, 4, 8, 16):       # one row: the GEMV kernel, with and without software pipelining
+        for bk in (256, 512, 1024, 2048):
+            for w in (4, 8):
+                for st in (1, 2, 3):
+                    if 1024 <= bn * bk <= 8192:
+                        fns[f"gemv n{bn} k{bk} w{w} s{st}"] = launcher(
+                            it.int8_gemv_kernel, (triton.cdiv(N, bn), B),
+                            dict(BLOCK_N=bn, BLOCK_K=bk, num_warps=w, num_stages=st))
     return fns
 
 

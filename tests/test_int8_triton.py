@@ -18,6 +18,7 @@ from helpers.llm_bench.int8_triton import Int8TritonLinear, int8_linear  # noqa:
 
 REPO = Path(__file__).resolve().parents[1]
 ONE_LAYER = LlamaConfig.named("tiny").with_(name="tiny-untied-1", tie_embeddings=False, n_layers=1)
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"   # the compiled kernels on a GPU, the interpreter elsewhere
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
@@ -29,7 +30,7 @@ def test_kernel_matches_the_reference_on_odd_shapes_and_a_transposed_weight(dtyp
     q = torch.randint(-127, 128, (k, n), generator=g, dtype=torch.int8).t()       # strides (1, N)
     scales = (torch.rand(n, generator=g) / 127).to(dtype)
     want = (x.double() @ q.double().T) * scales.double()
-    y = int8_linear(x, q, scales)
+    y = int8_linear(x.to(DEVICE), q.to(DEVICE), scales.to(DEVICE)).cpu()
     assert y.dtype == dtype and y.shape == (batch, n)
     rounding = {torch.float32: 1e-6, torch.bfloat16: 2**-7, torch.float16: 2**-10}[dtype]
     magnitude = (x.double().abs() @ q.double().abs().T) * scales.double()
@@ -47,14 +48,14 @@ def test_kernel_refuses_shapes_that_do_not_fit():
 def test_backend_logits_and_tokens_match_the_int8_backend():
     """The kernel only reorders fp32 sums: logits within rounding of eager int8's, the same greedy tokens."""
     prompt, generation = [5, 9, 2, 77, 31, 4], GenerationConfig(max_new_tokens=4)
-    backend = make_backend("int8-triton", ONE_LAYER, device="cpu")
+    backend = make_backend("int8-triton", ONE_LAYER, device=DEVICE, dtype="float32")   # fp32: only the sums reorder
     with backend:
         assert backend.name == "int8-triton"
         assert sum(isinstance(m, Int8TritonLinear) for m in backend.model.modules()) == 7 + 1
         assert backend.kernel_error["rel_rms"] < 1e-5 and backend.kernel_error["top1_agreement"] == 1.0
         tokens = backend.collect(prompt, generation).sequences()
         info = backend.info()
-    with Int8Backend(ONE_LAYER, device="cpu") as eager:
+    with Int8Backend(ONE_LAYER, device=DEVICE, dtype="float32") as eager:
         assert tokens == eager.collect(prompt, generation).sequences()
     assert info["kernel_vs_eager_int8"]["max_abs"] < 1e-4 and info["weight_bytes"] < 0.5 * info["weight_bytes_unquantized"]
 

@@ -36,10 +36,12 @@ BLOCK_B = 16   # tl.dot's smallest tile: x's B rows, padded with masked-off zero
 # BLOCK_K 128–256, 4 warps, 3–4 stages; the autotuner picks per (B, N, K).
 CONFIGS = [dict(BLOCK_N=n, BLOCK_K=k, num_warps=4, num_stages=s) for n in (32, 64) for k in (128, 256) for s in (3, 4)]
 # One row (batch-1 decode): int8_gemv_kernel, few outputs per program over long K blocks (the fastest on an H100 at
-# Llama-3.2-1B's and Llama-2-7B's shapes: benchmarks/int8_kernel.py --sweep).
+# Llama-3.2-1B's and Llama-2-7B's shapes: benchmarks/int8_kernel.py --sweep; on an H200 one output a program for
+# 1b's 2048-row matrices, 16 over 256-wide K blocks for gate+up and the head, each timed alone).
 GEMV_CONFIGS = [dict(BLOCK_N=n, BLOCK_K=k, num_warps=w, num_stages=1)
-                for n, k, w in ((2, 1024, 2), (2, 1024, 4), (2, 1024, 8), (2, 512, 4), (4, 1024, 8), (4, 512, 8),
-                                (8, 128, 8), (8, 256, 8), (16, 128, 8))]
+                for n, k, w in ((1, 1024, 4), (2, 1024, 2), (2, 1024, 4), (2, 1024, 8), (2, 512, 4), (4, 1024, 8),
+                                (4, 512, 4), (4, 512, 8), (8, 128, 8), (8, 256, 8), (8, 512, 4), (16, 128, 8),
+                                (16, 256, 4))]
 
 
 def interpreted() -> bool:
@@ -89,11 +91,12 @@ if triton is not None:
     def int8_gemv_kernel(x_ptr, q_ptr, s_ptr, out_ptr, B, N, K,
                          stride_xb, stride_xk, stride_qn, stride_qk, stride_ob, stride_on,
                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-        """BLOCK_N outputs of one row of x (program axis 0: the row, so the rows of one weight block run side by
-        side and share it through L2): a BLOCK_N×BLOCK_K fp32 accumulator of products, summed once after the K loop.
-        No tl.dot, so no tile padded to 16 rows: the weight-streaming shape of batch-1 decode."""
-        b = tl.program_id(0)
-        rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+        """BLOCK_N outputs of one row of x (program axis 1: the row; axis 0 the outputs, whose count may pass the
+        65,535 programs a grid's second axis allows: a 128,256-word head one output a program): a BLOCK_N×BLOCK_K
+        fp32 accumulator of products, summed once after the K loop. No tl.dot, so no tile padded to 16 rows: the
+        weight-streaming shape of batch-1 decode."""
+        b = tl.program_id(1)
+        rn = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
         rk = tl.arange(0, BLOCK_K)
         acc = tl.zeros((BLOCK_N, BLOCK_K), dtype=tl.float32)
         for k0 in range(0, K, BLOCK_K):
@@ -135,9 +138,9 @@ def int8_linear(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor) -> torch
             out.stride(1))
     if B <= GEMV_ROWS:
         if x.device.type == "cuda":
-            int8_gemv_tuned[lambda meta: (B, triton.cdiv(N, meta["BLOCK_N"]))](*args)
+            int8_gemv_tuned[lambda meta: (triton.cdiv(N, meta["BLOCK_N"]), B)](*args)
         else:
-            int8_gemv_kernel[(B, triton.cdiv(N, 8))](*args, BLOCK_N=8, BLOCK_K=64)
+            int8_gemv_kernel[(triton.cdiv(N, 8), B)](*args, BLOCK_N=8, BLOCK_K=64)
     elif x.device.type == "cuda":
         grid = lambda meta: (triton.cdiv(N, meta["BLOCK_N"]), triton.cdiv(B, BLOCK_B))
         int8_linear_tuned[grid](*args, BLOCK_B=BLOCK_B, DOT_IN_FP32=False)
