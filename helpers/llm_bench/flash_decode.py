@@ -59,10 +59,9 @@ if triton is not None:
         k_new = rotate(k_ptr + b * stride_kb + kv * stride_kh, d, cos, sin, HEAD_DIM).to(keys_ptr.dtype.element_ty)
         v_new = tl.load(v_ptr + b * stride_vb + kv * stride_vh + d).to(values_ptr.dtype.element_ty)
         cache_at = b * stride_cb + kv * stride_ch
-        writer = (d * 0 + h % GROUP) == 0                 # one program per key/value head writes it
-        tl.store(keys_ptr + cache_at + pos * stride_ct + d, k_new, mask=writer)
-        tl.store(values_ptr + cache_at + pos * stride_ct + d, v_new, mask=writer)
-        # position p from registers (no program reads what another writes), then 0..p-1 from the cache
+        # position p from registers (no program reads what another writes), then 0..p-1 from the cache; k and v are
+        # written at p last, so that no load of the loop waits behind the stores (the compiler cannot tell that they
+        # never touch the same addresses)
         m_i = tl.sum(k_new.to(tl.float32) * q, axis=0)    # running max: the only score so far
         l_i = m_i * 0.0 + 1.0                             # running sum of exp(score - max)
         acc = v_new.to(tl.float32)
@@ -80,6 +79,9 @@ if triton is not None:
             l_i = l_i * alpha + tl.sum(p, axis=0)
             m_i = m_new
         tl.store(out_ptr + b * stride_ob + h * stride_oh + d, (acc / l_i).to(out_ptr.dtype.element_ty))
+        writer = (d * 0 + h % GROUP) == 0                 # one program per key/value head writes it
+        tl.store(keys_ptr + cache_at + pos * stride_ct + d, k_new, mask=writer)
+        tl.store(values_ptr + cache_at + pos * stride_ct + d, v_new, mask=writer)
 
 
 def unavailable(device: torch.device) -> str | None:
