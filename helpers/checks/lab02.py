@@ -252,7 +252,11 @@ def graph_table_problems(rows: list | str, truth: list[dict], about: str, reveal
     if not isinstance(rows, list):
         return [f"graph_table should return a list of dicts, one per node; it returned {rows}."]
     if len(rows) != len(truth):
-        return [f"on {about} the graph has {len(truth)} nodes, graph_table returned {len(rows)} rows: one row per node of gm.graph.nodes, in order."]
+        kept = (" More rows than nodes: rows of an earlier call are still there (a list that outlives the call, such as "
+                "a default argument rows=[] or a list at module level); make a new list on every call."
+                if len(rows) > len(truth) else "")
+        return [f"on {about} the graph has {len(truth)} nodes, graph_table returned {len(rows)} rows: one row per node of "
+                f"gm.graph.nodes, in order (a node nobody reads has its row too; leave the graph as it is).{kept}"]
     for i, (row, want) in enumerate(zip(rows, truth)):
         node = f"node '{want['name']}'" if reveal else f"node {i} ({a_node(want['op'])})"
         if not isinstance(row, dict):
@@ -306,10 +310,33 @@ def table_cases() -> list[TableCase]:
                       "torch.cat of a list, and a node read twice", built(0, TableNet))]
 
 
+class TableEdges(nn.Module):
+    """A parameter of a nested submodule read directly (a get_attr with a dotted target), a node nobody reads, a call
+    whose one input is a keyword argument, a value read by two nodes, and two outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.Sequential(nn.Linear(3, 3))
+
+    def forward(self, x):
+        w = self.blocks[0].weight
+        x.cos()                                  # nobody reads it
+        h = torch.relu(input=x @ w)
+        s = w.sum()
+        return h * s, h - s
+
+
+def table_cases_always() -> list[TableCase]:
+    """Checked on every run, the grader's too: the boundaries (a node without users, a dotted get_attr, an input by
+    keyword only); a second call of graph_table besides."""
+    return [TableCase("a model with a nested submodule's parameter read directly (a dotted get_attr), a node nobody "
+                      "reads, torch.relu(input=...) and two outputs", built(1, TableEdges))]
+
+
 @register("02.graph_table", points=1, exercise="1", title="a table of the graph: op, target, inputs and users of every node",
           cases=table_cases)
 def _graph_table(ctx: Context, cases: list[TableCase]) -> str:
-    for case in cases:
+    for case in [*cases, *table_cases_always()]:
         rows = ctx.probe(probe_graph_table, case.model)
         fail_if(graph_table_problems(rows, graph_truth(case.model), case.about, reveal=ctx.reveal))
     return "every node's op, target, inputs and users are right"
@@ -573,6 +600,7 @@ class RewriteCase:
     model: nn.Module
     inputs: tuple
     want: Any
+    hint: str = ""           # the likely cause of the pass raising on this case, added to its message
 
 
 def gelu_twin(model: nn.Module) -> nn.Module:
@@ -727,6 +755,32 @@ def keyword_cases() -> list[RewriteCase]:
                          "nn.ReLU inside a Sequential", built(13, KeywordSpellings), x)]
 
 
+class ModuleOnRelu(nn.Module):
+    """An nn.ReLU module called on a torch.relu's result, and again on the input: a call added at the end of the graph
+    (no inserting_before) is read before it exists once the patterns replace what reads it."""
+
+    def __init__(self, gelu: bool = False):
+        super().__init__()
+        self.gelu = gelu
+        self.act = nn.GELU() if gelu else nn.ReLU()
+
+    def forward(self, x):
+        t = F.gelu(x) if self.gelu else torch.relu(x)
+        return self.act(t) + self.act(x)
+
+
+WHERE_NODES_GO = (" A node a pass adds goes where the node it replaces stood (with gm.graph.inserting_before(node)): "
+                  "created anywhere else (by default, after the output node), its readers may use it before it exists.")
+
+
+def rewriter_cases_always() -> list[RewriteCase]:
+    """Checked for relu_to_gelu_pattern on every run, the grader's too: an nn.ReLU module on a torch.relu's result."""
+    with seeded(22):
+        x = (torch.randn(3, 5),)
+    return [replace(rewrite_case("a model with an nn.ReLU module called on a torch.relu's result and again on the input",
+                                 ModuleOnRelu(), x), hint=WHERE_NODES_GO)]
+
+
 def relu_cases(main: type, about: str) -> list[RewriteCase]:
     """The main model, the empty graph, one op, a graph already rewritten, and ReLU's lookalikes."""
     with seeded(2):
@@ -779,7 +833,7 @@ def pass_on_case(ctx: Context, fn_name: str, model: nn.Module, inputs: tuple, ab
 def judge_rewrites(ctx: Context, cases: list[RewriteCase], fn_name: str) -> None:
     """Run the learner's ReLU → GELU pass `fn_name` on every case; fail on the first problem."""
     for case in cases:
-        got = pass_on_case(ctx, fn_name, case.model, case.inputs, case.about)
+        got = pass_on_case(ctx, fn_name, case.model, case.inputs, case.about, case.hint)
         fail_if(relu_problems(got, fn_name, case.want, case.about, reveal=ctx.reveal))
 
 
@@ -792,7 +846,7 @@ def _relu_to_gelu(ctx: Context, cases: list[RewriteCase]) -> str:
 
 @register("02.rewriter", points=1, exercise="2b", title="ReLU → GELU with torch.fx.subgraph_rewriter", cases=nested_cases)
 def _rewriter(ctx: Context, cases: list[RewriteCase]) -> str:
-    judge_rewrites(ctx, cases, "relu_to_gelu_pattern")
+    judge_rewrites(ctx, [*cases, *rewriter_cases_always()], "relu_to_gelu_pattern")
     return "the pattern rewrite handles every spelling, a nested nn.ReLU and a ReLU read several times"
 
 
@@ -986,6 +1040,7 @@ class CleanupCase:
     want: Any
     calls: dict
     placeholders: int | None = None
+    hint: str = ""           # the likely cause of the pass raising on this case, added to its message
 
 
 def cleanup_case(fn_name: str, about: str, model: nn.Module, inputs: tuple, calls: dict,
@@ -1177,7 +1232,8 @@ class InPlaceOnConstant(nn.Module):
 
 class UnreadNotInPlace(nn.Module):
     """Calls that take an inplace argument and work out of place, their results unread: F.relu(x) (traced with
-    inplace=False), an nn.ReLU() and an nn.Dropout() module (inplace=False). They change nothing: dead code."""
+    inplace=False), an nn.ReLU() and an nn.Dropout() module (inplace=False); and x.log_softmax(-1), an underscore
+    inside its name, not at its end. They change nothing: dead code."""
 
     def __init__(self):
         super().__init__()
@@ -1188,12 +1244,30 @@ class UnreadNotInPlace(nn.Module):
         F.relu(x - 1)
         self.act(x)
         self.drop(x * 2)
+        x.log_softmax(-1)
         return x.sin()
 
 
+class MaskedConstants(nn.Module):
+    """Constants that are not float: a boolean mask (w > 0), read by two live nodes, and an integer index
+    (w.argsort()). Folded, each keeps its dtype: torch.where takes a boolean condition, indexing an integer index."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        mask = self.w > 0
+        return torch.where(mask, x, -x)[:, self.w.argsort()] + mask
+
+
+DTYPE_HINT = (" Its constants are a boolean mask and an integer index: a folded value keeps the dtype it was computed "
+              "with (torch.where needs a boolean condition, indexing an integer index).")
+
+
 def cleanup_cases_always(fn_name: str) -> list[CleanupCase]:
-    """Checked on every run, the grader's too: in-place calls repeated (dead code), an in-place call on a value computed
-    from parameters alone (constant folding)."""
+    """Checked on every run, the grader's too: in-place calls repeated and unread calls that change nothing (dead code),
+    an in-place call on a value computed from parameters alone and constants that are not float (constant folding)."""
     with seeded(14):
         x = (torch.randn(2, 4),)
     if fn_name == "remove_dead_code":
@@ -1202,12 +1276,16 @@ def cleanup_cases_always(fn_name: str) -> list[CleanupCase]:
                              {"mul": 1, "add_": 2, "sub": 1, "relu": 2, "add": 1}, placeholders=1),
                 cleanup_case("remove_dead_code", "a model whose unread calls take an inplace argument and work out of "
                              "place: F.relu(x - 1) (traced with inplace=False), an nn.ReLU() and an nn.Dropout() module "
-                             "(their inplace is False): they change nothing, so they are dead code", UnreadNotInPlace(), x,
+                             "(their inplace is False), and an unread x.log_softmax(-1) (an underscore inside the name, "
+                             "not at its end): they change nothing, so they are dead code", UnreadNotInPlace(), x,
                              {"sin": 1}, placeholders=1)]
     return [cleanup_case("fold_constants", "a model with g = w * 2 from a parameter, then g.add_(1) in place before g is "
                          "read; two constants computed by the same op (w.sin() and (w * 3).sin(), each read by a live "
                          "node); and a constant w.cos() * 2 that the graph returns as it is (a second output)",
-                         built(15, InPlaceOnConstant), x, {"mul": 2, "add_": 1, "add": 2})]
+                         built(15, InPlaceOnConstant), x, {"mul": 2, "add_": 1, "add": 2}),
+            replace(cleanup_case("fold_constants", "a model whose constants are a boolean mask (w > 0, read by two live "
+                                 "nodes) and an integer index (w.argsort())", built(23, MaskedConstants), x,
+                                 {"where": 1, "neg": 1, "getitem": 1, "add": 1}), hint=DTYPE_HINT)]
 
 
 def dead_code_cases() -> list[CleanupCase]:
@@ -1242,7 +1320,7 @@ def fold_constants_cases() -> list[CleanupCase]:
 def judge_cleanup(ctx: Context, cases: list[CleanupCase]) -> None:
     """Run each case's pass (remove_dead_code or fold_constants) on its model; fail on the first problem."""
     for case in cases:
-        got = pass_on_case(ctx, case.fn_name, case.model, case.inputs, case.about)
+        got = pass_on_case(ctx, case.fn_name, case.model, case.inputs, case.about, case.hint)
         fail_if(cleanup_problems(got, case.fn_name, case.want, case.about, Counter(case.calls), case.placeholders,
                                  reveal=ctx.reveal))
 
@@ -1764,6 +1842,17 @@ class Crash(GraderPass):
         raise ValueError("this pass is broken on purpose")
 
 
+class ReturnsNothing(GraderPass):
+    """Changes the graph it is given and returns None (a forgotten `return gm`): not a GraphModule, so the pipeline has
+    no graph to carry on with, not even the one it gave the pass, which that pass may have left half-changed."""
+
+    name = "returns_nothing"
+
+    def apply(self, gm):
+        gm.graph.lint()
+        return None
+
+
 class AnalysisCrash(GraderPass):
     """Its analyze() raises: a pass that raises before it changes anything (the pipeline must report it as it reports
     a pass whose apply raises)."""
@@ -2282,6 +2371,8 @@ def BAD_PASSES(scale: float = 1.0) -> list[tuple]:
     drift is 0.7 × the tolerance whatever the outputs' size."""
     return [((IdentityPass(), ScaleOutput(1.01, "scale_by_1.01")), "changes the output by 1%"),
             ((Crash(),), "raises ValueError"),
+            ((IdentityPass(), ReturnsNothing()), "returns None, not a GraphModule (a pipeline that carries on with the graph "
+                                                 "it gave the pass has not verified what the pass left)"),
             ((IdentityPass(), CallBeforeInputs()), "leaves a graph that fails lint (a node before its inputs)"),
             ((IdentityPass(), AddDimension()), "adds a leading dimension to the output (its values broadcast equal to "
                                                "the model's: compare shapes, not only values)"),
@@ -2635,6 +2726,48 @@ def harness_cases() -> list[HarnessCase]:
     return [HarnessCase(harness_gallery(), passes + strict), HarnessCase(rewrite_gallery(), rewrites, EXPECTED_HINT)]
 
 
+class LargeOutputs(nn.Module):
+    """Outputs in the hundreds: x.sin() scaled, plus x scaled."""
+
+    def forward(self, x):
+        return x.sin() * 500 + x * 300
+
+
+def _sin_times(gm, factor: float):
+    """x.sin() spelled as torch.sin(x) × factor."""
+    for n in list(gm.graph.nodes):
+        if n.op == "call_method" and n.target == "sin":
+            with gm.graph.inserting_before(n):
+                new = gm.graph.call_function(operator.mul, (gm.graph.call_function(torch.sin, n.args), factor))
+            n.replace_all_uses_with(new)
+            gm.graph.erase_node(n)
+    return _done(gm)
+
+
+def sin_rounded(gm):
+    """Spells x.sin() as torch.sin(x) × (1 + 4e-6): right up to rounding (4e-6 of each value, within rtol=1e-5)."""
+    return _sin_times(gm, 1 + 4e-6)
+
+
+def sin_off_by_1e4(gm):
+    """Spells x.sin() as torch.sin(x) × (1 + 1e-4): 1e-4 of each value off, beyond rtol=1e-5."""
+    return _sin_times(gm, 1 + 1e-4)
+
+
+LARGE_HINT = (" The outputs here are in the hundreds: torch.allclose(got, expected, rtol=tol, atol=tol) allows each "
+              "element atol + rtol × |expected|, so rounding relative to a large value is no error, while a fixed "
+              "absolute tolerance calls it one.")
+
+
+def harness_cases_always() -> list[HarnessCase]:
+    """Checked on every run, the grader's too: outputs in the hundreds, a pass right up to rounding and one that is not."""
+    with seeded(24):
+        x = (torch.randn(6) * 3,)
+    gallery = [gallery_case("large outputs", LargeOutputs(), x)]
+    passes = (harness_pass(sin_rounded, {}), harness_pass(sin_off_by_1e4, {"large outputs": "output"}))
+    return [HarnessCase(gallery, passes, LARGE_HINT)]
+
+
 def plain_harness_row(row: Any) -> dict:
     return {"case": str(row.get("case")), "ok": bool(row.get("ok")), "problem": str(row.get("problem", ""))} \
         if isinstance(row, dict) else {"case": "?", "ok": None, "problem": str(row)}
@@ -2698,7 +2831,7 @@ def harness_problems(got: list, passes: list[HarnessPass], cases: tuple, hint: s
 @register("02.check_pass", points=2, exercise="5", title="a harness that catches broken passes on the edge cases",
           cases=harness_cases)
 def _check_pass(ctx: Context, cases: list[HarnessCase]) -> str:
-    for case in cases:
+    for case in [*cases, *harness_cases_always()]:
         got = ctx.probe(probe_harness, case.gallery, [p.fn for p in case.passes], [p.tol for p in case.passes])
         fail_if(harness_problems(got, list(case.passes), tuple(c["name"] for c in case.gallery), case.hint))
     return "a correct pass passes every case; each broken one is caught on the case that breaks it, for the right reason"

@@ -1062,6 +1062,229 @@ WRONG = [
           'still be off by 1e-5 of itself', 'ex-5',
           ('torch.allclose(got, case["expected"], rtol=tol, atol=tol)', 'torch.allclose(got, case["expected"], atol=tol)'),
           says='tol=1e-07', hidden_says='tol=1e-07'),
+    # ---------------------------------------------------------------- a third fair-grades round: what a learner copying
+    # the course pages would write (a pass's name as a method, the page's analysis keys, its capture check, its fusion
+    # fed the first input only, its node counts of call_function only), state kept from an earlier call, the library
+    # function that does the exercise's job, dtypes, devices, boundaries and tolerances
+    # 1
+    wrong('02.graph_table', 'rows kept in a mutable default argument (rows=[]): every call adds to the rows of the calls '
+          'before', 'ex-1',
+          ('def graph_table(gm):', 'def graph_table(gm, rows=[]):'),
+          ('    rows = []\n    for node in gm.graph.nodes:', '    for node in gm.graph.nodes:'),
+          says='earlier call', hidden_says='earlier call'),
+    wrong('02.graph_table', 'rows sorted by op (placeholders, get_attr, calls, output): the nodes grouped by kind, not in '
+          'graph order', 'ex-1',
+          ('    return rows\n',
+           '    kinds = ["placeholder", "get_attr", "call_module", "call_function", "call_method", "output"]\n'
+           '    return sorted(rows, key=lambda r: kinds.index(r["op"]))\n'),
+          says="graph's order", hidden_says="graph's order"),
+    wrong('02.graph_table', 'parameters and buffers (get_attr nodes) left out of the inputs: only activations counted',
+          'ex-1',
+          ('"inputs": [n.name for n in node.all_input_nodes]', '"inputs": [n.name for n in node.all_input_nodes if n.op != "get_attr"]'),
+          says='inputs', hidden_says='inputs'),
+    wrong('02.graph_table', "the graph tidied first with gm.graph.eliminate_dead_code(): a node nobody reads loses its row, "
+          "and the caller's graph changes", 'ex-1',
+          ('    rows = []\n    for node in gm.graph.nodes:', '    gm.graph.eliminate_dead_code()\n    rows = []\n    for node in gm.graph.nodes:'),
+          says='nobody reads', hidden_says='nobody reads'),
+    # 2a
+    wrong('02.relu_to_gelu', 'nn.ReLU modules swapped with setattr(gm, node.target, nn.GELU()): a dotted target (block.1) '
+          'becomes a new attribute, the nested ReLU stays', 'ex-2a',
+          ('    for node in list(gm.graph.nodes):\n        if not is_relu(gm, node):\n            continue\n',
+           '    for node in list(gm.graph.nodes):\n        if not is_relu(gm, node):\n            continue\n'
+           '        if node.op == "call_module":\n            setattr(gm, node.target, nn.GELU())\n            continue\n'),
+          says='still there', hidden_says='still there'),
+    wrong('02.relu_to_gelu', 'raises when the graph holds no ReLU ("nothing to rewrite"): the empty graph and a graph '
+          'already rewritten fail', 'ex-2a',
+          ('    for node in list(gm.graph.nodes):\n        if not is_relu(gm, node):\n            continue\n',
+           '    if not any(is_relu(gm, n) for n in gm.graph.nodes):\n        raise ValueError("no ReLU to rewrite")\n'
+           '    for node in list(gm.graph.nodes):\n        if not is_relu(gm, node):\n            continue\n'),
+          says='relu_to_gelu raised', hidden_says='relu_to_gelu raised'),
+    # 2b
+    wrong('02.rewriter', 'no pattern for the method spelling x.relu()', 'ex-2b',
+          ('for pattern in (as_function, as_functional, as_method):', 'for pattern in (as_function, as_functional):'),
+          says='still there', hidden_says='still there'),
+    wrong('02.rewriter', 'the nn.ReLU calls normalized without inserting_before: each torch.relu lands after the output '
+          'node, and a pattern rewrite of what reads it can leave a value read before it exists', 'ex-2b',
+          ('            with gm.graph.inserting_before(node):\n                call = gm.graph.call_function(torch.relu, (node.args[0],))\n',
+           '            call = gm.graph.call_function(torch.relu, (node.args[0],))\n'),
+          says='before it (has been defined|exists)', hidden_says='inserting_before'),
+    # 2c
+    wrong('02.fold_conv_bn', 'divides by the variance, not the standard deviation (no square root)', 'ex-2c',
+          ('torch.rsqrt(bn.running_var + bn.eps)', '1 / (bn.running_var + bn.eps)'),
+          says='computes something else', hidden_says='computes something else'),
+    wrong('02.fold_conv_bn', 'the running mean subtracted unscaled: b·s + β − μ instead of s·(b − μ) + β', 'ex-2c',
+          ('(b - bn.running_mean) * s + shift', 'b * s + shift - bn.running_mean'),
+          says='computes something else', hidden_says='computes something else'),
+    wrong('02.fold_conv_bn', 'the scale reshaped to (-1, 1, 1): broadcasting lines it up with the input channels and the '
+          'kernel, not the output channels', 'ex-2c',
+          ('s.reshape(-1, 1, 1, 1)', 's.reshape(-1, 1, 1)'),
+          says='computes something else|raised', hidden_says='computes something else|raised'),
+    wrong('02.fold_conv_bn', "torch.fx.experimental.optimization.fuse, the library's folding, in place of the exercise: "
+          'it folds a batch norm in training mode, and a conv called twice gets one fold for both calls', 'ex-2c',
+          source='\nfrom torch.fx.experimental.optimization import fuse\n\n\ndef fold_conv_bn(gm):\n    return fuse(gm, inplace=True)\n',
+          says='raised|computes something else|batch norm', hidden_says='raised|computes something else|batch norm'),
+    wrong('02.fold_conv_bn', 'training mode judged by gm.training (the whole model), not by each batch norm: a batch norm '
+          'that stays in training mode is folded', 'ex-2c',
+          ('        if bn.training or bn.running_mean is None:', '        if gm.training or bn.running_mean is None:'),
+          says='training mode', hidden_says='training mode'),
+    # 2d
+    wrong('02.dead_code', "has_side_effects memoized by node.name in a module-level dict: a node of another graph with the "
+          "same name ('act') gets the first graph's answer", 'ex-2d',
+          ('def has_side_effects(gm, node):\n    """True when the node must stay even if nothing reads its result."""\n    ### BEGIN SOLUTION\n',
+           '_SEEN = {}\n\n\ndef has_side_effects(gm, node):\n    """True when the node must stay even if nothing reads its result."""\n'
+           '    ### BEGIN SOLUTION\n    if node.name not in _SEEN:\n        _SEEN[node.name] = _side_effects(gm, node)\n'
+           '    return _SEEN[node.name]\n\n\ndef _side_effects(gm, node):\n'),
+          says='still there|in place', hidden_says='still there|in place'),
+    wrong('02.dead_code', "in place judged by an underscore anywhere in the name: an unread x.log_softmax() or "
+          "F.leaky_relu() is kept", 'ex-2d',
+          ('and name.endswith("_") and not name.endswith("__")', 'and "_" in name and not name.startswith("__")'),
+          says='still there', hidden_says='still there'),
+    # 2e
+    wrong('02.fold_constants', "torch.fx.experimental.const_fold.split_const_subgraphs, the library's folding, in place of "
+          'the exercise: it folds random ops too', 'ex-2e',
+          source='\nfrom torch.fx.experimental.const_fold import split_const_subgraphs\n\n\ndef fold_constants(gm):\n'
+                 '    folded = split_const_subgraphs(gm)\n    folded.run_folding()\n    return folded\n',
+          says='should still be there|raised|still there', hidden_says='should still be there|raised|still there'),
+    wrong('02.fold_constants', 'the get_attr node for a folded value created without inserting_before: it lands after the '
+          'output node', 'ex-2e',
+          ('        with gm.graph.inserting_before(node):\n            attr = gm.graph.get_attr(name)\n', '        attr = gm.graph.get_attr(name)\n'),
+          says='used before it has been defined', hidden_says='fold_constants raised'),
+    wrong('02.fold_constants', 'every folded value kept as float ("to be safe"): a boolean mask or an integer index becomes '
+          'float', 'ex-2e',
+          ('gm.register_buffer(name, values[node].detach().clone())', 'gm.register_buffer(name, values[node].detach().clone().float())'),
+          says='keeps the dtype', hidden_says='keeps the dtype'),
+    wrong('02.fold_constants', 'readers rewired one by one, but only the first: a constant read by two live nodes stays for '
+          'the second', 'ex-2e',
+          ('        node.replace_all_uses_with(attr)', '        next(u for u in node.users if u is not attr).replace_input_with(node, attr)'),
+          says='a second time|still there', hidden_says='a second time|still there'),
+    # 3
+    wrong('02.node_costs', 'tensor_bytes tests for a tuple before TensorMetadata (itself a named tuple): every tensor counts '
+          '0 bytes', 'ex-3',
+          ('    if isinstance(meta, TensorMetadata):\n        return math.prod(meta.shape) * meta.dtype.itemsize\n'
+           '    if isinstance(meta, (list, tuple)):\n        return sum(tensor_bytes(m) for m in meta)\n',
+           '    if isinstance(meta, (list, tuple)):\n        return sum(tensor_bytes(m) for m in meta)\n'
+           '    if isinstance(meta, TensorMetadata):\n        return math.prod(meta.shape) * meta.dtype.itemsize\n'),
+          says='bytes', hidden_says='bytes'),
+    wrong('02.node_costs', 'intensity with integer division (flops // bytes)', 'ex-3',
+          ('intensity = flops / moved if moved else 0.0', 'intensity = flops // moved if moved else 0'),
+          says='intensity', hidden_says='intensity'),
+    wrong('02.node_costs', 'ShapeProp given the tuple of inputs as one argument (propagate(example))', 'ex-3',
+          ('ShapeProp(gm).propagate(*example)', 'ShapeProp(gm).propagate(example)'),
+          says='node_costs raised', hidden_says='node_costs raised'),
+    wrong('02.node_costs', 'the ridge argument ignored: the ridge measured on the learner\'s machine hard-coded '
+          '(intensity < 12)', 'ex-3',
+          ('"memory_bound": intensity < ridge', '"memory_bound": intensity < 12.0'),
+          says='memory_bound', hidden_says='memory_bound'),
+    wrong('02.node_costs', 'bytes per element from an empty CUDA tensor (the GPU the learner has): on a machine without '
+          'one it raises', 'ex-3',
+          ('return math.prod(meta.shape) * meta.dtype.itemsize',
+           'return math.prod(meta.shape) * torch.empty((), dtype=meta.dtype, device="cuda").element_size()'),
+          says='node_costs raised', hidden_says='node_costs raised'),
+    wrong('02.node_costs', "FLOPs from the input's elements, not the output's", 'ex-3',
+          ('    out = math.prod(meta.shape)\n',
+           '    first_in = node.args[0].meta.get("tensor_meta") if node.args and isinstance(node.args[0], fx.Node) else None\n'
+           '    out = math.prod(first_in.shape) if isinstance(first_in, TensorMetadata) else math.prod(meta.shape)\n'),
+          says='flops', hidden_says='flops'),
+    # 4a
+    wrong('02.passes', "name written as a method (def name(self): return ...), as the course page's FusionPass does",
+          'ex-4a',
+          ('    name = "relu_to_gelu"\n', '    def name(self):\n        return "relu_to_gelu"\n'),
+          ('    name = "fold_conv_bn"\n', '    def name(self):\n        return "fold_conv_bn"\n'),
+          ('    name = "fold_constants"\n', '    def name(self):\n        return "fold_constants"\n'),
+          ('    name = "dead_code"\n', '    def name(self):\n        return "dead_code"\n'),
+          says='needs a `name`', hidden_says='needs a `name`'),
+    wrong('02.passes', "analyze reports the course page's key (num_fusible_groups), not 'matches'", 'ex-4a',
+          ('return {"matches": sum(is_relu(gm, n) for n in gm.graph.nodes)}',
+           'return {"num_fusible_groups": sum(is_relu(gm, n) for n in gm.graph.nodes)}'),
+          says="'matches'", hidden_says="'matches'"),
+    wrong('02.passes', 'FoldConstants.analyze counts every node the dry run removes (ops left out): the get_attr nodes it '
+          'adds and drops count too', 'ex-4a',
+          ('return {"matches": nodes_removed(fold_constants, gm, ops=("call_function", "call_method"))}',
+           'return {"matches": nodes_removed(fold_constants, gm)}'),
+          says='sites', hidden_says='sites'),
+    wrong('02.passes', 'nodes_removed compares each op with the tuple ops by == : with ops given, no node counts', 'ex-4a',
+          ('count = lambda g: sum(ops is None or n.op in ops for n in g.graph.nodes)',
+           'count = lambda g: sum(ops is None or n.op == ops for n in g.graph.nodes)'),
+          says='sites', hidden_says='sites'),
+    wrong('02.passes', 'nodes_removed with its sign reversed (after − before): a pass that removes nodes reports a negative '
+          'count', 'ex-4a',
+          ('    return count(gm) - count(fn(copy.deepcopy(gm)))', '    return count(fn(copy.deepcopy(gm))) - count(gm)'),
+          says='sites', hidden_says='sites'),
+    wrong('02.passes', "DeadCode.analyze counts call_function nodes only, as the course page's test counts ops: dead "
+          'methods, modules and get_attr nodes are not counted', 'ex-4a',
+          ('return {"matches": nodes_removed(remove_dead_code, gm)}', 'return {"matches": nodes_removed(remove_dead_code, gm, ops=("call_function",))}'),
+          says='sites', hidden_says='sites'),
+    # 4b
+    wrong('02.pipeline', "verification as the course page's capture check: assert torch.allclose(ref, out, atol=tol), an "
+          'AssertionError outside the try', 'ex-4b',
+          ('        pairs = list(zip(leaves(out), leaves(reference)))\n',
+           '        assert all(torch.allclose(a, b, atol=tol) for a, b in zip(leaves(reference), leaves(out))), "output divergence detected"\n'
+           '        pairs = list(zip(leaves(out), leaves(reference)))\n'),
+          says='PassVerificationError|keep the outputs', hidden_says='PassVerificationError|keep the outputs'),
+    wrong('02.pipeline', 'a pass that returns None keeps the graph before it (gm = p.apply(gm) or gm)', 'ex-4b',
+          ('            gm = p.apply(gm)\n            gm.graph.lint()', '            gm = p.apply(gm) or gm\n            gm.graph.lint()'),
+          says='returns None.*without an error', hidden_says='without an error'),
+    wrong('02.pipeline', 'nodes_before counted once, before the first pass', 'ex-4b',
+          ('    report = []\n    for p in passes:\n        before = len(gm.graph.nodes)\n',
+           '    report = []\n    before = len(gm.graph.nodes)\n    for p in passes:\n'),
+          says=r'Count len\(gm\.graph\.nodes\) before the pass', hidden_says=r'Count len\(gm\.graph\.nodes\) before the pass'),
+    wrong('02.pipeline', 'outputs compared with torch.equal: rounding counts as a broken pass', 'ex-4b',
+          ('        if not diff <= tol * scale:', '        if not all(torch.equal(a, b) for a, b in pairs):'),
+          says='run_pipeline raised PassVerificationError', hidden_says='run_pipeline raised PassVerificationError'),
+    wrong('02.pipeline', 'torch.testing.assert_close with its own default tolerances: tol ignored', 'ex-4b',
+          ('        if not diff <= tol * scale:',
+           '        try:\n            for a, b in pairs:\n                torch.testing.assert_close(a, b)\n            ok = True\n'
+           '        except AssertionError:\n            ok = False\n        if not ok:'),
+          says='run_pipeline raised|tol', hidden_says='run_pipeline raised|tol'),
+    wrong('02.pipeline', 'outputs compared flattened into one vector (numbers of elements, not shapes): a pass that adds a '
+          'dimension goes through', 'ex-4b',
+          ('        if len(leaves(out)) != len(leaves(reference)) or any(a.shape != b.shape for a, b in pairs):',
+           '        if sum(a.numel() for a in leaves(out)) != sum(b.numel() for b in leaves(reference)):'),
+          says='without an error', hidden_says='without an error'),
+    wrong('02.pipeline', 'the report kept in a module-level list, never emptied: a second call returns the rows of the '
+          'first too', 'ex-4b',
+          ('    report = []\n    for p in passes:', '    report = _REPORT\n    for p in passes:'),
+          ('def run_pipeline(model, example, passes, tol=1e-4):', '_REPORT = []\n\n\ndef run_pipeline(model, example, passes, tol=1e-4):'),
+          says='one dict per pass', hidden_says='one dict per pass'),
+    wrong('02.pipeline', "max_abs_diff measured against the previous pass's outputs, not the original model's", 'ex-4b',
+          ('        report.append({"pass": p.name,',
+           '        previous = locals().get("previous", reference)\n'
+           '        diff = max([0.0] + [(a - b).abs().max().item() for a, b in zip(leaves(out), leaves(previous))])\n'
+           '        previous = out\n        report.append({"pass": p.name,'),
+          says='max_abs_diff', hidden_says='max_abs_diff'),
+    # 5
+    wrong('02.check_pass', "the rewritten graph run on the first input only (gm(case['inputs'][0])), as the course page's "
+          'fusion passed only the first input', 'ex-5',
+          ('got = gm(*case["inputs"])', 'got = gm(case["inputs"][0])'),
+          says='where it is correct', hidden_says='where it is correct'),
+    wrong('02.check_pass', 'idempotence compared with the trace before the first run: a pass that rewrites anything looks '
+          'not idempotent', 'ex-5',
+          ('        try:\n            gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"])))\n',
+           '        try:\n            traced = fx.symbolic_trace(copy.deepcopy(case["model"]))\n            original = signature(traced)\n'
+           '            gm = pass_fn(traced)\n'),
+          ('        first = signature(gm)\n', '        first = original\n'),
+          says='where it is correct', hidden_says='where it is correct'),
+    wrong('02.check_pass', 'rows kept in a mutable default argument (rows=[]): each call returns the rows of the calls '
+          'before too', 'ex-5',
+          ('def check_pass(pass_fn, cases, tol=1e-5):', 'def check_pass(pass_fn, cases, tol=1e-5, rows=[]):'),
+          ('    rows = []\n    for case in cases:', '    for case in cases:'),
+          says='one row per case', hidden_says='one row per case'),
+    wrong('02.check_pass', 'only RuntimeError caught: a pass that raises ValueError escapes the harness', 'ex-5',
+          ('            gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"])))\n        except Exception as err:',
+           '            gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"])))\n        except RuntimeError as err:'),
+          says='check_pass itself raised', hidden_says='check_pass itself raised'),
+    wrong('02.check_pass', 'outputs compared by the largest absolute difference alone (max |got − expected| <= tol): no '
+          'rtol, so large outputs get no relative slack', 'ex-5',
+          ('torch.allclose(got, case["expected"], rtol=tol, atol=tol)', '(got - case["expected"]).abs().max().item() <= tol'),
+          says='where it is correct.*atol \\+ rtol', hidden_says='where it is correct.*atol \\+ rtol'),
+    wrong('02.check_pass', "a second run that raises reported as 'raised', not 'idempotent'", 'ex-5',
+          ('return f"idempotent: the second run raised {type(err).__name__}: {err}"',
+           'return f"raised on the second run: {type(err).__name__}: {err}"'),
+          says="should start with 'idempotent'", hidden_says="should start with 'idempotent'"),
+    wrong('02.check_pass', 'stops at the first case with a problem: the cases after it get no row', 'ex-5',
+          ('        rows.append({"case": case["name"], "ok": problem == "", "problem": problem})\n',
+           '        rows.append({"case": case["name"], "ok": problem == "", "problem": problem})\n        if problem:\n            break\n'),
+          says='one row per case', hidden_says='one row per case'),
 ]
 
 # ---------------------------------------------------------------- correct answers written another way
@@ -1346,6 +1569,45 @@ def check_pass(pass_fn, cases, tol=1e-5):
     return out
 '''
 
+ANOTHER_EX_1_COMPREHENSION = '''
+def graph_table(gm):
+    text = lambda t: t if isinstance(t, str) else f"{t.__module__}.{t.__name__}"
+    return [{"name": n.name, "op": n.op, "target": text(n.target), "inputs": [i.name for i in n.all_input_nodes],
+             "users": [u.name for u in n.users]} for n in gm.graph.nodes]
+'''
+
+ANOTHER_EX_2A_TRANSFORMER = '''
+def is_relu(gm, node):
+    if node.op == "call_module":
+        return type(gm.get_submodule(node.target)) is nn.ReLU
+    name = getattr(node.target, "__name__", node.target)
+    return node.op in ("call_function", "call_method") and name in ("relu", "relu_")
+
+
+class _ToGelu(fx.Transformer):
+    def call_function(self, target, args, kwargs):
+        if target in (torch.relu, torch.relu_, F.relu):
+            return F.gelu(args[0] if args else kwargs["input"])
+        return super().call_function(target, args, kwargs)
+
+    def call_method(self, target, args, kwargs):
+        if target in ("relu", "relu_"):
+            return F.gelu(args[0])
+        return super().call_method(target, args, kwargs)
+
+    def call_module(self, target, args, kwargs):
+        if isinstance(self.fetch_attr(target), nn.ReLU):
+            return F.gelu(args[0])
+        return super().call_module(target, args, kwargs)
+
+
+def relu_to_gelu(gm):
+    new = _ToGelu(gm).transform()
+    new.graph.lint()
+    new.recompile()
+    return new
+'''
+
 RIGHT = [
     right('02.graph_table', 'inputs gathered with fx.node.map_arg, targets by __name__, users sorted', 'ex-1',
           source=ANOTHER_EX_1),
@@ -1446,4 +1708,79 @@ RIGHT = [
     right('02.passes', 'nodes_removed dry-runs on fx.GraphModule(gm, copy.deepcopy(gm.graph)): a new module around a copy '
           'of the graph', 'ex-4a',
           ('    return count(gm) - count(fn(copy.deepcopy(gm)))', '    return count(gm) - count(fn(fx.GraphModule(gm, copy.deepcopy(gm.graph))))')),
+    # a third fair-grades round
+    right('02.graph_table', "a list comprehension; a function's target as its module and name (f'{t.__module__}.{t.__name__}')",
+          'ex-1', source=ANOTHER_EX_1_COMPREHENSION),
+    right('02.relu_to_gelu', 'a torch.fx.Transformer that emits F.gelu for every ReLU and returns a new GraphModule; is_relu '
+          "by the function's __name__", 'ex-2a', source=ANOTHER_EX_2A_TRANSFORMER),
+    right('02.relu_to_gelu', 'the graph walked as it is, no list() copy (erasing the node the loop stands on is safe in FX)',
+          'ex-2a',
+          ('    for node in list(gm.graph.nodes):\n        if not is_relu(gm, node):', '    for node in gm.graph.nodes:\n        if not is_relu(gm, node):')),
+    right('02.relu_to_gelu', "nn.ReLU modules swapped for nn.GELU on their parent in the GraphModule (setattr(gm.get_submodule("
+          "owner), name, ...)): the trace holds containers of its own, not the model's", 'ex-2a',
+          ('    for node in list(gm.graph.nodes):\n        if not is_relu(gm, node):\n            continue\n',
+           '    for node in list(gm.graph.nodes):\n        if not is_relu(gm, node):\n            continue\n'
+           '        if node.op == "call_module":\n            owner, _, attr = node.target.rpartition(".")\n'
+           '            setattr(gm.get_submodule(owner), attr, nn.GELU())\n            continue\n')),
+    right('02.rewriter', 'nn.ReLU calls normalized to the method x.relu(), which the method pattern then matches', 'ex-2b',
+          ('call = gm.graph.call_function(torch.relu, (node.args[0],))', 'call = gm.graph.call_method("relu", (node.args[0],))')),
+    right(('02.fold_conv_bn', '02.passes'), "the batch-norm node pointed at the folded conv and given the conv's input; the "
+          'conv node erased', 'ex-2c',
+          ('        conv_node.target = name\n        bn_node.replace_all_uses_with(conv_node)\n        gm.graph.erase_node(bn_node)\n',
+           '        bn_node.target, bn_node.args, bn_node.kwargs = name, conv_node.args, conv_node.kwargs\n        gm.graph.erase_node(conv_node)\n')),
+    right(('02.fold_conv_bn', '02.passes'), "the scale and bias worked out in float64, cast back to the conv's dtype", 'ex-2c',
+          ('            s = torch.rsqrt(bn.running_var + bn.eps)\n', '            s = torch.rsqrt(bn.running_var.double() + bn.eps)\n'),
+          ('            folded.weight = nn.Parameter(conv.weight * s.reshape(-1, 1, 1, 1))\n'
+           '            folded.bias = nn.Parameter((b - bn.running_mean) * s + shift)\n',
+           '            folded.weight = nn.Parameter((conv.weight * s.reshape(-1, 1, 1, 1)).to(conv.weight.dtype))\n'
+           '            folded.bias = nn.Parameter(((b - bn.running_mean) * s + shift).to(conv.weight.dtype))\n')),
+    right(('02.dead_code', '02.fold_constants'), 'dead code removed by recursion: erasing a node tries its inputs next',
+          'ex-2d',
+          ('    changed = True\n    while changed:\n        changed = False\n        for node in reversed(list(gm.graph.nodes)):\n'
+           '            if node.op not in ("placeholder", "output") and not node.users and not has_side_effects(gm, node):\n'
+           '                gm.graph.erase_node(node)\n                changed = True\n',
+           '    gone = set()\n\n    def drop(node):\n'
+           '        if node in gone or node.op in ("placeholder", "output") or node.users or has_side_effects(gm, node):\n'
+           '            return\n        inputs = node.all_input_nodes\n        gm.graph.erase_node(node)\n        gone.add(node)\n'
+           '        for i in inputs:\n            drop(i)\n\n    for node in reversed(list(gm.graph.nodes)):\n        drop(node)\n')),
+    right(('02.dead_code', '02.fold_constants', '02.passes'), 'remove_dead_code returns a new GraphModule built around the '
+          'cleaned graph (fx.GraphModule(gm, gm.graph))', 'ex-2d',
+          ('    gm.delete_all_unused_submodules()\n    gm.graph.lint()\n    gm.recompile()\n    return gm\n    ### END SOLUTION',
+           '    new = fx.GraphModule(gm, gm.graph)\n    new.graph.lint()\n    return new\n    ### END SOLUTION')),
+    right(('02.fold_constants', '02.passes'), "a get_attr's value found with functools.reduce(getattr, target.split('.'), gm)",
+          'ex-2e',
+          ('            owner, _, attr = node.target.rpartition(".")\n            values[node] = getattr(gm.get_submodule(owner) if owner else gm, attr)',
+           '            values[node] = functools.reduce(getattr, node.target.split("."), gm)')),
+    right('02.node_costs', "a tensor's bytes as the nbytes of an empty tensor of its shape and dtype on the meta device",
+          'ex-3',
+          ('return math.prod(meta.shape) * meta.dtype.itemsize', 'return torch.empty(meta.shape, dtype=meta.dtype, device="meta").nbytes')),
+    right('02.node_costs', 'the FLOPs of each node measured with FlopCounterMode while an fx.Interpreter runs it', 'ex-3',
+          ('def node_flops(gm, node):\n    """FLOPs of one node: matrix products and convolutions (2 per multiply-add); 0 for the rest."""\n    ### BEGIN SOLUTION\n',
+           'def node_flops(gm, node):\n    """FLOPs of one node: matrix products and convolutions (2 per multiply-add); 0 for the rest."""\n'
+           '    ### BEGIN SOLUTION\n    return _MEASURED.get(node, 0)\n\n\ndef _unused(gm, node):\n'),
+          ('    with torch.no_grad():\n        ShapeProp(gm).propagate(*example)\n',
+           '    with torch.no_grad():\n        ShapeProp(gm).propagate(*example)\n        _MEASURED.clear()\n'
+           '        interp = fx.Interpreter(gm)\n        run_node = interp.run_node\n\n        def counted(n):\n'
+           '            with FlopCounterMode(display=False) as counter:\n                result = run_node(n)\n'
+           '            _MEASURED[n] = counter.get_total_flops() if n.op.startswith("call") else 0\n            return result\n'
+           '        interp.run_node = counted\n        interp.run(*example)\n'),
+          ('def tensor_bytes(meta):', '_MEASURED = {}\n\n\ndef tensor_bytes(meta):')),
+    right('02.passes', 'names given in __init__; ReluToGelu.analyze with graph.find_nodes per spelling', 'ex-4a',
+          ('    name = "relu_to_gelu"\n\n    def analyze(self, gm):\n        ### BEGIN SOLUTION\n'
+           '        return {"matches": sum(is_relu(gm, n) for n in gm.graph.nodes)}',
+           '    def __init__(self):\n        self.name = "relu_to_gelu"\n\n    def analyze(self, gm):\n        ### BEGIN SOLUTION\n'
+           '        found = [*gm.graph.find_nodes(op="call_function", target=torch.relu),\n'
+           '                 *gm.graph.find_nodes(op="call_function", target=F.relu),\n'
+           '                 *gm.graph.find_nodes(op="call_method", target="relu"),\n'
+           '                 *(n for n in gm.graph.find_nodes(op="call_module") if isinstance(gm.get_submodule(n.target), nn.ReLU))]\n'
+           '        return {"matches": len(found)}')),
+    right('02.passes', 'nodes_removed dry-runs the pass on a fresh trace of gm (fx.symbolic_trace(gm)), not a deep copy',
+          'ex-4a',
+          ('    return count(gm) - count(fn(copy.deepcopy(gm)))', '    return count(gm) - count(fn(fx.symbolic_trace(gm)))')),
+    right('02.pipeline', 'each pass applied to a deep copy of the graph the previous pass left', 'ex-4b',
+          ('            gm = p.apply(gm)\n            gm.graph.lint()', '            gm = p.apply(copy.deepcopy(gm))\n            gm.graph.lint()')),
+    right('02.check_pass', 'the rows as one list comprehension over the verdicts', 'ex-5',
+          ('    rows = []\n    for case in cases:\n        problem = verdict(case)\n'
+           '        rows.append({"case": case["name"], "ok": problem == "", "problem": problem})\n    return rows\n',
+           '    return [{"case": c["name"], "ok": not p, "problem": p} for c, p in ((c, verdict(c)) for c in cases)]\n')),
 ]
