@@ -223,7 +223,7 @@ def probe_sweep(learner: Learner, sweep_sizes: list[int], notebook_rows: bool, s
 
     op = RecordingOp(sleep_ms)
     with watching_bench(op) as measured, bench.wall_clock_only():     # CPU time would miss the op's sleep
-        info["rows"] = call(learner, "time_op_sweep", op, list(sweep_sizes))
+        info["rows"] = call(learner, "time_op_sweep", op, list(sweep_sizes), explain=no_cuda_here)
     info.update(measured, grad=op.grad, device=str(learner.value("device")) if learner.has("device") else None)
     info["seen"] = sorted(set(op.seen))
     info["calls"] = {n: op.seen.count(n) for n in info["seen"]}
@@ -232,6 +232,16 @@ def probe_sweep(learner: Learner, sweep_sizes: list[int], notebook_rows: bool, s
     if notebook_rows:
         info["op_rows"] = learner.value("op_rows")
     return info
+
+
+def no_cuda_here(err: Exception) -> str | None:
+    """What to say when the sweep called CUDA on a machine without it (a timing loop that synchronises the GPU
+    whatever the device, as course pages write it)."""
+    if "CUDA" in str(err) and not torch.cuda.is_available():
+        return ("`time_op_sweep` called CUDA on a machine without it (torch.cuda.synchronize() or a tensor made on "
+                "\"cuda\", whatever `device` is): time each size with bench.measure(op, x), which synchronises the "
+                "device the tensor is on, and make the tensors on `device`.")
+    return None
 
 
 ELSEWHERE = "meta"    # another device than the notebook's, on every machine: tensors of shapes alone, no data
@@ -309,6 +319,11 @@ def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None, calls:
         low = min(rows, key=lambda r: r["q25_us"])
         if low["q25_us"] < sleep_us:
             key = "median_us" if low["median_us"] < sleep_us else "q25_us"
+            if all(isinstance(r["numel"], int) and r[key] * r["numel"] >= sleep_us for r in rows):
+                return [f"time_op_sweep says the grader's op took {low[key]:.3g} µs ({key}) on {low['numel']} "
+                        f"elements, but it sleeps at least {sleep_us:g} µs on every call, whatever the size: a time "
+                        "per element? Report the time of one call of the op on the whole tensor (per call, not per "
+                        "element), in microseconds: bench.measure's median_ms × 1e3."]
             return [f"time_op_sweep says the grader's op took {low[key]:.3g} µs ({key}) on {low['numel']} element(s), "
                     f"but it sleeps at least {sleep_us:g} µs on every call. Report microseconds, the median and both "
                     "quartiles: bench.measure gives milliseconds (median_ms, q25_ms, q75_ms: each × 1e3), "
@@ -484,6 +499,9 @@ DEFINITION_KNEE_CASES = (
     KneeCase(rows_of({1: 5.0, 10: 12.0, 100: 5.0, 1000: 30.0, 10000: 9.0, 100000: 11.0}), 5.0, 10,
              "rows where one of the three smallest sizes is already beyond factor × the floor, and a larger size "
              "falls back below it"),
+    KneeCase(rows_of({1: 12.0, 10: 5.0, 100: 5.0, 1000: 6.0, 10000: 30.0}), 5.0, 1,
+             "rows where the smallest size itself is beyond factor × the floor (a slow call on one element, which "
+             "is a size like any other: the knee can be the smallest size)"),
 )
 
 
@@ -523,17 +541,22 @@ def probe_fit(learner: Learner, point_lists: list[tuple], chain_rows: bool) -> d
     return info
 
 
+FIT_ROUNDING = 0.0051   # µs: a slope or intercept rounded to two decimals (round(slope, 2)) is still the line
+
+
 def fit_problems(fits: list, cases: list[FitCase], reveal: bool) -> list[str]:
     """Wrong answers of the learner's least-squares fit."""
     for got, case in zip(fits, cases):
         if not (isinstance(got, list) and len(got) == 2):
             return [f"fit_per_op_us should return (slope, intercept); it returned {got!r}."]
         s, b = got
-        # float32 arithmetic (torch's default dtype) is as right as float64: a tolerance of 1e-4 of the times' scale
+        # float32 arithmetic (torch's default dtype) is as right as float64: a tolerance of 1e-4 of the times' scale;
+        # and a line rounded to 0.01 µs, as the notebook prints it, is the same line (FIT_ROUNDING)
         scale = max(abs(y) for _, y in case.points) or 1.0
-        near = lambda v, want: math.isclose(v, want, rel_tol=1e-4, abs_tol=1e-4 * scale)
+        near = lambda v, want: math.isclose(v, want, rel_tol=1e-4, abs_tol=max(1e-4 * scale, FIT_ROUNDING))
         if not (near(s, case.slope) and near(b, case.intercept)):
-            said = f"returned ({s:.4g}, {b:.4g}); the least-squares line is {case.slope:g}·k + {case.intercept:g}" if reveal \
+            line = f"{case.slope:g}·k {'−' if case.intercept < 0 else '+'} {abs(case.intercept):g}"
+            said = f"returned ({s:.4g}, {b:.4g}); the least-squares line is {line}" if reveal \
                 else "returned another line"
             return [f"on {case.about}, fit_per_op_us {said}."]
     return []
@@ -558,7 +581,10 @@ PUBLIC_FIT_CASES = [_line(3.0, 1.5, (1, 2, 4, 8), "points exactly on 3·k + 1.5"
                     _line(0.25, 10.0, (1, 3, 5), "points exactly on 0.25·k + 10"),
                     _line(5.0, 0.0, (2, 4, 6, 8, 10), "points exactly on 5·k"),
                     FitCase(((1, 5.0), (2, 9.0), (3, 10.0)), 2.5, 3.0, "the points (1, 5), (2, 9), (3, 10)"),
-                    FitCase(((1, 4.0), (2, 7.0), (4, 9.0)), 11 / 7, 3.0, "the points (1, 4), (2, 7), (4, 9)")]
+                    FitCase(((1, 4.0), (2, 7.0), (4, 9.0)), 11 / 7, 3.0, "the points (1, 4), (2, 7), (4, 9)"),
+                    # a line of noisy chains can come out below zero: the fit reports it, it does not clamp it
+                    _line(2.0, -1.0, (1, 2, 4, 8), "points exactly on 2·k − 1 (a negative intercept, as noise can give)"),
+                    _line(-0.5, 9.0, (1, 2, 4, 8), "points exactly on −0.5·k + 9 (times that fall with k, as noise can give)")]
 
 
 @register("01.per_op", points=2, exercise="1", title="the overhead adds up per op in a chain",
@@ -735,16 +761,40 @@ def probe_recording(learner: Learner, fn: Callable, x: torch.Tensor) -> dict:
         out = torch.compile(fn, backend=backend)(x)
     kept = list(graphs)
     with torch._dynamo.config.patch(recompile_limit=1), watching_explain(learner) as asked:
-        counts = [call(learner, "count_graphs", fn, x, explain=stopped_at_break) for _ in range(2)]
-    two = call(learner, "count_graphs", two_inputs, x, x.flip(0), explain=stopped_at_break,
+        counts = [call(learner, "count_graphs", fn, x, explain=graphs_not_counted) for _ in range(2)]
+    two = call(learner, "count_graphs", two_inputs, x, x.flip(0), explain=graphs_not_counted,
                hint=" count_graphs(fn, *args) calls the compiled fn once on all the arguments it is given: fn(*args).")
-    same = call(learner, "count_graphs", same_twice, x, explain=stopped_at_break)
+    same = call(learner, "count_graphs", same_twice, x, explain=graphs_not_counted)
     again = call(learner, "make_recording_backend")
     fresh = isinstance(again, tuple) and len(again) == 2 and again[1] is not graphs and hasattr(again[1], "__len__") \
         and len(again[1]) == 0
     return {"out": out, "n": len(kept), "all_gm": all(isinstance(g, torch.fx.GraphModule) for g in kept),
             "types": [type(g).__name__ for g in kept], "count": counts[0], "again": counts[1], "fresh": fresh,
             "two_inputs": two, "same_twice": same, "explained": asked["explain"] > 0 and asked["backends"] == 0}
+
+
+def backend_failed(label: str) -> Callable[[Exception], str | None]:
+    """What to say when a backend raised inside Dynamo's compile (BackendCompilerFailed): its own error, and the usual
+    cause, mode= or options= given beside a backend of one's own (torch.compile hands them to the backend)."""
+    def explain(err: Exception) -> str | None:
+        from torch._dynamo.exc import BackendCompilerFailed
+
+        if not isinstance(err, BackendCompilerFailed):
+            return None
+        inner = getattr(err, "inner_exception", None)
+        said = str(inner).splitlines()[0][:120] if inner is not None and str(inner).strip() else ""
+        if "argument 'mode'" in said or "argument 'options'" in said:     # the only text shown: it names no case
+            return (f"`{label}`: the backend raised while Dynamo compiled ({type(inner).__name__}: {said}). "
+                    "torch.compile hands mode= and options= to the backend as arguments, and only Inductor takes "
+                    "them: compile with the backend alone, torch.compile(fn, backend=...).")
+        return (f"`{label}`: the backend raised {type(inner or err).__name__} while Dynamo compiled: it is called as "
+                "backend(gm, example_inputs) and must return something that runs the graph.")
+    return explain
+
+
+def graphs_not_counted(err: Exception) -> str | None:
+    """count_graphs raised: at a graph break under fullgraph=True, or in its backend."""
+    return stopped_at_break(err) or backend_failed("count_graphs")(err)
 
 
 def stopped_at_break(err: Exception) -> str | None:
@@ -899,6 +949,15 @@ def no_break_problems(got: dict, inputs: list[torch.Tensor]) -> list[str]:
                 problems.append(f"{name} does not compile with fullgraph=True ({result}).")
                 break
             want = ref(x)
+            if not isinstance(result, torch.Tensor):
+                problems.append(f"{name} returns a {type(result).__name__}, not a tensor: {BREAKERS[name]} returns a "
+                                "tensor, and so should it.")
+                break
+            if result.dtype != want.dtype:
+                problems.append(f"{name} returns {str(result.dtype).removeprefix('torch.')} where {BREAKERS[name]} "
+                                f"returns {str(want.dtype).removeprefix('torch.')} (on the input's own dtype): compute "
+                                "in the input's dtype, without converting it (.double(), .float(), .to(...)).")
+                break
             if result.shape != want.shape or not torch.allclose(result, want, atol=1e-5):
                 signs = "of both signs" if (x > 0).any() and (x < 0).any() else "of one sign"
                 size = "all below 1 in magnitude" if x.abs().max() <= 1 else "some above 1 in magnitude"
@@ -1018,12 +1077,15 @@ def probe_count(learner: Learner, fn: Callable, calls: list, also: list = ()) ->
     warm = torch.compile(fn, backend="eager")     # the function compiled before: a count that does not start from a
     for args in calls:                             # reset Dynamo is then wrong
         warm(*args)
-    counted = call(learner, "count_compiles", fn, list(calls))
-    info = {"counted": counted, "again": call(learner, "count_compiles", fn, list(calls)), "also": [], "raised": []}
+    failed = backend_failed("count_compiles")
+    counted = call(learner, "count_compiles", fn, list(calls), explain=failed)
+    info = {"counted": counted, "again": call(learner, "count_compiles", fn, list(calls), explain=failed), "also": [],
+            "raised": []}
     for f, c in also:            # what these raise is judged after the counts above (a wrong count says more)
         try:
             info["also"].append(call(learner, "count_compiles", f, list(c), hint=" count_compiles makes each call with "
-                                     "all of its arguments, compiled(*args), however many the function takes."))
+                                     "all of its arguments, compiled(*args), however many the function takes.",
+                                     explain=failed))
         except LearnerError as err:
             info["also"].append(None)
             info["raised"].append(str(err))

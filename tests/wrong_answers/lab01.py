@@ -1002,3 +1002,227 @@ def predicted_speedup(n_ops):
 
 WRONG += ROUND5
 RIGHT += ROUND5_RIGHT
+
+
+# ---------------------------------------------------------------- round 6 ("fair grades"): what a learner copying the
+# course pages writes (their benchmark() helper in ms, torch.cuda.synchronize() on any machine, torch._dynamo.optimize,
+# torch._dynamo.export, the page's comparison table read into the table's words, mode= beside a backend of one's own),
+# and the usual slips the earlier rounds did not try: a time per element, a clamp on the fit, the smallest size never
+# the knee, state kept in a cache or a mutable default, a float64 result, a Dim fixed at the notebook's max_batch.
+SWEEP_BODY = '        t = bench.measure(op, x, label=f"{n}")\n        ' + SWEEP_ROW
+COUNT_BODY = ('    counter = CompileCounter()\n    compiled = torch.compile(fn, backend=counter)\n    for args in calls:\n'
+              '        compiled(*args)\n    return counter.frame_count')
+
+ROUND6 = [
+    # ---- dispatch
+    late('01.dispatch', "the page's benchmark() helper ported: 10 warm-up calls, the mean of 100 in one perf_counter block, in ms", 'ex-1',
+         (SWEEP_BODY,
+          '        for _ in range(10):\n            op(x)\n        if device.type == "cuda":\n            torch.cuda.synchronize()\n'
+          '        t0 = time.perf_counter()\n        for _ in range(100):\n            op(x)\n        if device.type == "cuda":\n'
+          '            torch.cuda.synchronize()\n        ms = (time.perf_counter() - t0) / 100 * 1000\n'
+          '        rows.append({"numel": n, "median_us": ms, "q25_us": ms, "q75_us": ms})'),
+         says='microseconds', hidden_says='microseconds'),
+    late('01.dispatch', 'the time per element (median over numel), not per call', 'ex-1',
+         (SWEEP_ROW, 'rows.append({"numel": n, "median_us": t.median_ms * 1e3 / n, "q25_us": t.q25_ms * 1e3 / n, "q75_us": t.q75_ms * 1e3 / n})'),
+         says='per element', hidden_says='per element'),
+    late('01.dispatch', 'the tensors made on CUDA when it is there, else the CPU (not on `device`)', 'ex-1',
+         ('x = torch.randn(n, device=device)', 'x = torch.randn(n, device="cuda" if torch.cuda.is_available() else "cpu")'),
+         says='not on `device`', hidden_says='not on `device`'),
+    late('01.dispatch', 'the knee as the last size still within factor × the floor (the size before the work takes over)', 'ex-1',
+         (KNEE, 'next((a["numel"] for a, b in zip(sorted(rows, key=lambda r: r["numel"]), sorted(rows, key=lambda r: r["numel"])[1:]) if b["median_us"] > factor * floor), None)'),
+         says='smallest size whose time is strictly more', hidden_says='first_size_beyond_overhead is wrong'),
+    late('01.dispatch', 'the knee searched from the second size on (the smallest size taken as the reference, never the knee)', 'ex-1',
+         (KNEE, KNEE.replace('sorted(rows, key=lambda r: r["numel"])', 'sorted(rows, key=lambda r: r["numel"])[1:]')),
+         says='smallest size whose time is strictly more', hidden_says='first_size_beyond_overhead is wrong'),
+    late('01.dispatch', 'overhead_floor_us remembers the first floor it computed (a module-level cache)', 'ex-1',
+         ('def overhead_floor_us(rows):\n    """Median time of the three smallest sizes: what one op costs when there is nothing to compute."""\n    ### BEGIN SOLUTION\n',
+          'FLOOR_CACHE = []\n\n\ndef overhead_floor_us(rows):\n    """Median time of the three smallest sizes: what one op costs when there is nothing to compute."""\n    ### BEGIN SOLUTION\n'
+          '    if FLOOR_CACHE:\n        return FLOOR_CACHE[0]\n'),
+         ('    return times[len(times) // 2]', '    FLOOR_CACHE.append(times[len(times) // 2])\n    return FLOOR_CACHE[0]'),
+         says='overhead_floor_us', hidden_says='overhead_floor_us is wrong'),
+    late('01.dispatch', "the page's benchmark() ported as it is: torch.cuda.synchronize() whatever the device (no CUDA here)", 'ex-1',
+         (SWEEP_BODY,
+          '        for _ in range(10):\n            op(x)\n        torch.cuda.synchronize()\n'
+          '        t0 = time.perf_counter()\n        for _ in range(100):\n            op(x)\n        torch.cuda.synchronize()\n'
+          '        us = (time.perf_counter() - t0) / 100 * 1e6\n'
+          '        rows.append({"numel": n, "median_us": us, "q25_us": us, "q75_us": us})'),
+         says='called CUDA on a machine without it', hidden_says='called CUDA on a machine without it'),
+    late('01.dispatch', "the quartiles rebuilt as the median ± half bench.measure's IQR (as if the spread were symmetric)", 'ex-1',
+         (SWEEP_ROW, 'rows.append({"numel": n, "median_us": t.median_ms * 1e3, "q25_us": (t.median_ms - t.iqr_ms / 2) * 1e3, "q75_us": (t.median_ms + t.iqr_ms / 2) * 1e3})'),
+         says="not bench.measure's (lower|upper) quartile", hidden_says="not bench.measure's (lower|upper) quartile"),
+    # ---- per_op
+    late('01.per_op', 'the slope and intercept converted to milliseconds (÷ 1000): the rows are already in µs', 'ex-1b',
+         ('return slope, my - slope * mx', 'return slope / 1e3, (my - slope * mx) / 1e3'),
+         says='least-squares line', hidden_says='another line'),
+    late('01.per_op', "the op counts taken as the notebook's chains 1, 2, 4, 8, not the rows' n_ops", 'ex-1b',
+         ('xs = [float(r["n_ops"]) for r in rows]', 'xs = [1.0, 2.0, 4.0, 8.0]'),
+         says='least-squares line', hidden_says='another line'),
+    late('01.per_op', 'the intercept clamped at zero (a cost cannot be negative)', 'ex-1b',
+         ('return slope, my - slope * mx', 'return slope, max(0.0, my - slope * mx)'),
+         says='least-squares line', hidden_says='another line'),
+    late('01.per_op', 'the slope clamped at zero (an added op cannot save time)', 'ex-1b',
+         ('return slope, my - slope * mx', 'slope = max(slope, 0.0)\n    return slope, my - slope * mx'),
+         says='least-squares line', hidden_says='another line'),
+    late('01.per_op', 'the time per op (median over n_ops) fitted against n_ops', 'ex-1b',
+         ('ys = [float(r["median_us"]) for r in rows]', 'ys = [float(r["median_us"]) / r["n_ops"] for r in rows]'),
+         says='least-squares line', hidden_says='another line'),
+    # ---- capture table
+    wrong('01.capture_table', "the page's '✗ Limited' control flow for fx read as baked (fx refuses the if)", 'ex-2',
+          ('"torch.fx.symbolic_trace": {"control_flow": "error"', '"torch.fx.symbolic_trace": {"control_flow": "baked"'),
+          says='not what its experiment in part 2 printed', hidden_says='not what its experiment'),
+    wrong('01.capture_table', "the page's '✓ Limited' dynamic shapes for jit.script read as specialized", 'ex-2',
+          ('"torch.jit.script": {"control_flow": "kept", "dynamic_shapes": "dynamic"', '"torch.jit.script": {"control_flow": "kept", "dynamic_shapes": "specialized"'),
+          says='not what its experiment in part 2 printed', hidden_says='not what its experiment'),
+    wrong('01.capture_table', 'the table transposed, as a DataFrame gives it (columns as keys, methods inside)', 'ex-2',
+          ('### END SOLUTION', 'CAPTURE_TABLE = {c: {m: row[c] for m, row in CAPTURE_TABLE.items()} for c in next(iter(CAPTURE_TABLE.values()))}\n### END SOLUTION'),
+          says='lacks torch.jit.trace', hidden_says='lacks torch.jit.trace'),
+    wrong('01.capture_table', "fx keyed by its module ('torch.fx'), not the function symbolic_trace", 'ex-2',
+          ('"torch.fx.symbolic_trace": {', '"torch.fx": {'),
+          says='lacks torch.fx.symbolic_trace', hidden_says='lacks torch.fx.symbolic_trace'),
+    wrong('01.capture_table', "torch.compile's Python coverage read from the page's '~95%' as a typed subset", 'ex-2',
+          ('"python_coverage": "any (falls back to Python)"', '"python_coverage": "typed subset"'),
+          says='showed it accepts', hidden_says='showed it accepts'),
+    # ---- recording backend
+    wrong('01.recording_backend', 'make_recording_backend keeps its list as a mutable default argument (graphs=[]), shared by every call', 'ex-3',
+          ('def make_recording_backend():', 'def make_recording_backend(graphs=[]):'),
+          ('    graphs = []\n\n    def backend', '    def backend'),
+          says='new, empty list on every call', hidden_says='new, empty list on every call'),
+    wrong('01.recording_backend', 'count_graphs compiles with the page\'s torch._dynamo.optimize(backend, nopython=True): a break is then an error', 'ex-3',
+          ('torch.compile(fn, backend=backend)(*args)', 'torch._dynamo.optimize(backend, nopython=True)(fn)(*args)'),
+          says='count_graphs', hidden_says='count_graphs'),
+    wrong('01.recording_backend', "count_graphs reads Dynamo's unique_graphs statistic without clearing it (counts since the process started)", 'ex-3',
+          ('    torch.compile(fn, backend=backend)(*args)\n    return len(graphs)',
+           '    torch.compile(fn, backend=backend)(*args)\n    return torch._dynamo.utils.counters["stats"]["unique_graphs"]'),
+          says='count_graphs', hidden_says='count_graphs'),
+    wrong('01.recording_backend', 'count_graphs counts the nodes of the graphs, not the graphs', 'ex-3',
+          ('    return len(graphs)\n', '    return sum(len(g.graph.nodes) for g in graphs)\n'),
+          says='count_graphs', hidden_says='count_graphs'),
+    wrong('01.recording_backend', 'count_graphs keeps each compiled function (and its backend) in a cache by fn, reused on the next call', 'ex-3',
+          ('def count_graphs(fn, *args):', 'COMPILED = {}\n\n\ndef count_graphs(fn, *args):'),
+          ('    backend, graphs = make_recording_backend()\n    torch.compile(fn, backend=backend)(*args)\n',
+           '    if fn not in COMPILED:\n        backend, graphs = make_recording_backend()\n        COMPILED[fn] = (torch.compile(fn, backend=backend), graphs)\n'
+           '    compiled, graphs = COMPILED[fn]\n    compiled(*args)\n'),
+          says='earlier call', hidden_says='earlier call'),
+    wrong('01.recording_backend', 'count_graphs compiles with mode="max-autotune" beside its recording backend', 'ex-3',
+          ('torch.compile(fn, backend=backend)(*args)', 'torch.compile(fn, backend=backend, mode="max-autotune")(*args)'),
+          says='mode= and options=', hidden_says='mode= and options='),
+    # ---- no breaks
+    wrong('01.no_breaks', 'no_print warns with warnings.warn instead of printing (still a side effect Dynamo breaks on)', 'ex-3b',
+          ('    return x.sin().cos()', '    y = x.sin()\n    warnings.warn("halfway")\n    return y.cos()'),
+          says='fullgraph=True', hidden_says='fullgraph=True'),
+    wrong('01.no_breaks', 'no_branch as a blend weighed by (sign(sum) + 1) / 2: half of each branch when the sum is zero', 'ex-3b',
+          ('    return torch.where(y.sum() > 0, y.relu(), -y)',
+           '    w = (torch.sign(y.sum()) + 1) / 2\n    return w * y.relu() + (1 - w) * (-y)'),
+          says='computes something else than with_branch.*sum is zero', hidden_says='computes something else than with_branch.*sum is zero'),
+    wrong('01.no_breaks', 'no_branch returns y.abs() on the negative side, not -y', 'ex-3b',
+          ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.sum() > 0, y.relu(), y.abs())'),
+          says='computes something else than with_branch', hidden_says='computes something else than with_branch'),
+    wrong('01.no_breaks', 'no_branch triples x in place (x.mul_(3)): the caller\'s x changes', 'ex-3b',
+          ('    y = x * 3\n    return torch.where', '    y = x.mul_(3)\n    return torch.where'),
+          says='changes its input in place', hidden_says='changes its input in place'),
+    wrong('01.no_breaks', 'no_item computes in float64 for precision (x.double()): the result is no longer float32', 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'x = x.double()\n    return x / x.abs().max().clamp(min=1) + 1'),
+          says='float64 where with_item returns float32', hidden_says='float64 where with_item returns float32'),
+    # ---- count compiles
+    wrong('01.count_compiles', "count_compiles reads Dynamo's calls_captured statistic (ops captured), counters cleared first", 'ex-4',
+          (COUNT_BODY, '    torch._dynamo.utils.counters.clear()\n    compiled = torch.compile(fn, backend="eager")\n    for args in calls:\n'
+                       '        compiled(*args)\n    return torch._dynamo.utils.counters["stats"]["calls_captured"]'),
+          says='count_compiles returned', hidden_says='count_compiles returned'),
+    wrong('01.count_compiles', 'count_compiles keeps each compiled function in a cache by fn (its first CompileCounter with it)', 'ex-4',
+          ('def count_compiles(fn, calls):', 'COMPILED = {}\n\n\ndef count_compiles(fn, calls):'),
+          (COUNT_BODY, '    counter = CompileCounter()\n    if fn not in COMPILED:\n        COMPILED[fn] = (torch.compile(fn, backend=counter), counter)\n'
+                       '    compiled, counter = COMPILED[fn]\n    for args in calls:\n        compiled(*args)\n    return counter.frame_count'),
+          says='earlier call', hidden_says='count_compiles returned'),
+    wrong('01.count_compiles', 'count_compiles sums explain\'s graph_count over the calls (each explain compiles afresh)', 'ex-4',
+          (COUNT_BODY, '    return sum(torch._dynamo.explain(fn)(*args).graph_count for args in calls)'),
+          says='count_compiles returned', hidden_says='count_compiles returned'),
+    wrong('01.count_compiles', 'count_compiles compiles with mode="reduce-overhead" beside its CompileCounter backend', 'ex-4',
+          ('torch.compile(fn, backend=counter)', 'torch.compile(fn, backend=counter, mode="reduce-overhead")'),
+          says='mode= and options=', hidden_says='mode= and options='),
+    wrong('01.count_compiles', 'count_compiles turns automatic dynamic shapes off for good (the setting left changed)', 'ex-4',
+          ('    counter = CompileCounter()\n', '    torch._dynamo.config.automatic_dynamic_shapes = False\n    counter = CompileCounter()\n'),
+          says='count_compiles returned', hidden_says='count_compiles returned'),
+    # ---- export
+    wrong('01.export', "export_dynamic with the older torch._dynamo.export (an ExportResult, not an ExportedProgram)", 'ex-5',
+          ('    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+           '    return torch._dynamo.export(model, dynamic_shapes={"x": {0: batch}})(example)'),
+          says='ExportedProgram', hidden_says='ExportedProgram'),
+    wrong('01.export', "the Dim made once when the cell runs, with the notebook's max_batch 64, whatever max_batch is", 'ex-5',
+          ('def export_dynamic(', 'BATCH = torch.export.Dim("batch", min=1, max=64)\n\n\ndef export_dynamic('),
+          ('dynamic_shapes={"x": {0: batch}})', 'dynamic_shapes={"x": {0: BATCH}})'),
+          says='max_batch', hidden_says='max_batch'),
+    wrong('01.export', 'exported on the first row of the example only (example[:1]): a batch of 1 specialises', 'ex-5',
+          ('torch.export.export(model, (example,),', 'torch.export.export(model, (example[:1],),'),
+          says='export_dynamic', hidden_says='export_dynamic'),
+    wrong('01.export', 'save_and_load saves to the path with .pt2 added (path + ".pt2"), and loads that', 'ex-5',
+          ('    torch.export.save(program, path)\n    return torch.export.load(path)',
+           '    torch.export.save(program, f"{path}.pt2")\n    return torch.export.load(f"{path}.pt2")'),
+          says='wrote nothing', hidden_says='wrote nothing'),
+    # ---- traffic
+    traffic('bytes_per_element ignored: the default dtype\'s element size whatever it is given',
+            ('return kernels * 2 * numel * bytes_per_element', 'return kernels * 2 * numel * torch.empty(0).element_size()'),
+            says='does not follow the rule'),
+    traffic('the fused flag read the other way round (one kernel when not fused)',
+            ('kernels = 1 if fused else n_ops', 'kernels = n_ops if fused else 1'),
+            says='does not follow the rule|fused there is one kernel'),
+    traffic('predicted_speedup as the measured speedup of the largest size (the payoff table), not the model',
+            ('return bytes_moved(1, n_ops, fused=False) / bytes_moved(1, n_ops, fused=True)',
+             'return payoff[-1]["eager_ms"] / payoff[-1]["compiled_ms"]'),
+            says="eager's bytes over"),
+    traffic('predicted_speedup counts tensors touched: eager n_ops + 1, fused 2',
+            ('return bytes_moved(1, n_ops, fused=False) / bytes_moved(1, n_ops, fused=True)', 'return (n_ops + 1) / 2'),
+            says="eager's bytes over"),
+]
+
+ROUND6_RIGHT = [
+    right('01.dispatch', "the quartiles of bench.measure's samples with statistics.quantiles", 'ex-1',
+          (SWEEP_ROW, 'q25, _, q75 = statistics.quantiles(t.times_ms, n=4)\n        '
+                      'rows.append({"numel": n, "median_us": t.median_ms * 1e3, "q25_us": q25 * 1e3, "q75_us": q75 * 1e3})')),
+    late_right('01.per_op', "statistics.linear_regression's result returned as it is (a named (slope, intercept) pair)", 'ex-1b', source='''
+def fit_per_op_us(rows):
+    return statistics.linear_regression([r["n_ops"] for r in rows], [r["median_us"] for r in rows])
+'''),
+    Right(('01.capture_table',), "the part-2 compile cell counts the breaks with a recording backend (graphs - 1), not explain",
+          (Edit('p2-compile', (('explanation = torch._dynamo.explain(branchy)(neg)\nprint(f"graphs: {explanation.graph_count}, graph breaks: {explanation.graph_break_count}")\nfor reason in explanation.break_reasons:\n    print("  break:", str(reason.reason)[:100])\n',
+                                'seen_graphs = []\ntorch._dynamo.reset()\ntorch.compile(branchy, backend=lambda gm, ex: seen_graphs.append(gm) or gm)(neg)\nprint(f"graphs: {len(seen_graphs)}, graph breaks: {len(seen_graphs) - 1}")\n'),
+                               ('capture_seen["compile: graph breaks"] = explanation.graph_break_count', 'capture_seen["compile: graph breaks"] = len(seen_graphs) - 1'))),)),
+    right('01.capture_table', 'the table filled from capture_seen in code (the words chosen from the raw results)', 'ex-2',
+          ('### END SOLUTION', '''seen = capture_seen
+CAPTURE_TABLE["torch.jit.trace"]["control_flow"] = "kept" if seen["trace: negative input right"] else "baked"
+CAPTURE_TABLE["torch.jit.script"]["dynamic_shapes"] = "dynamic" if seen["script: length 6 right"] else "baked"
+for method, ok in seen["saved and loaded, same result"].items():
+    CAPTURE_TABLE[method]["serialisable"] = ok
+### END SOLUTION''')),
+    right('01.recording_backend', "count_graphs with the older spelling torch._dynamo.optimize(backend)(fn)", 'ex-3',
+          ('torch.compile(fn, backend=backend)(*args)', 'torch._dynamo.optimize(backend)(fn)(*args)')),
+    right('01.recording_backend', "count_graphs reads Dynamo's unique_graphs statistic, cleared first, compiling with its recording backend", 'ex-3',
+          ('    torch.compile(fn, backend=backend)(*args)\n    return len(graphs)',
+           '    torch._dynamo.utils.counters.clear()\n    torch.compile(fn, backend=backend)(*args)\n'
+           '    return torch._dynamo.utils.counters["stats"]["unique_graphs"]')),
+    right('01.no_breaks', 'no_print keeps its print in eager mode only (torch.compiler.is_compiling())', 'ex-3b',
+          ('    return x.sin().cos()', '    y = x.sin()\n    if not torch.compiler.is_compiling():\n        print("halfway")\n    return y.cos()')),
+    right('01.no_breaks', 'no_item bounds the scale with torch.maximum, and no_branch with torch.cond on closures', 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'return x / torch.maximum(x.abs().amax(), torch.ones(())) + 1'),
+          ('return torch.where(y.sum() > 0, y.relu(), -y)', 'return torch.cond(y.sum() > 0, lambda: y.relu(), lambda: -y, ())')),
+    right('01.no_breaks', "no_item keeps .item() but no if: Python's max on the float, which a fullgraph compile captures", 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'return x / max(x.abs().max().item(), 1.0) + 1')),
+    right('01.count_compiles', 'count_compiles with the older spelling torch._dynamo.optimize(counter)(fn)', 'ex-4',
+          ('compiled = torch.compile(fn, backend=counter)', 'compiled = torch._dynamo.optimize(counter)(fn)')),
+    right('01.count_compiles', "count_compiles reads Dynamo's frames-converted counter, cleared first", 'ex-4',
+          (COUNT_BODY, '    torch._dynamo.utils.counters.clear()\n    compiled = torch.compile(fn, backend="eager")\n    for args in calls:\n'
+                       '        compiled(*args)\n    return torch._dynamo.utils.counters["frames"]["ok"]')),
+    right('01.export', "the page's way: export and Dim imported by name, non-strict export", 'ex-5',
+          ('    batch = torch.export.Dim("batch", min=1, max=max_batch)\n    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+           '    from torch.export import Dim, export\n\n    return export(model, (example,), dynamic_shapes={"x": {0: Dim("batch", min=1, max=max_batch)}}, strict=False)')),
+    late_right('01.per_op', 'the slope and intercept rounded to 0.01 µs, as the notebook prints them', 'ex-1b', source='''
+def fit_per_op_us(rows):
+    xs = [float(r["n_ops"]) for r in rows]
+    ys = [float(r["median_us"]) for r in rows]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return round(slope, 2), round(my - slope * mx, 2)
+'''),
+]
+
+WRONG += ROUND6
+RIGHT += ROUND6_RIGHT
