@@ -237,7 +237,8 @@ def probe_sweep(learner: Learner, sweep_sizes: list[int], notebook_rows: bool, s
 def no_cuda_here(err: Exception) -> str | None:
     """What to say when the sweep called CUDA on a machine without it (a timing loop that synchronises the GPU
     whatever the device, as course pages write it)."""
-    if "CUDA" in str(err) and not torch.cuda.is_available():
+    said = str(err)     # a CPU-only build says "not compiled with CUDA"; a CUDA build without a GPU "no NVIDIA driver"
+    if ("CUDA" in said or "NVIDIA" in said) and not torch.cuda.is_available():
         return ("`time_op_sweep` called CUDA on a machine without it (torch.cuda.synchronize() or a tensor made on "
                 "\"cuda\", whatever `device` is): time each size with bench.measure(op, x), which synchronises the "
                 "device the tensor is on, and make the tensors on `device`.")
