@@ -55,7 +55,7 @@ def test_annotation_of_the_other_device_is_caught(folder):
 
 def test_annotation_messages_name_what_is_missing():
     _, kernel = softmax_kernel(TINYHEADS[0])
-    text = annotation_from(solution(), kernel).replace("## Reductions", "## Reduction stuff")
+    text = annotation_from(solution(), kernel).replace("## Reductions", "## Sums and maxima")
     assert "## Reductions" in " ".join(lab04.annotation_problems(text, kernel))
 
 

@@ -495,21 +495,28 @@ def fake_source(name: str, kind: str, ops: list, reductions: list) -> str:
             "R0_BLOCK : tl.constexpr):\n    xoffset = tl.program_id(0) * XBLOCK\n")
 
 
+# The body of the look-alike layer norm: longer than any real softmax kernel's source (the page's "pick the largest file"
+# finds it, not the softmax).
+LONG_BODY = "".join(f"    tmp{i + 1} = tmp{i} * rstd + bias_{i % 7}\n" for i in range(2500))
+
+
 def look_alikes() -> list:
     """Kernels that look like the softmax by their name, their place or their size, but do not both reduce and
-    exponentiate. The second is Triton written for a CPU (Inductor's cpu_backend="triton"): its file is kernel.py. The
-    fifth, a training graph's log-softmax backward, reduces and holds "exp" and "softmax" in its ops' names (expand,
-    _log_softmax_backward_data), but not the op exp: a search of the names' letters finds it."""
+    exponentiate. The second is Triton written for a CPU (Inductor's cpu_backend="triton"): its file is kernel.py, and
+    its source is the longest of any list here. The fifth, a training graph's log-softmax backward, reduces and holds
+    "exp" and "softmax" in its ops' names (expand, _log_softmax_backward_data), but not the op exp: a search of the
+    names' letters finds it."""
     from helpers.inductor import Kernel
 
-    def fake(name, kind, ops, reductions, device=None):
+    def fake(name, kind, ops, reductions, device=None, body=""):
         return Kernel(name=name, kind=kind, device=device or ("cpu" if kind == "cpp" else "cuda"), aten_ops=ops,
                       aten_ops_source="kernel_name", loads=[], stores=[], reductions=reductions,
-                      source=fake_source(name, kind, ops, reductions))
+                      source=fake_source(name, kind, ops, reductions) + body)
 
     return [fake("cpp_fused__softmax_exp_0", "cpp", ["exp", "mul"], []),
             fake("triton_per_fused__softmax_layer_norm_1", "persistent_reduction",
-                 ["var_mean", "sub", "add", "rsqrt", "mul", "amax", "sum", "div"], ["welford", "max", "sum"], "cpu"),
+                 ["var_mean", "sub", "add", "rsqrt", "mul", "amax", "sum", "div"], ["welford", "max", "sum"], "cpu",
+                 LONG_BODY),
             fake("triton_red_fused__softmax_sum_2", "reduction", ["sum"], ["sum"]),
             fake("triton_poi_fused__softmax_exp_3", "pointwise", ["sub", "exp", "div"], []),
             fake("cpp_fused__log_softmax_backward_data_expand_nll_loss_backward_4", "cpp",
@@ -581,7 +588,8 @@ def probe_find_softmax(learner: Learner, kernels: list | None) -> dict:
         except Exception as err:
             info["found"].append(raised(err))
             continue
-        info["found"].append(found_name(got, names))
+        info["found"].append(found_name(got, names) if got is None or not hasattr(got, "name") or
+                             any(got is k for k in ks) else {"not_in_list": found_name(got, names)})
     for kernel in [*kernels, look_alikes()[1], template_kernel()]:
         folder = Path(tempfile.mkdtemp(prefix="save-kernel-"))
         for stale in ("kernel.cpp", "kernel.py"):          # an earlier run's kernel files: saving replaces them
@@ -593,8 +601,8 @@ def probe_find_softmax(learner: Learner, kernels: list | None) -> dict:
                 entry["returned"] = type(path).__name__
             else:
                 path = Path(path)
-                entry.update(name=path.name, exists=path.is_file(), in_folder=path.parent.resolve() == folder.resolve(),
-                             matches=path.is_file() and path.read_text() == kernel.source)
+                entry.update(name=path.name, exists=path.is_file(), folder=path.is_dir(),
+                             in_folder=path.parent.resolve() == folder.resolve(), matches=path.is_file() and path.read_text() == kernel.source)
             info["saved"][kernel.name] = entry
         finally:
             shutil.rmtree(folder, ignore_errors=True)
@@ -611,6 +619,9 @@ def find_problems(info: dict, want: str | None, about: str, reveal: bool) -> lis
     rule = ("the kernel that both reduces and exponentiates, found by what it does, not by its name, its place or its "
             "size, whatever its reductions are (a max and a sum, or one online softmax)")
     for got, order in zip(info["found"], ("as given", "renamed and shuffled among look-alike kernels named like a softmax")):
+        if isinstance(got, dict):
+            return [f"on {about} ({order}), find_softmax_kernel returned a kernel that is not one of the list it was "
+                    "given (one kept from an earlier call?): search the kernels it is given, every time."]
         if got.startswith("raised "):
             return [f"on {about} ({order}), find_softmax_kernel {got} (return {rule})."]
         if got.startswith("a "):
@@ -623,6 +634,9 @@ def find_problems(info: dict, want: str | None, about: str, reveal: bool) -> lis
         kind = f"a {saved.get('kind')} kernel" + ("" if ext == ".cpp" else " (Triton)")
         if "returned" in saved:
             return [f"save_kernel returned a {saved['returned']}; return the path of the file it wrote."]
+        if saved.get("folder"):
+            return ["save_kernel returned a folder, not the path of the file it wrote (out_dir/kernel.cpp or "
+                    "out_dir/kernel.py): return the file's path."]
         if saved.get("name") != "kernel" + ext:
             return [f"save_kernel wrote {saved.get('name')!r} for {kind}; a C++ kernel (kind 'cpp') goes to kernel.cpp, "
                     "every Triton kind to kernel.py, whatever the device (Inductor writes Triton for CPUs too)."]
@@ -653,22 +667,60 @@ def heading_key(title: str) -> str:
     t = re.sub(r"[*_`]", "", title).strip().lower()
     t = re.sub(r"^(?:(?:part|section|step)\s+)?(?:\d+|[a-z]|[ivx]+)\s*[.):\-–—]\s*", "", t)
     t = re.sub(r"^\(\s*(?:\d+|[a-z])\s*\)\s*", "", t)
-    return " ".join(re.sub(r"[^\w\s]", " ", t).split())
+    return " ".join(re.sub(r"(?<=\w\w)s$", "", w) for w in re.sub(r"[^\w\s]", " ", t).split())   # "Reduction(s)"
 
 
 def sections(text: str) -> dict[str, str]:
-    """Markdown headings (any level from # to ####) → the text under them, keyed by `heading_key`."""
-    parts = re.split(r"^#{1,4}[ \t]+(.+?)[ \t#]*$", text, flags=re.M)
+    """Markdown headings (any level, # to ######, or a line underlined with === or ---; in a text with a title at most,
+    lines that are wholly bold) → the text under them, keyed by `heading_key`."""
+    text = re.sub(r"^([^\n|#>`-][^\n|]*)\n(?:={2,}|-{2,})[ \t]*$", r"## \1", text, flags=re.M)     # Setext headings
+    heading = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+    if len(heading.findall(text)) <= 1:   # a title at most: lines that are wholly bold ("**Fused ATen ops**") stand in
+        text = re.sub(r"^[ ]{0,3}(?:\*\*|__)([^*_\n]+?)(?:\*\*|__)[ \t]*:?[ \t]*$", r"## \1", text, flags=re.M)
+    parts = heading.split(text)
     found: dict[str, str] = {}
     for i in range(1, len(parts) - 1, 2):
         found.setdefault(heading_key(parts[i]), parts[i + 1])
     return found
 
 
+def named_sections(text: str, titles: tuple) -> tuple[dict[str, str], list[str]]:
+    """({title in lower case: its text}, [the titles not found]). A heading matches a title that it is, that it starts
+    with ("## Reductions (max and sum)"), or that it holds as words ("## The fused ATen ops")."""
+    found, got, missing = sections(text), {}, []
+    for title in titles:
+        key = heading_key(title)
+        match = next((k for k in found if k == key), None) or \
+            next((k for k in found if k.startswith(key + " ")), None) or \
+            next((k for k in found if f" {key} " in f" {k} "), None)
+        if match is None:
+            missing.append(title)
+        else:
+            got[title.lower()] = found[match]
+    return got, missing
+
+
 # A negation and the storing it denies, in one clause ("Nothing: exp(x - max) is written" denies nothing).
-NOT_STORED = re.compile(r"\b(no|not|never|without|nothing|avoid\w*|skip\w*|instead of)\b[^.:;—–]{0,80}?"
-                        r"\b(buffer|memory|stor\w*|writ\w*|materiali[sz]\w*|allocat\w*|sav\w*|round[- ]trip|dram|hbm|global)\b"
-                        r"|\b(stays?|kept|lives?|held)\b[^.]{0,40}?\b(registers?|on[- ]chip|in the kernel|locally)\b", re.I)
+# ("… stays in registers", "… lives in the one-row scratch array local_buffer_data_0" say where it is kept instead.)
+NOT_STORED = re.compile(r"(?:\b(?:no|not|never|without|nothing|avoid\w*|skip\w*|instead of|rather than)\b|n['’]t\b)"
+                        r"[^.:;—–]{0,80}?"
+                        r"\b(buffer|memory|stor\w*|writ\w*|materiali[sz]\w*|allocat\w*|sav\w*|round[- ]trip\w*|"
+                        r"dram|hbm|global|tensor|creat\w*|spill\w*|emit\w*|persist\w*|v?ram|off[- ]chip)\b"
+                        r"|\b(stays?|staying|kept|keeps?|lives?|living|held|holds?|remains?|resides?)\b[^.]{0,40}?"
+                        r"\b(registers?|on[- ]chip|in the kernel|locally|scratch\w*|local_buffer\w*|sram|"
+                        r"shared memory)\b", re.I)
+# "… is not kept in the scratch array", "… doesn't stay in registers": where it is kept, denied.
+KEPT_DENIED = re.compile(r"\b(?:not|never|no longer)\s+(?:\w+\s+){0,2}?(?:stays?|staying|kept|keeps?|lives?|living|"
+                         r"held|holds?|remains?|resides?)\b|n['’]t\s+(?:\w+\s+){0,2}?(?:stay|keep|live|hold|remain|"
+                         r"reside)\b", re.I)
+
+
+def denies_storing(sentence: str) -> bool:
+    """Whether a sentence says something never goes to memory, or says where it is kept instead (and does not deny
+    that)."""
+    return any(m.group(1) or not KEPT_DENIED.search(sentence) for m in NOT_STORED.finditer(sentence))
+
+
 EXP_WORDS = re.compile(r"\bexp\b|exp\(|e\^|exponen\w*|x\s*[-−]\s*max|shifted|numerator|intermediate", re.I)
 
 
@@ -678,21 +730,45 @@ EXP_ITSELF = re.compile(r"\bexp\b|exp\(|e\^|exponen\w*|x\s*[-−]\s*max|z\s*[-�
 LOGITS = re.compile(r"\blogits?\b|\baddmm\b|\bmatmul\b|\bmm\b|\blinear(?:'s)?\s+(?:layer'?s?\s+)?output|\bx\s*@\s*w", re.I)
 
 
+def sentences(text: str) -> list[str]:
+    """A text's sentences: a line wrapped in the middle of a sentence stays one sentence; a list item, a table row and a
+    blank line start a new one."""
+    return re.split(r"(?<=[.!?])\s+|\n(?=[ \t]*(?:[-*+•|]|\d+[.)][ \t]))|\n[ \t]*\n", text)
+
+
 def says_logits_not_stored(text: str) -> bool:
     """Whether a sentence says the logits (the addmm's output) never go to memory while the text never names
     exp(x - max) at all: what it says is not there is the logits, not the exponentials."""
-    return not EXP_ITSELF.search(text) and any(NOT_STORED.search(s) and LOGITS.search(s)
-                                               for s in re.split(r"(?<=[.!?])\s+|\n", text))
+    return not EXP_ITSELF.search(text) and any(denies_storing(s) and LOGITS.search(s)
+                                               for s in sentences(text))
 
 
 def says_not_stored(text: str) -> bool:
     """Whether a paragraph names the exp(x - max) intermediate and one of its sentences says it never goes to memory,
     in any words ("The exponentials … Those values never reach main memory")."""
     for paragraph in re.split(r"\n\s*\n", text):
-        if EXP_WORDS.search(paragraph) and any(NOT_STORED.search(sentence)
-                                               for sentence in re.split(r"(?<=[.!?])\s+|\n", paragraph)):
+        if EXP_WORDS.search(paragraph) and any(denies_storing(sentence)
+                                               for sentence in sentences(paragraph)):
             return True
     return False
+
+
+def code_quotes(text: str) -> list[str]:
+    """The code a text quotes: each `inline span`, each fenced block (``` or ~~~) and each line of it, and each line of
+    an indented code block."""
+    fence = r"(?:```|~~~)[^\n]*\n(.*?)(?:```|~~~)"
+    blocks = re.findall(fence, text, re.S)
+    rest = re.sub(fence, " ", text, flags=re.S)
+    indented = re.findall(r"^(?: {4}|\t)(.+)$", rest, re.M)
+    inline = re.findall(r"`([^`]+)`", rest)
+    return inline + blocks + [line for b in blocks for line in b.splitlines()] + indented
+
+
+def index_quoted(index: str, quote: str) -> bool:
+    """Whether a quote gives an index expression, in any order of its terms and factors (`600L*x0 + x1`, `x0*600 + x1`
+    for `x1 + 600L*x0`), alone or inside the load that uses it."""
+    terms = lambda e: {"*".join(sorted(t.split("*"))) for t in _squash(e).split("+") if t}
+    return _squash(index) in _squash(quote) or terms(index) <= terms(quote)
 
 
 def _squash(s: str) -> str:
@@ -724,7 +800,8 @@ ALONG_A_ROW = (rf"(?:along|within|inside|across)\s+{A_ROW}\b(?![s'’])|"
 # preposition alone ("x1 over the columns"), or neither ("x1 the column").
 VAR_TAIL = r"\s*(?:\([^)]*\)\s*)?(?:(?:∈|in)\s*[\[(][^\])]*[\])]\s*)?,?\s*"
 VERBS = (r"walks|indexes|iterates|runs|loops|ranges|steps|goes|moves|counts|enumerates|covers|selects|picks|visits|scans|"
-         r"sweeps|chooses|addresses|is|for|=|->|→|:")
+         r"sweeps|chooses|addresses|handles|processes|denotes|represents|tracks|identifies|traverses|spans|marks|"
+         r"corresponds\s+to|maps\s+to|stands\s+for|refers\s+to|is|for|=|->|→|:|\||—|–")
 PREPOSITIONS = r"over|through|along|across|down|up|within|inside"
 ROLE_SAID = [                                      # the ways an annotation says which variable walks what: (regex, var first?)
     (rf"\b{ROLE}\s+(?:index|variable|loop(?:\s+variable)?|counter|dimension)\s*(?:is\s+|[:=]\s*)?\(?({LOOP_VAR})\b", False),
@@ -733,7 +810,12 @@ ROLE_SAID = [                                      # the ways an annotation says
      rf"(?:\s+over)?\s+)?by\s+({LOOP_VAR})\b", False),
     (rf"\b({LOOP_VAR})\b{VAR_TAIL}(?:(?:{VERBS})\s+)?({ALONG_A_ROW})", True),
     (rf"\b({LOOP_VAR})\b{VAR_TAIL}(?:(?:{VERBS})(?:\s+(?:{PREPOSITIONS}))?\s+|(?:{PREPOSITIONS})\s+)?"
-     rf"(?:(?:the|a|one|each|every|its|all|which)\s+)?(?:\d[\d,]*\s+)?{ROLE}", True),
+     rf"(?:(?:which|one|each)\s+of\s+)?(?:(?:the|a|one|each|every|its|all|which)\s+)?(?:\d[\d,]*\s+)?{ROLE}", True),
+    # "x0 moves from row to row", "x1 steps from element to element"
+    (rf"\b({LOOP_VAR})\b{VAR_TAIL}(?:(?:{VERBS})\s+)?from\s+((?:{ROW_WORDS})|(?:{COLUMN_WORDS})|elements?|logits?|"
+     rf"entr(?:y|ies)|positions?)\s+to\s+", True),
+    # "Rows: x0. Columns: x1.", "rows → x0"
+    (rf"\b{ROLE}\s*(?::|=|→|->|—|–|\|)\s*\(?({LOOP_VAR})\b", False),
 ]
 REDUCTION_CODE = re.compile(r"max_propagate_nan|min_propagate_nan|vec_reduce_all|_masked_reduce|\btmp_acc\d+|\b[mM]ax2\b|"
                             r"\bmin2\b|\btl\.(?:max|min|sum|reduce|argmax|argmin)\b|online_softmax|welford|"
@@ -780,42 +862,42 @@ def listed_ops(line: str) -> set[str]:
     """The ops a comma-separated list names: the first word of each item ("div: together, the softmax" lists div; the
     words that explain it list nothing)."""
     items = re.split(r"[,;/→]|\band\b|\s->\s|\s\+\s", line)
-    return {m.group(1) for item in items if (m := re.match(r"[\s`*'\"(\[]*([\w.]+)", item))}
+    return {m.group(1).lower() for item in items if (m := re.match(r"[\s`*'\"(\[|-]*([\w.]+)", item))}
 
 
 def annotation_problems(text: str, kernel) -> list[str]:
     """Everything wrong with an annotation of `kernel` (plain facts or a Kernel); an empty list when it is right."""
     k = kernel_facts(kernel)
-    found = sections(text)
-    missing = [s for s in ANNOTATION_SECTIONS if heading_key(s) not in found]
+    found, missing = named_sections(text, ANNOTATION_SECTIONS)
     if missing:
         return [f"the annotation lacks the section(s) {', '.join('## ' + m for m in missing)}."]
-    found = {s.lower(): found[heading_key(s)] for s in ANNOTATION_SECTIONS}
     problems = []
-    ops_body = re.sub(r"aten\.|prims\.", "", found["fused aten ops"])
+    ops_body = re.sub(r"(?:torch\.ops\.)?(?:aten|prims)(?:\.|::)", "", found["fused aten ops"], flags=re.I)
+    ops_body = re.sub(r"(?<=\w)\.(?:default|Tensor|Scalar|int|dim_IntList)\b", "", ops_body)   # overloads: amax.default
     ops_line = next((line for line in ops_body.splitlines() if line.strip()), "")
     have = set(k["aten_ops"])
-    absent = [op for op in k["aten_ops"] if not _mentions(ops_body, op)]
+    absent = [op for op in k["aten_ops"] if not _mentions(ops_body.lower(), op.lower())]
     if absent:
         problems.append(f"'Fused ATen ops' misses {len(absent)} of the {len(k['aten_ops'])} ATen ops your dump's kernel "
                         f"({k['name']}) fuses: read them from the kernel's source-node comments or the IR, not from memory.")
     listed = listed_ops(ops_line)
-    wrong = [op for op in SOFTMAX_VOCAB if op not in have and op in listed
-             and not (op == "softmax" and "_softmax" in have) and not (op == "max" and "amax" in have)]
+    wrong = [op for op in SOFTMAX_VOCAB if op not in have and op in listed    # "softmax: amax, sub, ..." names the whole
+             and op != "softmax" and not (op == "max" and "amax" in have)]
     if wrong:
         problems.append(f"the first line of 'Fused ATen ops' lists {', '.join(wrong)}, which this kernel does not hold "
                         f"(its ops: {', '.join(k['aten_ops'])}; CPU and GPU, and torch versions, differ — annotate your own dump).")
     problems += input_problems(found["input read"], whole_tensor(k["loads"], "in_"))
     out_body, outputs = found["output written"], whole_tensor(k["stores"])
-    if not any(_mentions(out_body, a["buffer"]) and _squash(a["index"]) in _squash(out_body) for a in outputs):
+    out_quotes = [out_body, *code_quotes(out_body)]
+    if not any(_mentions(out_body, a["buffer"]) and any(index_quoted(a["index"], q) for q in out_quotes) for a in outputs):
         problems.append("'Output written' should name the pointer the probabilities are written through (a name from the "
                         "kernel's signature) and quote, in `backticks`, the index expression of that store as the kernel "
                         "writes it (not the per-row max or sum the kernel also stores).")
     red_body = found["reductions"].lower()
-    kinds = [r for r in k["reductions"] if r.lower() not in red_body and not (r == "online_softmax" and "online" in red_body)]
+    kinds = [r for r in k["reductions"] if not reduction_said(r, red_body)]
     if kinds:
         problems.append(f"'Reductions' should say which reductions the kernel performs ({', '.join(k['reductions'])}); missing: {', '.join(kinds)}.")
-    quoted = [q.strip() for q in re.findall(r"`([^`]+)`", found["reductions"]) if q.strip() and q.strip() in k["source"]]
+    quoted = [q.strip() for q in code_quotes(found["reductions"]) if q.strip() and q.strip() in k["source"]]
     if not any(REDUCTION_CODE.search(q) for q in quoted):
         said = " (what you quoted is not a reduction: a division or an exp works element by element)" if quoted else ""
         problems.append("'Reductions' should quote (in `backticks`) the code that performs a reduction (the running max "
@@ -831,6 +913,17 @@ def annotation_problems(text: str, kernel) -> list[str]:
     else:
         problems += scratch_problems(found["what is not there"], k["source"])
     return problems
+
+
+# The words for a reduction, as a word of its own ("softmax" holds "max", "max_propagate_nan" is code, not words).
+REDUCTION_WORDS = {"max": r"\b(?:a?max(?:imum|ima|es)?|largest|biggest|highest|greatest|peak)\b",
+                   "sum": r"\b(?:sum(?:s|med|ming|mation)?|total|denominator|adds? (?:\w+ )?up|added (?:\w+ )?up)\b",
+                   "online_softmax": r"\bonline\b"}
+
+
+def reduction_said(kind: str, text: str) -> bool:
+    """Whether a text names a reduction of this kind (max, sum, online_softmax, welford ...), in words."""
+    return re.search(REDUCTION_WORDS.get(kind.lower(), re.escape(kind.lower())), text, re.I) is not None
 
 
 SCRATCH = re.compile(r"\blocal_buffer_data_\d+\b")
@@ -851,8 +944,8 @@ def scratch_problems(body: str, source: str) -> list[str]:
 
 def input_problems(body: str, inputs: list[dict]) -> list[str]:
     """'Input read': the input pointer, its index quoted, and which loop variable walks the rows and which the columns."""
-    quoted = [_squash(q) for q in re.findall(r"`([^`]+)`", body)]
-    hits = [a for a in inputs if _mentions(body, a["buffer"]) and any(_squash(a["index"]) in q for q in quoted)]
+    quoted = code_quotes(body)
+    hits = [a for a in inputs if _mentions(body, a["buffer"]) and any(index_quoted(a["index"], q) for q in quoted)]
     if not hits:
         return ["'Input read' should name the input pointer (a name from the kernel's signature) and quote, in "
                 "`backticks`, the index expression of that load as the kernel writes it (not the per-row max or sum the "
@@ -1318,11 +1411,14 @@ def probe_scheduler(learner: Learner, texts: list[str | None]) -> list:
     """scheduler_nodes on each text (or what it raised); for None, on the notebook's own IR before and after fusion."""
     def nodes(text: str) -> Any:
         try:
-            return list(learner.call("scheduler_nodes", text))
+            got = learner.call("scheduler_nodes", text)
         except CheckFailed:
             raise
         except Exception as err:
             return {"raised": raised(err)}
+        if isinstance(got, (str, bytes, dict)) or not hasattr(got, "__iter__"):
+            return {"returned": type(got).__name__}
+        return list(got)
 
     out = []
     for text in texts:
@@ -1351,6 +1447,10 @@ def scheduler_problems(pre: list[str], post: list[str]) -> list[str]:
 def scheduler_case_problems(got: list, cases: list[IRCase], reveal: bool) -> list[str]:
     for case, answer in zip(cases, got):
         failed = [a for a in (answer if case.text is None else [answer]) if isinstance(a, dict)]
+        if failed and "returned" in failed[0]:
+            kind = failed[0]["returned"]
+            return [f"on {case.about}, scheduler_nodes returned {'an' if kind[:1] in 'aeiou' else 'a'} {kind}; return "
+                    "the list of the top-level nodes' names, in the order they appear."]
         if failed:
             return [f"on {case.about}, scheduler_nodes {failed[0]['raised']}."]
         junk = [n for a in (answer if case.text is None else [answer]) for n in a
@@ -1472,7 +1572,7 @@ def report_again(learner: Learner) -> dict | None:
         try:
             listed = json.loads((folder / MANIFEST_FILE).read_text()).get("files", {}).get(REPORT_FILE, {})
             info["report_hashed"] = info["written"] and isinstance(listed, dict) and \
-                listed.get("sha256") == hashlib.sha256(report.read_bytes()).hexdigest()
+                manifest_digest(listed) == hashlib.sha256(report.read_bytes()).hexdigest()
         except (OSError, ValueError, AttributeError):
             info["report_hashed"] = None        # no manifest there, or not JSON: judged on the notebook's own files
         fake = synthetic_facts(facts)
@@ -1545,10 +1645,10 @@ def synthetic_problems(run: dict | None) -> list[str]:
     times, each row's own verdict, the crossover."""
     if not run or not run.get("report"):
         return []
-    found = sections(run["report"])
-    if any(heading_key(s) not in found for s in REPORT_SECTIONS):
+    found, missing = named_sections(run["report"], REPORT_SECTIONS)
+    if missing:
         return []
-    match, profile = found[heading_key("Compile match")], found[heading_key("Profile")]
+    match, profile = found["compile match"], found["profile"]
     rows, crossover = run["sweep_rows"], run["crossover"]
     if compile_match_problems(match, run["max_err"]):
         said = f"'Compile match' did not give facts['max_err'] ({run['max_err']:.1e}) as a number"
@@ -1624,7 +1724,7 @@ def _number(cell: str) -> float | None:
     return float(m.group().replace(",", "")) if m else None
 
 
-EAGER, COMPILED = re.compile(r"eager", re.I), re.compile(r"compiled|inductor", re.I)
+EAGER, COMPILED = re.compile(r"eager", re.I), re.compile(r"compil\w*|inductor", re.I)     # "torch.compile (ms)" too
 UNIT_SCALE = ((re.compile(r"µs|μs|\bus\b|micro", re.I), 1e-3), (re.compile(r"\bms\b|milli", re.I), 1.0),
               (re.compile(r"\bs\b|\bsec", re.I), 1e3))
 
@@ -1680,8 +1780,10 @@ def profile_table(profile: str) -> dict[int, tuple]:
 
 def verdict_rows_problems(profile: str, rows: list) -> list[str]:
     """Whether each size's table row gives that size's verdict."""
-    words = {"faster": r"faster", "slower": r"slower",
-             "no difference": r"no (?:\w+ )?difference|not? (?:\w+ )?resolv|unresolv|inconclusive|\bsame\b|\btie\b|≈"}
+    words = {"faster": r"faster|quicker", "slower": r"slower",
+             "no difference": r"no (?:\w+ )?difference|not? (?:\w+ )?resolv|unresolv|inconclusive|indistinguishable|"
+                              r"within (?:the )?noise|no (?:clear|significant|measurable) |unclear|\bsame\b|\btie\b|"
+                              r"\beven\b|\bn/?s\b|≈"}
     table = table_rows(profile)
 
     def row_of(batch: int) -> str:
@@ -1703,7 +1805,10 @@ def crossover_stated_problems(report: str, profile: str, crossover) -> list[str]
     none (without the word, a sentence of 'Profile' that does)."""
     if crossover == "not run":
         return []
-    lines = [line for line in report.splitlines() if re.search(r"cross-?over|break-?even", line, re.I)]
+    word = r"cross-?over|break-?even"
+    lines = [line for line in report.splitlines() if re.search(word, line, re.I) and not line.lstrip().startswith("#")]
+    lines += [" ".join(f"{title} {body}".split()) for title, body in sections(report).items()     # "## Crossover" + its text
+              if re.search(word, title, re.I)]
     if not lines:
         prose = " ".join(line for line in profile.splitlines() if "|" not in line)
         said = re.search(r"\bnever\b|\bnot faster\b|\bno (?:batch|size)\b|\bnone\b", prose, re.I) if crossover is None \
@@ -1711,7 +1816,7 @@ def crossover_stated_problems(report: str, profile: str, crossover) -> list[str]
         return [] if said else ["'Profile' should state the crossover your sweep found (part E's `crossover`: the batch, "
                                 "or that there is none)."]
     if crossover is None:
-        said = any(re.search(r"\bnone\b|\bno\b|\bnever\b|\bnot\b|n/a|\bnowhere\b|cross-?over\W*$", line, re.I)
+        said = any(re.search(r"\bnone\b|\bno\b|\bnever\b|\bnot\b|n['’]t\b|n/a|\bnowhere\b|cross-?over\W*$", line, re.I)
                    for line in lines)
     else:
         said = any(re.search(rf"(?<![\d.]){int(crossover)}(?!\d|\.\d)", line.replace(",", "")) for line in lines)
@@ -1720,16 +1825,41 @@ def crossover_stated_problems(report: str, profile: str, crossover) -> list[str]
                             "another way."]
 
 
+VERDICT_WORDS = re.compile(r"faster|slower|quicker|no (?:\w+ )?difference|resolv|inconclusive|indistinguishable|"
+                           r"outperform\w*|\bbeats?\b|\bbeaten\b|\bw[oi]ns?\b|\blos(?:t|es)\b|\bahead\b|\bbehind\b|"
+                           r"\btie[ds]?\b", re.I)
+RATIO_SAID = re.compile(rf"({NUMBER.pattern})\s*(?:×|x\b|times\b)", re.I)      # "2.6×", "1.3x", "2 times"
+
+
 def explanation_problems(text: str, rows: list) -> list[str]:
-    """'When compiling pays' quotes the sweep: a verdict and a batch size, a speedup or an interval it measured."""
-    says_verdict = re.search(r"faster|slower|no (?:\w+ )?difference|resolv", text, re.I)
-    measured = set()
+    """'When compiling pays' quotes the sweep: a verdict and a batch size, a speedup or an interval it measured. A ratio
+    ("0.38×", "2.6× slower", "eager was 2.6× faster") is a speedup or an interval bound, or its inverse where the words
+    say so: a batch size does not count for it, and a ratio said "faster" of compiled is no slowdown's inverse (the
+    page's "1.1×–2× faster" quotes no sweep, though the sweep has a batch 2 and a slowdown of 1/0.95)."""
+    says_verdict = VERDICT_WORDS.search(text)
+    batches, ratios = set(), set()
     for r in rows:
         if isinstance(r, dict):
-            measured |= {float(v) for v in [r.get("batch"), r.get("speedup"), *(r.get("ci") or [])]
-                         if isinstance(v, (int, float))}
-    numbers = [float(m.group().replace(",", "")) for m in NUMBER.finditer(text) if re.search(r"\d", m.group())]
-    quotes = any(abs(n - v) <= 0.011 for n in numbers for v in measured)     # as printed, to two decimals
+            batches |= {float(r["batch"])} if isinstance(r.get("batch"), (int, float)) else set()
+            ratios |= {float(v) for v in [r.get("speedup"), *(r.get("ci") or [])] if isinstance(v, (int, float)) and v > 0}
+    said_ratios = {m.start(1) for m in RATIO_SAID.finditer(text)}
+
+    def quoted(m) -> bool:
+        said = m.group().replace(",", "")
+        n = float(said)
+        if m.start() not in said_ratios:
+            return any(abs(n - v) <= 0.011 for v in batches | ratios)       # as printed, to two decimals
+        digits = len(re.match(r"[-+]?\d*\.?(\d*)", said).group(1))
+        close = lambda vs: any(abs(n - v) <= (0.5 * 10 ** -digits + 0.006 if digits else 0.05) for v in vs)
+        way = re.search(r"faster|quicker|slower", text[m.end():m.end() + 25], re.I)
+        before = re.split(r"[.;:!?]", text[:m.start()])[-1].lower()
+        eager_said = "eager" in before and "compil" not in before             # "eager was 2.6× faster"
+        if way is None:
+            return close(ratios) or close({1 / v for v in ratios})
+        inverse = (way.group().lower() == "slower") != eager_said
+        return close({1 / v for v in ratios} if inverse else ratios) or (n < 1 and close(ratios))
+
+    quotes = any(quoted(m) for m in NUMBER.finditer(text) if re.search(r"\d", m.group()))
     if says_verdict and quotes:
         return []
     return ["'When compiling pays' should quote your sweep: the verdicts (where compiled was faster, slower or no "
@@ -1759,9 +1889,10 @@ def profile_problems(profile: str, rows) -> list[str]:
 def compile_match_problems(body: str, max_err: Any) -> list[str]:
     """'Compile match' must state what part A measured, faithfully: a finite error as a number, a NaN or an infinity
     as such (part A's own check charges the mistake, once), and nothing in particular when part A did not run."""
-    measured = re.sub(r"\b1(?:\.0*)?e-0?6\b", "", e_notation(body))   # the criterion is not the measurement
-    says_nan = re.search(r"\bnan\b|\binf(?:inity|inite)?\b|∞", measured, re.I) is not None
-    says_number = re.search(r"\d\.?\d*e-\d+|0\.0+\d*|\b0\b|\d\.\d+", measured) is not None
+    measured = re.sub(r"(\d)\s*([eE])\s*[−–]\s*(\d)", r"\1\2-\3", e_notation(body))      # 4.66e−10: a Unicode minus
+    measured = re.sub(r"\b1(?:\.0*)?[eE]-0?6\b", "", measured)   # the criterion is not the measurement
+    says_nan = re.search(r"\bnan\b|\binf(?:inity|inite)?\b|∞|not a number", measured, re.I) is not None
+    says_number = re.search(r"\d\.?\d*e-\d+|0\.0+\d*|\b0\b|\d\.\d+", measured, re.I) is not None
     if max_err is None:                                   # part A left undone: the report cannot state a measurement
         return []
     if isinstance(max_err, float) and not math.isfinite(max_err):
@@ -1781,17 +1912,22 @@ def compile_match_problems(body: str, max_err: Any) -> list[str]:
     return []
 
 
+def manifest_digest(meta: dict) -> str | None:
+    """A manifest entry's SHA-256, whatever the key's spelling ("sha256", "SHA-256", "sha_256") and with or without the
+    "sha256:" prefix."""
+    value = next((v for k, v in meta.items() if re.sub(r"[-_\s]", "", str(k)).lower() == "sha256"), None)
+    return value.strip().lower().removeprefix("sha256:") if isinstance(value, str) else value
+
+
 def report_problems(info: dict, kernels: list[str]) -> list[str]:
     """Everything wrong with REPORT.md and manifest.json, from probe_report's facts; `kernels` are the softmax kernels
     a real dump holds (the report must name one)."""
     report, manifest = info.get(REPORT_FILE), info.get(MANIFEST_FILE)
     if report is None:
         return [f"{REPORT_FILE} does not exist in the output folder: run write_report."]
-    found = sections(report)
-    missing = [s for s in REPORT_SECTIONS if heading_key(s) not in found]
+    found, missing = named_sections(report, REPORT_SECTIONS)
     if missing:
         return [f"REPORT.md lacks the section(s) {', '.join('## ' + m for m in missing)}."]
-    found = {s.lower(): found[heading_key(s)] for s in REPORT_SECTIONS}
     problems = []
     problems += compile_match_problems(found["compile match"], info.get("max_err", "unknown"))
     if info.get("kernel_saved", True):      # part C saved the kernel: the report points to it and names it
@@ -1851,7 +1987,7 @@ def report_problems(info: dict, kernels: list[str]) -> list[str]:
         seen = info["listed"].get(str(name), {})
         if not seen.get("exists"):
             problems.append(f"manifest.json lists {name}, which does not exist in the output folder.")
-        elif not isinstance(meta, dict) or meta.get("sha256") != seen.get("sha256"):
+        elif not isinstance(meta, dict) or manifest_digest(meta) != seen.get("sha256"):
             problems.append(f"manifest.json's sha256 for {name} does not match the file (re-run write_report after changing files).")
         elif "bytes" in seen and meta.get("bytes", meta.get("size")) != seen["bytes"]:
             problems.append(f"manifest.json's bytes for {name} is not the file's size in bytes (its length on disk, "

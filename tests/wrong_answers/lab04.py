@@ -223,9 +223,6 @@ WRONG = [
     wrong('04.annotation', "says a CPU kernel keeps exp(x - max) in registers: it stores it in a per-row scratch array", 'ex-d',
           ('if scratch:\n', 'if False:\n'),
           says='scratch array of one row'),
-    wrong('04.annotation', "a heading that is not one of the five ('Reduction')", 'ex-d',
-          ('## Reductions\n', '## Reduction\n'),
-          says='## Reductions'),
 
     # ---- E: sweep and crossover
     wrong('04.crossover', 'the first faster batch, even if a larger one is slower again', 'ex-e',
@@ -671,3 +668,481 @@ ROUND5_RIGHT = [
 
 WRONG += ROUND5
 RIGHT += ROUND5_RIGHT
+
+
+# ---------------------------------------------------------------- round 6 ("fair grades"): the source pages' mistakes
+# (../shared/seeds: 001, the lab's page; 004, the talk's slides), and each exercise walked for a wrong unit, a wrong
+# kernel, a stale dump, state kept from an earlier call, one device only.
+MY_COMPILER = ('def compile_head(model):\n    def my_compiler(gm, example_inputs):      # the talk\'s custom backend\n'
+               '        print(gm.code)\n        return gm.forward\n    return torch.compile(model, backend=my_compiler)\n')
+STALE_RUN = '    debug_root = Path(debug_root)\n'
+FIND_CACHED = ('_softmax_found = []\n\n\ndef find_softmax_kernel(kernels):\n    """Return the kernel that computes the softmax: '
+               'it both reduces and exponentiates."""\n    if _softmax_found:                 # found once: no need to search again\n'
+               '        return _softmax_found[0]\n    softmax_ops = {"exp", "_softmax", "prepare_softmax_online"}\n'
+               '    hits = [k for k in kernels if k.reductions and softmax_ops & set(k.aten_ops)]\n'
+               '    _softmax_found.append(hits[0])\n    return hits[0]\n')
+FIND_DEF = FIND.join(('def find_softmax_kernel(kernels):\n    """Return the kernel that computes the softmax: it both reduces and '
+                      'exponentiates."""\n    ### BEGIN SOLUTION\n', '    ### END SOLUTION'))
+REDUCTIONS_QUOTED = 'The code that performs them: {", ".join(f"`{t}`" for t in quoted_reductions)}.'
+SEED_EXPLANATION = ('EXPLANATION = ("On CPU, the compiled version may be 1.1×–2× faster, or in our tiny case possibly slower, '
+                    'because overhead dominates for small models: the guard check and the wrapper cost the same at every size, '
+                    'while the fused kernel saves more work the larger the batch is.")\n_unused = (\n')
+
+ROUND6 = [
+    # ---- A: compile
+    wrong('04.compile_match', "the talk's custom backend my_compiler (prints the graph, returns gm.forward): Dynamo "
+          "captures, but nothing is generated", 'ex-a', source=MY_COMPILER, says='not by Inductor', hidden_says='not by Inductor'),
+    wrong('04.compile_match', "compiles the bound method model.forward, not the module", 'ex-a',
+          ('torch.compile(model, mode="default")', 'torch.compile(model.forward, mode="default")'),
+          says='not its forward method', hidden_says='not its forward method'),
+    wrong('04.compile_match', 'torch.compile(..., disable=True), copied from a config with compiling switched off', 'ex-a',
+          ('torch.compile(model, mode="default")', 'torch.compile(model, mode="default", disable=True)'),
+          says='result of torch.compile', hidden_says='result of torch.compile'),
+    wrong('04.compile_match', 'mode="max-autotune-no-cudagraphs" (a GPU tutorial\'s mode): tuning, not the default mode', 'ex-a',
+          ('torch.compile(model, mode="default")', 'torch.compile(model, mode="max-autotune-no-cudagraphs")'),
+          says='default mode', hidden_says='default mode'),
+    # ---- B: debug dump
+    wrong('04.debug_dump', "the page's TORCH_COMPILE_DEBUG=1, set after torch was imported: the trace setting was read "
+          "at import, so nothing is dumped", 'ex-b',
+          ('    settings = {"trace.enabled": True, "fx_graph_cache": False}\n',
+           '    os.environ["TORCH_COMPILE_DEBUG"] = "1"          # the page\'s way\n    settings = {"fx_graph_cache": False}\n'),
+          ('        torch.compile(fn)(*args)\n', '        try:\n            torch.compile(fn)(*args)\n'
+           '        finally:\n            del os.environ["TORCH_COMPILE_DEBUG"]\n'),
+          says='trace', hidden_says='trace'),
+    wrong('04.debug_dump', "turns on inductor_config.debug (Inductor's debug printing), not the trace that writes the "
+          "debug folder", 'ex-b',
+          ('settings = {"trace.enabled": True, "fx_graph_cache": False}', 'settings = {"debug": True, "fx_graph_cache": False}'),
+          says='trace', hidden_says='trace'),
+    wrong('04.debug_dump', "the page's way: the folder of the largest .py file in /tmp/torchinductor_<user> (Inductor's "
+          "cache, not the debug folder under debug_root)", 'ex-b',
+          (DUMP_FOLDER, '    cache = Path("/tmp") / f"torchinductor_{__import__(\'getpass\').getuser()}"\n'
+                        '    return max(cache.rglob("*.py"), key=lambda p: p.stat().st_size).parent\n'),
+          says='debug_root', hidden_says='debug_root'),
+    wrong('04.debug_dump', "reuses a debug folder already under debug_root instead of compiling again (a stale dump of "
+          "an earlier run)", 'ex-b',
+          (STALE_RUN, STALE_RUN + '    old = sorted(debug_root.glob("run_*/torchinductor/*/output_code.py"))\n'
+                                  '    if old:                             # dumped before: no need to compile again\n'
+                                  '        return old[-1].parent\n'),
+          says='THIS compile', hidden_says='THIS compile'),
+    wrong('04.debug_dump', "remembers the folder per debug_root in a module-level dict: a later call returns the first "
+          "call's folder", 'ex-b',
+          ('def dump_inductor_debug(fn, args, debug_root):', '_DUMPS = {}\n\n\ndef dump_inductor_debug(fn, args, debug_root):'),
+          (STALE_RUN, STALE_RUN + '    if debug_root in _DUMPS:\n        return _DUMPS[debug_root]\n'),
+          ('    return max(fresh, key=lambda p: (p / "output_code.py").stat().st_mtime)\n',
+           '    _DUMPS[debug_root] = max(fresh, key=lambda p: (p / "output_code.py").stat().st_mtime)\n    return _DUMPS[debug_root]\n'),
+          says='called again', hidden_says='called again'),
+    # ---- C: find the kernel, save it
+    wrong('04.find_softmax', "the page's 'pick the largest file': the kernel with the longest source", 'ex-c',
+          (FIND, '    return max(kernels, key=lambda k: len(k.source))\n'),
+          says='its size', hidden_says='returned another kernel'),
+    wrong('04.find_softmax', "tells a reduction by the kernel's kind (a C++ kernel, or a kind with 'red' in it), not by "
+          "its reductions", 'ex-c',
+          (FIND, '    return next(k for k in kernels if ("red" in k.kind or k.kind == "cpp") and "exp" in k.aten_ops)\n'),
+          says='both reduces and exponentiates', hidden_says='returned another kernel'),
+    wrong('04.find_softmax', "returns the list of matching kernels, not the kernel", 'ex-c',
+          ('    return hits[0]\n', '    return hits\n'),
+          also=(Edit('run-c2', (('find_softmax_kernel(code.kernels)', 'find_softmax_kernel(code.kernels)[0]'),)),),
+          says='return the Kernel itself', hidden_says='return the Kernel itself'),
+    wrong('04.find_softmax', "remembers the first kernel it found and returns it for every later list", 'ex-c',
+          (FIND_DEF, FIND_CACHED),
+          says='list it was given', hidden_says='list it was given'),
+    wrong('04.find_softmax', "looks among C++ kernels only (a CPU's dump): a GPU's Triton softmax is never found", 'ex-c',
+          (FIND, '    return next(k for k in kernels if k.kind == "cpp" and k.reductions and "exp" in k.aten_ops)\n'),
+          says='both reduces and exponentiates', hidden_says='both reduces and exponentiates'),
+    wrong('04.find_softmax', "looks for a GPU's online softmax (prepare_softmax_online), else takes the first kernel "
+          "that reduces: on a CPU that may be another kernel", 'ex-c',
+          (FIND, '    online = [k for k in kernels if "prepare_softmax_online" in k.aten_ops]\n'
+                 '    return online[0] if online else next(k for k in kernels if k.reductions)\n'),
+          says='both reduces and exponentiates', hidden_says='both reduces and exponentiates'),
+    wrong('04.find_softmax', "save_kernel returns the folder it wrote into, not the file's path", 'ex-c',
+          ('    path.write_text(kernel.source)\n    return path\n', '    path.write_text(kernel.source)\n    return Path(out_dir)\n'),
+          says='returned a folder', hidden_says='returned a folder'),
+    wrong('04.find_softmax', "save_kernel writes the whole generated module (the capture's output_code.py), not the kernel", 'ex-c',
+          ('path.write_text(kernel.source)', 'path.write_text(code.output_code)'),
+          says="exactly the kernel's source", hidden_says="exactly the kernel's source"),
+    wrong('04.find_softmax', "save_kernel names a GPU's kernel kernel.cu (the page's '.cu files'): Triton is Python", 'ex-c',
+          ('("kernel.cpp" if kernel.kind == "cpp" else "kernel.py")', '("kernel.cpp" if kernel.kind == "cpp" else "kernel.cu")'),
+          says='every Triton kind to kernel.py', hidden_says='every Triton kind to kernel.py'),
+    # ---- D: annotation
+    wrong('04.annotation', "'Input read' describes the model's input x ([2, 64], the wrapper's arg2_1), not the logits "
+          "the kernel reads", 'ex-d',
+          ('through `{first_load.buffer}` at index `{first_load.index}`', 'through `arg2_1` at index `x1 + 64L*x0`'),
+          says='Input read', hidden_says='Input read'),
+    wrong('04.annotation', "the page's op list (max, sub, exp, sum, div) on a CPU kernel whose reduction op is amax", 'ex-d',
+          ('## Fused ATen ops\n{", ".join(k.aten_ops)}', '## Fused ATen ops\nmax, sub, exp, sum, div'),
+          says='misses', hidden_says='misses'),
+    wrong('04.annotation', "'What is not there' says exp(x - max) is written out as a full tensor and is not kept in "
+          "the scratch array: the scratch named, its use denied", 'ex-d',
+          (NOT_THERE, '## What is not there\nexp(x - max) is written to memory as a full [rows, 600] tensor and read back '
+                      'for the division; it is not kept in the scratch array `local_buffer_data_0`.\n'),
+          says='What is not there', hidden_says='What is not there'),
+    wrong('04.annotation', "the loop variables in a table, rows and columns swapped", 'ex-d',
+          (INPUT_ROLES, '\n\n| loop variable | walks |\n|---|---|\n| `{col_var}` | rows |\n| `{row_var}` | columns |\n'),
+          says='walks the rows', hidden_says='walks the rows'),
+    wrong('04.annotation', "'Reductions' quotes Triton's tl.max and tl.sum (a GPU tutorial's code) for a C++ kernel", 'ex-d',
+          (REDUCTIONS_QUOTED, 'The code that performs them: `tl.max(x, 1)`, `tl.sum(e, 1)`.'),
+          says='copied from the kernel', hidden_says='copied from the kernel'),
+    wrong('04.annotation', "'Reductions' describes a GPU's single online-softmax pass on a CPU kernel that reduces twice", 'ex-d',
+          ('Per row: {", ".join(k.reductions)}.', 'Per row: a single online-softmax pass (prepare_softmax_online).'),
+          ('is needed for max and sum.', 'is needed.'),
+          says='Reductions', hidden_says='Reductions'),
+    # ---- E: sweep and crossover
+    wrong('04.crossover', "measure_sweep's speedup as compiled_ms / eager_ms", 'ex-e',
+          ('"speedup": c.a.median_ms / c.b.median_ms,', '"speedup": c.b.median_ms / c.a.median_ms,'),
+          says=r'eager_ms / compiled_ms', hidden_says=r'eager_ms / compiled_ms'),
+    wrong('04.crossover', "measure_sweep keeps its rows in a default argument (rows=[]): every call returns the "
+          "earlier calls' rows too", 'ex-e',
+          ('def measure_sweep(model, compiled, batch_sizes, d=64):', 'def measure_sweep(model, compiled, batch_sizes, d=64, rows=[]):'),
+          ('    rows = []\n    for b in batch_sizes:', '    for b in batch_sizes:'),
+          says='one row per batch size', hidden_says='one row per batch size'),
+    wrong('04.crossover', "measure_sweep's times are the means of the comparison's calls, not the medians", 'ex-e',
+          ('"eager_ms": c.a.median_ms, "compiled_ms": c.b.median_ms,\n                     "speedup": c.a.median_ms / c.b.median_ms,',
+           '"eager_ms": sum(c.a.times_ms) / len(c.a.times_ms), "compiled_ms": sum(c.b.times_ms) / len(c.b.times_ms),\n'
+           '                     "speedup": (sum(c.a.times_ms) / len(c.a.times_ms)) / (sum(c.b.times_ms) / len(c.b.times_ms)),'),
+          says='median', hidden_says='median'),
+    wrong('04.crossover', "measure_sweep records each row's batch as the input's element count (batch × d)", 'ex-e',
+          ('rows.append({"batch": b,', 'rows.append({"batch": xb.numel(),'),
+          says='one row per batch size', hidden_says='one row per batch size'),
+    wrong('04.crossover', "find_crossover returns the largest batch where compiled is faster, not the smallest of the faster tail", 'ex-e',
+          (CROSSOVER, '    answer = None\n    for row in sorted(rows, key=lambda r: r["batch"]):\n'
+                      '        if row.get("verdict") == "faster":\n            answer = row["batch"]\n    return answer\n'),
+          says='smallest batch from which', hidden_says='wrong answer'),
+    wrong('04.crossover', "find_crossover returns -1 when there is no crossover, not None", 'ex-e',
+          ('        answer = row["batch"]\n    return answer', '        answer = row["batch"]\n    return -1 if answer is None else answer'),
+          says='None', hidden_says='wrong answer'),
+    wrong('04.crossover', "find_crossover checks only the batches above each one: the batch where compiled becomes "
+          "faster is taken one size too early", 'ex-e',
+          (CROSSOVER, '    for row in sorted(rows, key=lambda r: r["batch"]):\n'
+                      '        if all(r.get("verdict") == "faster" for r in rows if r["batch"] > row["batch"]):\n'
+                      '            return row["batch"]\n    return None\n'),
+          says='every larger batch', hidden_says='wrong answer'),
+    # ---- S: scheduler
+    wrong('04.scheduler', "re.findall with ^ but without re.MULTILINE: only a node on the file's first line is found", 'ex-s',
+          ('    names, member_next = [], False\n', '    members = set(re.findall(r"\\.snodes\\[\\d+\\] =\\n(\\w+):", ir_text))\n'
+           '    return [n for n in re.findall(r"^(\\w+): \\w*SchedulerNode\\(", ir_text) if n not in members]\n'
+           '    names, member_next = [], False\n'),
+          says='opens a node', hidden_says='opens a node'),
+    wrong('04.scheduler', "returns how many top-level nodes there are, not their names", 'ex-s',
+          ('    return names\n', '    return len(names)\n'),
+          says='list of', hidden_says='list of'),
+    # ---- G: report
+    wrong('04.report', "the report's crossover from the notebook's global crossover, not from the facts it is given", 'ex-g',
+          ('    elif facts.get("crossover") is None:\n', '    elif crossover is None:\n'),
+          ("crossover_text = f\"batch {facts['crossover']}\"", "crossover_text = f\"batch {crossover}\""),
+          says='facts', hidden_says='facts'),
+    wrong('04.report', "'Compile match' from the notebook's global max_err, not from the facts it is given", 'ex-g',
+          ("{fmt(facts.get('max_err'), '.2e')}", "{fmt(max_err, '.2e')}"),
+          says='facts', hidden_says='facts'),
+    wrong('04.report', "the manifest's sha256 field holds an MD5 digest", 'ex-g',
+          ('hashlib.sha256((out_dir / n).read_bytes()).hexdigest()', 'hashlib.md5((out_dir / n).read_bytes()).hexdigest()'),
+          says='does not match the file', hidden_says='does not match the file'),
+    wrong('04.report', "the manifest's versions as torch's version string, not a mapping", 'ex-g',
+          ('"versions": facts["versions"], ', '"versions": torch.__version__, '),
+          says="'versions'", hidden_says="'versions'"),
+    wrong('04.report', "the profile's times rounded to one decimal: every time below 0.05 ms reads 0.0", 'ex-g',
+          (TABLE_ROW, "{r['eager_ms']:.1f} | {r['compiled_ms']:.1f}"),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "the explanation turns a slowdown round: compiled 'N× faster' at the smallest size, where eager "
+          "was N× faster", 'ex-e2',
+          ('EXPLANATION = (\n', 'EXPLANATION = (f"At the smallest size compiled was {1 / min(sweep_rows, key=lambda r: r[\'batch\'])[\'speedup\']:.2f}× '
+                                'faster than eager, because the fused kernel does the whole softmax in one pass while eager '
+                                'launches its operators one by one; at the largest size the gap is smaller.")\n_unused = (\n'),
+          says='quote your sweep', hidden_says='quote your sweep'),
+    wrong('04.report', "the page's explanation ('1.1×–2× faster, or possibly slower'): no verdict of the sweep, its "
+          "ratios not measured here", 'ex-e2',
+          ('EXPLANATION = (\n', SEED_EXPLANATION),
+          says='quote your sweep', hidden_says='quote your sweep'),
+]
+
+WRONG += ROUND6
+
+# Part D written six other ways, each stating every fact in its own words and layout: terse, verbose, bullet lists,
+# tables, other verbs with fenced code, Setext headings in capitals. The facts come from the kernel the notebook shows.
+KERNEL_FACTS = '''k = kernel_to_read
+first_load = next(a for a in k.loads if a.buffer.startswith("in_"))
+last_store = k.stores[-1]
+terms = [t.strip() for t in first_load.index.split("+")]
+row_var = next(t.split("*")[-1].strip() for t in terms if "*" in t)
+col_var = next(t for t in terms if "*" not in t)
+scratch = next((w for w in k.source.replace("(", " ").split() if w.startswith("local_buffer_data_")), "a scratch array")
+line_with = lambda word: next(l.strip() for l in k.source.splitlines() if word in l)
+ops = ", ".join(k.aten_ops)
+'''
+ANNOTATION_TERSE = KERNEL_FACTS + '''ANNOTATION = f"""# {k.name}
+
+## 1. fused aten ops
+{ops}
+
+## 2. input read
+`{first_load.buffer}` at `{first_load.index}`. `{row_var}`: rows; `{col_var}`: columns.
+
+## 3. output written
+`{last_store.buffer}` at `{last_store.index}`.
+
+## 4. reductions
+max, sum (per row): `max_propagate_nan`, `vec_reduce_all`.
+
+## 5. what is not there
+No `exp(x - max)` tensor: kept per row in `{scratch}` (one-row scratch).
+"""
+'''
+ANNOTATION_VERBOSE = KERNEL_FACTS + '''ANNOTATION = f"""# Reading `{k.name}`, line by line
+
+### Fused ATen Ops (from the dump's `Original ATen` comments)
+{ops} and nothing else: the decomposed softmax that follows the matmul. The `addmm` itself is a library call made
+before this kernel is launched.
+
+### Input Read
+The kernel reads the logits produced by the library addmm through the pointer `{first_load.buffer}`, at the index
+`{"*".join(reversed(terms[1].split("*")))} + {terms[0]}` (the same expression with its terms the other way round). The
+outer loop variable `{row_var}` selects which of the 2 rows is being processed, advancing by 600 elements each time,
+while the inner loop variable `{col_var}` steps through the 600 logits of that row one after another.
+
+### Output Written
+The normalised probabilities are stored through `{last_store.buffer}` at index `{last_store.index}`: row-major, like
+the input.
+
+### Reductions
+For every row the kernel first finds the maximum, a running maximum folded by
+`{line_with("max_propagate_nan")}`, and then the total of the exponentials, accumulated in a vector register and folded
+by `{line_with("tmp_acc0 = tmp_acc0 +")}`.
+
+### What Is Not There
+Because the subtraction, the exponential and the division are fused, the exponentials exp(x − max) are never
+materialised as a [2, 600] tensor in main memory. On the CPU each thread writes one row of them into the small scratch
+array {scratch} (600 floats), which stays in cache, and reads it back for the division.
+
+### Where I looked
+The kernel printed in part D, and ir_post_fusion.txt.
+"""
+'''
+ANNOTATION_BULLETS = KERNEL_FACTS + '''ANNOTATION = f"""# Annotation
+
+#### a) Fused ATen ops
+{chr(10).join("- " + op for op in k.aten_ops)}
+
+#### b) Input read
+- pointer: `{first_load.buffer}`
+- index: `{first_load.index}`
+- `{row_var}` → row index (0..1, stride 600)
+- `{col_var}` → column index (0..599, stride 1)
+
+#### c) Output written
+- pointer: `{last_store.buffer}`
+- index: `{last_store.index}`
+
+#### d) Reductions
+- max per row: `max_propagate_nan`
+- sum per row: `vec_reduce_all`
+
+#### e) What is not there
+- exp(x − max): no global buffer
+- kept one row at a time in `{scratch}` (scratch, 600 floats)
+"""
+'''
+ANNOTATION_TABLES = KERNEL_FACTS + '''ANNOTATION = f"""# {k.name}
+
+## Fused ATen ops
+{" → ".join("`aten." + op + "`" for op in k.aten_ops)}
+
+## Input read
+| pointer | index |
+|---|---|
+| `{first_load.buffer}` | `{first_load.index}` |
+
+| loop variable | walks | stride |
+|---|---|---|
+| `{row_var}` | rows | 600 |
+| `{col_var}` | columns | 1 |
+
+## Output written
+pointer | index
+---|---
+`{last_store.buffer}` | `{last_store.index}`
+
+## Reductions
+| reduction | code |
+|---|---|
+| max | `max_propagate_nan` |
+| sum | `vec_reduce_all` |
+
+## What is not there
+The exponentials stay in a per-row scratch array (`{scratch}`) rather than a full [B, 600] tensor in memory.
+"""
+'''
+ANNOTATION_FENCED = KERNEL_FACTS + '''ANNOTATION = f"""## Fused ATen ops
+{ops}: one kernel for the whole softmax.
+
+## Input read
+`{row_var}` indexes the batch rows and `{col_var}` iterates over the vocabulary entries of each row. The load:
+
+```cpp
+{line_with(first_load.buffer + " +")}
+```
+
+## Output written
+The store, into `{last_store.buffer}`:
+
+```cpp
+{line_with(last_store.buffer + " +")}
+```
+
+## Reductions
+A running maximum and a running total per row:
+
+```cpp
+{line_with("max_propagate_nan")}
+{line_with("tmp_acc0 = tmp_acc0 +")}
+```
+
+## What is not there
+exp(x - max) is computed on the fly and is never round-tripped through DRAM: each thread parks one row of it in
+`{scratch}`, a scratch array of one row.
+"""
+'''
+ANNOTATION_SETEXT = KERNEL_FACTS + '''ANNOTATION = f"""KERNEL {k.name.upper()}
+=========================
+
+Fused ATen ops
+--------------
+{ops.upper()}
+
+Input read
+----------
+Pointer `{first_load.buffer}`, index `{first_load.index}`. Rows: `{row_var}` (it moves from row to row, 600 floats
+apart). Columns: `{col_var}` (it moves from element to element inside a row).
+
+Output written
+--------------
+Pointer `{last_store.buffer}`, index `{last_store.index}`.
+
+Reductions
+----------
+Two per row: the largest logit (max) and the sum of the exponentials. Code: `max_propagate_nan`, `vec_reduce_all`.
+
+What is not there
+-----------------
+Unlike the five-op version, this kernel does not create an exp(x − max) tensor: it keeps each row's exponentials in
+the scratch array `{scratch}` and divides them from there.
+"""
+'''
+
+# Part G written other ways: headings numbered at another level, the table without outer pipes and headed
+# "torch.compile", the crossover in a section of its own, the error in capitals; Setext headings, a manifest keyed
+# "SHA-256" with the digest prefixed and sizes as "size", a crossover said "there isn't one"; verdicts said in other
+# words; and part A's NaN, stated as it is.
+REPORT_HEADINGS = (('## Compile match\n', '### 1. Compile match\n'), ('## Kernel\n', '### 2. Kernel\n'),
+                   ('## Profile\n', '### 3. Profile (eager vs compiled)\n'), ('## When compiling pays\n', '### 4. When compiling pays\n'))
+TABLE = ('"| batch | eager ms | compiled ms | speedup | compiled vs eager (speedup, 95 % CI) |",\n'
+         '                       "|---:|---:|---:|---:|---|"]')
+TABLE_LINE = "f\"| {r['batch']} | {r['eager_ms']:.4f} | {r['compiled_ms']:.4f} | {r['speedup']:.2f}× | {verdict(r)} |\""
+CROSSOVER_LINE = 'Crossover (compiled faster by its verdict from this batch on): {crossover_text}. Plot: sweep.png.'
+ERROR_LINE = "max |eager − compiled| = {fmt(facts.get('max_err'), '.2e')} (criterion: ≤ 1e-6)."
+NO_CROSSOVER = '"none: compiled was not faster by its verdict at every batch from some size on"'
+SETEXT = tuple((f'## {t}\n', f'{t}\n{"-" * len(t)}\n') for t in ("Compile match", "Kernel", "Profile", "When compiling pays"))
+MANIFEST_ENTRY = '{"bytes": (out_dir / n).stat().st_size, "sha256": hashlib.sha256((out_dir / n).read_bytes()).hexdigest()}'
+INVERSE_EXPLANATION = '''EXPLANATION = " ".join(
+    (f"At the {where} size eager was {1 / r['speedup']:.2f}× faster than compiled ({r['verdict']} by the paired rounds)."
+     if r["speedup"] < 1 else f"At the {where} size compiled came out {r['speedup']:.2f}× as fast as eager ({r['verdict']}).")
+    for where, r in (("smallest", min(sweep_rows, key=lambda r: r["batch"])), ("largest", max(sweep_rows, key=lambda r: r["batch"]))))
+EXPLANATION += (" A compiled call pays Dynamo's guard check, Inductor's Python wrapper and its allocations before the "
+                "kernel runs, and against eager TinyHead, whose softmax is one ATen kernel, fusion saves no memory traffic.")
+_unused = (
+'''
+
+ROUND6_RIGHT = [
+    right('04.annotation', 'terse: numbered lower-case headings, roles as "x0: rows; x1: columns", "No exp(x - max) '
+          'tensor: kept per row in the scratch"', 'ex-d', source=ANNOTATION_TERSE),
+    right('04.annotation', 'verbose: ### Title Case headings that say more ("Fused ATen Ops (from ...)"), an extra '
+          'section, the index with its terms reordered, "selects which of the 2 rows" / "steps through the logits", '
+          '"the maximum ... the total", "never materialised in main memory"', 'ex-d', source=ANNOTATION_VERBOSE),
+    right('04.annotation', 'bullet lists under #### lettered headings: one op per line, "x0 → row index", '
+          '"exp(x − max): no global buffer"', 'ex-d', source=ANNOTATION_BULLETS),
+    right('04.annotation', 'tables: ops as `aten.op` joined by arrows, a table of the loop variables, one without outer '
+          'pipes, "stay in a per-row scratch array rather than a full tensor in memory"', 'ex-d', source=ANNOTATION_TABLES),
+    right('04.annotation', 'other verbs and fenced code: "indexes the batch rows", "iterates over the vocabulary '
+          'entries", the load, store and reductions quoted as ```cpp blocks, "never round-tripped through DRAM"', 'ex-d',
+          source=ANNOTATION_FENCED),
+    right('04.annotation', 'Setext headings, the ops in capitals, "Rows: x0 ... Columns: x1", "moves from row to row", '
+          '"does not create an exp(x − max) tensor"', 'ex-d', source=ANNOTATION_SETEXT),
+    right('04.report', 'numbered ### headings that say more, the table without outer pipes headed "torch.compile (ms)", '
+          'the crossover in a section of its own, the error as 4.66E-10', 'ex-g', *REPORT_HEADINGS,
+          (TABLE, '"Batch size | Eager (ms) | torch.compile (ms) | Speed-up | Verdict (95 % CI)", "---:|---:|---:|---:|---"]'),
+          (TABLE_LINE, "f\"{r['batch']} | {r['eager_ms']:.4f} | {r['compiled_ms']:.4f} | {r['speedup']:.2f}× | {verdict(r)}\""),
+          (CROSSOVER_LINE, 'Plot: sweep.png.\n\n### 3a. Crossover\n{crossover_text}'),
+          (ERROR_LINE, "max abs error {fmt(facts.get('max_err'), '.2E')} (must stay below 1E-06).")),
+    right('04.report', 'Setext headings, a manifest keyed "SHA-256" with the "sha256:" prefix and sizes as "size", no '
+          'crossover said "there isn\'t one", and an explanation that quotes slowdowns as eager\'s speedup '
+          '("eager was 2.6× faster")', 'ex-g', *SETEXT,
+          (NO_CROSSOVER, '"there isn\'t one in this sweep"'),
+          (MANIFEST_ENTRY, '{"size": (out_dir / n).stat().st_size, "SHA-256": "sha256:" + hashlib.sha256((out_dir / n).read_bytes()).hexdigest()}'),
+          also=(Edit('ex-e2', (('EXPLANATION = (\n', INVERSE_EXPLANATION),)),)),
+    right('04.report', 'a sweep with a "no difference" size, each verdict said in the report\'s own words ("compiled '
+          'quicker", "within noise"), the error with a Unicode minus (4.66e−10)', 'facts',
+          ('facts = {\n', 'sweep_rows = [dict(r, verdict="no difference", ci=[0.9, 1.1]) if r["batch"] == sweep_rows[1]["batch"] '
+                         'else r for r in sweep_rows]\ncrossover = find_crossover(sweep_rows)\nfacts = {\n'),
+          also=(Edit('ex-g', (("verdict = lambda r: f\"{r['verdict']} (", "verdict = lambda r: f\"{SAID[r['verdict']]} ("),
+                              ('    rows = facts.get("sweep_rows") or []\n', '    rows = facts.get("sweep_rows") or []\n'
+                               '    SAID = {"faster": "compiled quicker", "slower": "compiled slower", "no difference": "within noise"}\n'),
+                              ("{fmt(facts.get('max_err'), '.2e')}", "{fmt(facts.get('max_err'), '.2e').replace('-', '−')}"))),)),
+    right('04.report', "part A measured NaN (a broken compile): the report states it as it is, \"NaN (not a number)\"", 'facts',
+          ('facts = {\n', 'max_err = float("nan")\nfacts = {\n'),
+          also=(Edit('ex-g', ((ERROR_LINE, "max |eager − compiled| = {'NaN (not a number)' if facts.get('max_err') != facts.get('max_err') "
+                                           "else fmt(facts.get('max_err'), '.2e')} (criterion: ≤ 1e-6)."),)),)),
+    right('04.annotation', "a heading in the singular ('## Reduction'): the section is the same", 'ex-d',
+          ('## Reductions\n', '## Reduction\n')),
+    right('04.annotation', 'a title, then each section opened by a line in bold ("**Fused ATen ops**")', 'ex-d',
+          ('## Fused ATen ops\n', '**Fused ATen ops**\n'), ('## Input read\n', '**Input read**\n'),
+          ('## Output written\n', '**Output written**\n'), ('## Reductions\n', '**Reductions**\n'),
+          ('## What is not there\n', '**What is not there**\n')),
+    right('04.compile_match', "torch._dynamo.optimize('inductor'), the talk's older spelling of the same compile", 'ex-a',
+          ('return torch.compile(model, mode="default")', 'return torch._dynamo.optimize("inductor")(model)')),
+    right('04.compile_match', 'the backend named: torch.compile(model, backend="inductor")', 'ex-a',
+          ('torch.compile(model, mode="default")', 'torch.compile(model, backend="inductor")')),
+    right('04.debug_dump', 'every cache off with force_disable_caches (more than the exercise needs, not wrong)', 'ex-b',
+          ('settings = {"trace.enabled": True, "fx_graph_cache": False}', 'settings = {"trace.enabled": True, "force_disable_caches": True}')),
+    right('04.scheduler', 'the text split into blocks at blank lines: the first line of each block that opens a node', 'ex-s',
+          ('    names, member_next = [], False\n', '    heads = [b.strip().splitlines()[0] for b in re.split(r"\\n\\s*\\n", ir_text) if b.strip()]\n'
+           '    return [m.group(1) for h in heads if (m := re.match(r"^(\\w+): \\w*SchedulerNode\\(", h))]\n'
+           '    names, member_next = [], False\n')),
+]
+
+RIGHT += ROUND6_RIGHT
+
+TERSE_EXPLANATION = '''EXPLANATION = "Per size, compiled vs eager:\\n" + "\\n".join(
+    f"- B={r['batch']}: {r['verdict']}, {r['ci'][0]:.2f}–{r['ci'][1]:.2f}×" for r in sorted(sweep_rows, key=lambda r: r["batch"]))
+EXPLANATION += ("\\n\\nWhy: a compiled call adds a guard check and a Python wrapper to every call, and eager TinyHead "
+                "already runs its softmax as one ATen kernel, so there is little for fusion to save.")
+_unused = (
+'''
+VERBOSE_EXPLANATION = '''EXPLANATION = (
+    "Looking at the paired rounds size by size, "
+    + "; ".join(f"with {r['batch']} rows the compiled model {'won' if r['verdict'] == 'faster' else 'lost' if r['verdict'] == 'slower' else 'tied within what the machine can resolve'} "
+                f"(its speedup interval ran from {r['ci'][0]:.2f} to {r['ci'][1]:.2f})" for r in sweep_rows)
+    + ". The reason is the fixed price of a compiled call, which eager never pays: Dynamo checks its guards, and "
+      "Inductor's wrapper allocates buffers and calls the library matmul and the generated kernel, while eager "
+      "TinyHead runs one ATen softmax kernel that writes nothing but its output.")
+_unused = (
+'''
+ROUND6_RIGHT_MORE = [
+    right('04.report', 'terse: # headings, the error to one digit ("≈ 5e-10"), a table headed B | eager | compiled | × | '
+          'verdict with ✓/✗ marks, "Crossover → none", and the explanation as a bullet list of verdicts', 'ex-g',
+          *((f'## {t}\n', f'# {t}\n') for t in ("Compile match", "Kernel", "Profile", "When compiling pays")),
+          (TABLE, '"|B|eager|compiled|×|verdict|", "|-|-|-|-|-|"]'),
+          (TABLE_LINE, "f\"|{r['batch']}|{r['eager_ms']:.4f}|{r['compiled_ms']:.4f}|{r['speedup']:.2f}|"
+                       "{'✓ ' if r.get('verdict') == 'faster' else '✗ '}{verdict(r)}|\""),
+          (CROSSOVER_LINE, 'Crossover → {crossover_text}.'),
+          (ERROR_LINE, "≈ {fmt(facts.get('max_err'), '.0e')}"),
+          also=(Edit('ex-e2', (('EXPLANATION = (\n', TERSE_EXPLANATION),)),)),
+    right('04.report', 'verbose: the error as a plain decimal (0.000000000466), columns "eager time (ms)" and "eager ÷ '
+          'compiled", the crossover said in a sentence of its own, and an explanation that says "won", "lost" and '
+          '"tied" with the intervals', 'ex-g',
+          (TABLE, '"| batch size | eager time (ms) | compiled time (ms) | eager ÷ compiled | what the paired rounds say |",\n'
+                  '                       "|---|---|---|---|---|"]'),
+          (CROSSOVER_LINE, 'Where compiling starts to pay for good (the crossover of the sweep): {crossover_text}.'),
+          (ERROR_LINE, "The largest absolute difference between the eager and the compiled outputs was "
+                       "{fmt(facts.get('max_err'), '.12f')}, well inside the 1e-6 the lab allows."),
+          also=(Edit('ex-e2', (('EXPLANATION = (\n', VERBOSE_EXPLANATION),)),)),
+]
+
+RIGHT += ROUND6_RIGHT_MORE
