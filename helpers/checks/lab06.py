@@ -553,6 +553,8 @@ def probe_recompute(learner: Learner, case: "GPTCase | tuple") -> dict:
             got = own_work(learner, "06.recompute", RECOMPUTE_OWN, "recomputed_ops", *graphs)
         except KeyError as err:       # a plain dict indexed with an op the other graph never runs
             return {"ops": None, "missing_key": str(err)[:80]}
+        except IndexError as err:     # a name split on "." and indexed past its end: getitem has no "aten." part
+            return {"ops": None, "index_error": str(err)[:80]}
     try:
         named = [str(o).split(".")[-1] for o in got]
         return {"ops": sorted(set(named)), "twice": sorted({o for o in named if named.count(o) > 1})}
@@ -565,6 +567,11 @@ def recompute_problems(got: dict, case: RecomputeCase, reveal: bool) -> list[str
         return [f"on {case.about}, recomputed_ops raised KeyError {got['missing_key']}: an op that runs only in min-cut's "
                 "backward has no count in the default backward's histogram. Count it as 0 there: a Counter gives 0 "
                 "for a missing key, a dict gives it with a.get(op, 0)."]
+    if got.get("index_error"):
+        return [f"on {case.about}, recomputed_ops raised IndexError ({got['index_error']}): not every name in the "
+                "histograms is 'aten.<op>'. A plain Python function such as getitem is named by its __name__, with "
+                "no dot, so name.split('.')[1] has nothing to index: take the part after the last dot "
+                "(name.split('.')[-1]) or name.removeprefix('aten.')."]
     if got.get("ops") is None:
         return [f"recomputed_ops should return a list or set of op names; it returned a {got.get('type')}."]
     want = list(case.want)
@@ -1451,7 +1458,7 @@ def probe_varlen(learner: Learner, case: VarlenCase) -> dict:
     model, batches = case.build(run_device(learner))
     torch._dynamo.reset()
     before = counters["stats"]["unique_graphs"]
-    recompiled = None
+    recompiled = specialized = None
     with settings_kept(), _CompileWatch(inductor_as="aot_eager") as watch, \
             torch._dynamo.config.patch(error_on_recompile=True):
         try:
@@ -1460,10 +1467,16 @@ def probe_varlen(learner: Learner, case: VarlenCase) -> dict:
             got, recompiled = None, str(err)
         except ResetAgain:
             got = None
+        except RuntimeError as err:
+            if type(err).__name__ != "ConstraintViolationError":   # torch.fx.experimental.symbolic_shapes'
+                raise
+            got, specialized = None, str(err)
     compiles = counters["stats"]["unique_graphs"] - before
     torch._dynamo.reset()
     seen = {"compiles": compiles, "resets": watch.resets, "static": False in watch.dynamic,
             "graph_runs": max(watch.runs, default=0) if watch.runs is not None else None}
+    if specialized is not None:      # a dim marked dynamic that the code made a constant: Dynamo refused to compile
+        return {"losses": None, **seen, "specialized": specialized}
     if recompiled is not None or watch.resets > 1:
         return {"losses": None, **seen, "recompiled": recompiled}
     try:
@@ -1492,6 +1505,14 @@ def varlen_problems(got: dict, case: VarlenCase, reveal: bool) -> list[str]:
            "sequence dims of both idx and targets), or compile with dynamic=True, so that one graph serves every batch.")
     static = ("one graph per shape: every new length (or batch size) fails a guard and compiles again. Do not force "
               "static shapes (dynamic=False) or reset Dynamo between batches; ")
+    if got.get("specialized") is not None:
+        marked = re.search(r"L\['(\w+)'\]\.size\(\)\[(\d)\]", got["specialized"])
+        which = f" (size {marked.group(2)} of {marked.group(1)})" if marked else ""
+        return [f"on {case.about}, Dynamo refused to compile: a size you marked dynamic{which} was made a constant by "
+                "the step, most often because another input of that size was left static (idx and targets share "
+                "their batch and sequence sizes, and cross_entropy matches them). Mark the same dims of every input "
+                "that shares them (both dims of idx and of targets), or use torch._dynamo.maybe_mark_dynamic, or "
+                "compile with dynamic=True."]
     stopped = got.get("recompiled") is not None or got.get("resets", 0) > 1     # probe_varlen stopped the run
     if stopped or got.get("compiles", 0) > 1:
         if got.get("static") or got.get("resets", 0) > 1:

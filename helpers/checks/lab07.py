@@ -403,6 +403,7 @@ def probe_kv(learner: Learner, cases: list[KVCase]) -> list:
 
 
 def kv_problems(got: list, cases: list[KVCase], reveal: bool) -> list[str]:
+    every = kv_mistake_on_every_case(got, cases)
     for answer, c in zip(got, cases):
         want = kv_cache_bytes(c.config, c.tokens, c.batch, DTYPE_BYTES[c.dtype])
         b = answer["bytes"]
@@ -417,23 +418,48 @@ def kv_problems(got: list, cases: list[KVCase], reveal: bool) -> list[str]:
             said += " (in GiB? return bytes)" if is_number(b) and close(b * 2**30, want, rel=1e-6) else ""
             return [f"kv_cache_bytes on {c.about} ({c.tokens} tokens, batch {c.batch}, {c.dtype}) gave {said}: layers × 2 "
                     f"(keys and values) × n_kv_heads × head_dim × tokens × batch × bytes per element."
-                    f"{kv_hint(b, want, c)}"]
+                    f"{every or kv_hint(b, want, c)}"]
     return []
 
 
+def kv_mistake_on_every_case(got: list, cases: list[KVCase]) -> str:
+    """The sentence of the one mistake that explains the answers of every case, said for the first case it changes
+    (a case the answer got right counts: a mistake that would have changed it is not the one made); '' when none or
+    several do. One case alone can fit two: on the tiny model in float32 a quarter is both 4 layers and 4 bytes per
+    element."""
+    kinds, first = None, {}
+    for answer, c in zip(got, cases):
+        b, want = answer["bytes"], kv_cache_bytes(c.config, c.tokens, c.batch, DTYPE_BYTES[c.dtype])
+        if not is_number(b) or not want:
+            return ""
+        fits = {kind for kind, ratio, _ in kv_mistakes(c) if close(b, want * ratio, rel=1e-9)}
+        for kind, ratio, sentence in kv_mistakes(c):
+            if ratio != 1 and kind in fits:
+                first.setdefault(kind, sentence)
+        kinds = fits if kinds is None else kinds & fits
+    kinds = {kind for kind in kinds or () if kind in first}     # a mistake that changed no case explains nothing
+    return first[kinds.pop()] if len(kinds) == 1 else ""
+
+
+def kv_mistakes(c: KVCase) -> list[tuple[str, float, str]]:
+    """(the mistake, the ratio of its answer to the right one on case c, its sentence for c); ratio 1: it changes
+    nothing on c."""
+    cfg, element = c.config, DTYPE_BYTES[c.dtype]
+    return [("query heads", cfg.n_heads / cfg.n_kv_heads, " Keys and values are stored per KV head (n_kv_heads), not "
+             "per query head: that is what GQA and MQA save."),
+            ("factor 2", 0.5, " Keys *and* values: the factor 2."),
+            ("layers", 1 / cfg.n_layers, " Every layer keeps its own cache: × n_layers."),
+            ("batch", 1 / c.batch, " Every sequence of the batch has its own cache: × batch."),
+            ("two bytes", 2 / element, f" Bytes per element follow the dtype ({c.dtype}: {element}), not always 2."),
+            ("elements", 1 / element, f" Count bytes, not elements: × {element} for {c.dtype}.")]
+
+
 def kv_hint(got: Any, want: int, c: KVCase) -> str:
-    """The sentence for the mistake the answer shows (its ratio to the right one), or '' when none fits."""
+    """The sentence for the mistake the answer shows on this case alone (its ratio to the right one), or '' when
+    none fits."""
     if not is_number(got) or not want:
         return ""
-    cfg, element = c.config, DTYPE_BYTES[c.dtype]
-    mistakes = [(cfg.n_heads / cfg.n_kv_heads, " Keys and values are stored per KV head (n_kv_heads), not per query "
-                 "head: that is what GQA and MQA save."),
-                (0.5, " Keys *and* values: the factor 2."),
-                (1 / cfg.n_layers, " Every layer keeps its own cache: × n_layers."),
-                (1 / c.batch, " Every sequence of the batch has its own cache: × batch."),
-                (2 / element, f" Bytes per element follow the dtype ({c.dtype}: {element}), not always 2."),
-                (1 / element, f" Count bytes, not elements: × {element} for {c.dtype}.")]
-    fits = [sentence for ratio, sentence in mistakes if ratio != 1 and close(got, want * ratio, rel=1e-9)]
+    fits = [sentence for _, ratio, sentence in kv_mistakes(c) if ratio != 1 and close(got, want * ratio, rel=1e-9)]
     return fits[0] if len(fits) == 1 else "".join(f" Perhaps:{sentence}" for sentence in fits)   # a ratio two fit
 
 
@@ -680,6 +706,10 @@ def decode_error_hint(said: str) -> str:
     if "one element tensors" in said or "converted to Python scalars" in said:
         return ("A new id should be one number: take the argmax over the vocabulary, the last dimension, of the last "
                 "position's logits (logits[:, -1].argmax(-1) gives one id for the batch of one), then int() of it.")
+    if "tensor of dimension 0" in said or "0-d" in said or "zero-dim" in said:
+        return ("A 0-dim tensor was indexed: the position of a decode step is a 1-element tensor of shape (1,), "
+                "torch.tensor([P]) rather than torch.tensor(P), as the prefill's positions are torch.arange(P): the "
+                "cache writes each step's key and value at the positions that tensor lists.")
     if "shape" in said or "size" in said:
         return ("The shapes do not fit: make a new StaticKVCache in every call, from this model's config (its layers, "
                 "KV heads and head_dim), its weights' dtype and device, and room for this prompt and these new "
@@ -1284,6 +1314,11 @@ def int8_kernel_problems(report: dict, cases: list[KernelCase], reveal: bool = T
         elif near(unscaled * one_scale):
             hint = ("every column got the same scale: the scales are per output channel, load scales[rn] with the "
                     "columns' offsets")
+        elif any(near(first_block_again(x, q, scales, block)) for block in (16, 32, 64, 128, 256)
+                 if block < case.in_features):
+            hint = ("every pass of the K loop read the same first BLOCK_K columns of x and q: offset both loads by the "
+                    "loop's k0 (k0 + tl.arange(0, BLOCK_K), in the pointers and in the K masks), or advance both "
+                    "pointers by BLOCK_K × their K stride after each pass")
         elif case.positive and bool(((got.double() - ref).abs() <= 0.2 * ref.abs()).all()):
             hint = ("every term of this sum is positive and K is long: an accumulator in bf16 or fp16 rounds at every "
                     "add and drifts. Accumulate in fp32 (tl.zeros(..., dtype=tl.float32), `acc += tl.dot(...)`) and "
@@ -1298,6 +1333,11 @@ def int8_kernel_problems(report: dict, cases: list[KernelCase], reveal: bool = T
                     "any input)")
         problems.append(f"on {about}, {where}: {hint}.")
     return problems
+
+
+def first_block_again(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor, block: int) -> torch.Tensor:
+    """What a kernel computes whose K loop never moves its loads: the first `block` columns, once per pass."""
+    return math.ceil(x.shape[1] / block) * reference_int8_linear(x[:, :block], q[:, :block], scales)
 
 
 def rounding_only(report: dict, cases: list[KernelCase]) -> bool:

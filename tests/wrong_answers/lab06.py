@@ -614,6 +614,15 @@ WRONG = [
     wrong('06.saved', "the rows without 'shape' and 'dtype': only name and bytes (the sum of bytes is what the lab prints)", 'ex-b',
           ('"shape": tuple(val.shape), "dtype": str(val.dtype),', ''),
           says='shape'),
+    # found by a walkthrough of the learner bundle (2026-11-28)
+    wrong('06.recompute', "the bare name taken as name.split('.')[1]: getitem has no 'aten.' part and raises "
+          "IndexError", 'ex-b2',
+          ('name.split(".")[-1]', 'name.split(".")[1]'),
+          says=r"split\('\.'\)\[-1\]", hidden_says=r"split\('\.'\)\[-1\]"),
+    wrong('06.dynamic', 'only the sequence dim of idx marked: the targets, left static, make it a constant again',
+          'ex-i',
+          ('for t in (xb, yb):', 'for t in (xb,):'), ('            torch._dynamo.mark_dynamic(t, 0)\n', ''),
+          says='idx and targets', hidden_says='idx and targets'),
 ]
 
 RIGHT = [

@@ -933,6 +933,18 @@ WRONG += [
     wrong('07.bandwidth', "the TTFT's median instead of the TPOT's", 'ex-g',
           ('.get("tpot_s", {})', '.get("ttft_s", {})'),
           says='median TPOT'),
+    # found by a walkthrough of the learner bundle (2026-11-28)
+    wrong('07.kv_cache', 'elements counted, not bytes: dtype_bytes never multiplied in (on the tiny model in float32 '
+          'a quarter is also what leaving out its 4 layers gives)', 'ex-c',
+          ('* dtype_bytes   #', '  #'),
+          says=r'count bytes, not elements', hidden_says=r'count bytes, not elements'),
+    wrong('07.static_decode', "the decode step's position a 0-dim tensor (torch.tensor(P)), not a (1,) tensor", 'ex-d',
+          ('input_pos = torch.tensor([P], device=weight.device)', 'input_pos = torch.tensor(P, device=weight.device)'),
+          says=r'shape \(1,\)', hidden_says=r'shape \(1,\)'),
+    wrong('07.int8_kernel', "the K loop's loads never offset by k0: every pass reads the first BLOCK_K columns again",
+          'ex-e2k',
+          ('        kk = k0 + rk\n', '        kk = rk\n'),
+          says="same first BLOCK_K columns", hidden_says="same first BLOCK_K columns"),
 ]
 
 RIGHT += [
