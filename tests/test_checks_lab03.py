@@ -204,3 +204,13 @@ def test_judges_of_the_second_fair_grades_round():
     assert any("output node is one of them" in p for p in said), said
     assert lab03.takes_blocks(lambda x, w, b, block_m=32, block_n=32, block_k=32: None)
     assert lab03.takes_blocks(lambda x, w, b, **kw: None) and not lab03.takes_blocks(lambda x, w, b: None)
+
+
+def test_tiles_given_takes_the_tiles_asked_for_or_a_clamp_to_a_small_problem():
+    from helpers.checks.lab03 import tiles_given
+
+    assert tiles_given([64, 32, 16], (64, 32, 16), (256, 256, 256))          # as asked
+    assert not tiles_given([32, 32, 32], (64, 32, 16), (256, 256, 256))      # its own tiles, whatever was asked
+    assert tiles_given([16, 32, 16], (64, 32, 16), (10, 256, 256))           # M = 10: 64 clamped to 16
+    assert not tiles_given([8, 32, 16], (64, 32, 16), (10, 256, 256))        # below M rounded up: not a clamp
+    assert tiles_given([64, 32, 16], (64, 32, 16), (10, 256, 256))           # a clamp is allowed, not required

@@ -315,6 +315,38 @@ def launches_marked():
 IN_LAUNCH = [False]
 
 
+@contextlib.contextmanager
+def constexprs_launched():
+    """While active, under Triton's interpreter, each launch's constexpr arguments ({"BLOCK_M": 16, ...}) go into the
+    list it yields, one dict per launch. Records nothing on a GPU (compiled kernels) or where the interpreter differs."""
+    import inspect
+
+    record: list[dict] = []
+    try:
+        from triton.runtime import interpreter as ti
+
+        executor, original = ti.GridExecutor, ti.GridExecutor.__call__
+    except (ImportError, AttributeError):
+        yield record
+        return
+
+    def call(self, *args, **kwargs):
+        try:
+            signature = inspect.signature(self.fn)
+            bound = signature.bind_partial(*args, **{k: v for k, v in kwargs.items() if k in signature.parameters})
+            bound = bound.arguments
+            record.append({k: as_number(bound[k]) for k in getattr(self, "constexprs", ()) if k in bound})
+        except Exception:     # a launch this cannot read: record nothing, never break the launch
+            pass
+        return original(self, *args, **kwargs)
+
+    executor.__call__ = call
+    try:
+        yield record
+    finally:
+        executor.__call__ = original
+
+
 class WrongDevice(RuntimeError):
     """A kernel was launched with a tensor that is not on the input's device (see watched_launches)."""
 
@@ -724,6 +756,33 @@ def in_place_then_chain(x, y):
     return (x + y).sigmoid() * 2
 
 
+def scale_in_place(x, y):
+    """An in-place method on an intermediate: a call node like any other (it reads h and y, and writes h)."""
+    h = x.exp()
+    h.mul_(y)
+    return h.sigmoid()
+
+
+def square_in_chain(x):
+    """A chain through a value its next op reads twice (h * h): one reader, so the chain goes on."""
+    h = x.relu()
+    return (h * h).sigmoid()
+
+
+def two_sigmoids(x, y):
+    """Two values of one op alive at once: each needs a variable of its own."""
+    return x.sigmoid() * y.sigmoid()
+
+
+class SecondOperand(nn.Module):
+    """A chain whose result is the second operand of its reader (x @ h), and a chain read by keyword (other=g)."""
+
+    def forward(self, x, y):
+        h = (y.relu() * 2).tanh()
+        g = (x @ h).exp() + 1
+        return torch.where(x > 0, x, other=g.sigmoid() * 3)
+
+
 # ---------------------------------------------------------------- 1 and 6: bytes by the notebook's rules
 @dataclass(frozen=True)
 class BytesCase:
@@ -852,6 +911,9 @@ EVERY_RUN_TRAFFIC = (
     BytesCase("x.t().sigmoid() * 2 on a 6×10 fp32 x: x.t() is a call node, so by the rule it counts as a kernel "
               "(it reads x and writes its result) like any other", transpose_sigmoid, tensors(14, (6, 10)),
               3 * 2 * 60 * 4),
+    BytesCase("h = x.exp(); h.mul_(y); h.sigmoid() on 6×10 fp32 x and y: the in-place h.mul_(y) is a call node like "
+              "any other (it reads h and y, and writes its result, h, again)", scale_in_place, tensors(15, (6, 10), (6, 10)),
+              (2 + 3 + 2) * 60 * 4),
 )
 
 
@@ -990,6 +1052,8 @@ EVERY_RUN_CHAINS = (
               Traced(returned_and_read)),
     ChainCase("a chain whose ops are not next to each other in graph order, a = x.relu(); b = y.sigmoid(); "
               "(a * 2) * b (sigmoid comes between relu and its reader)", LateInput),
+    ChainCase("h = x.relu(); (h * h).sigmoid(): h * h reads h twice but is one reader (len(h.users) == 1)",
+              Traced(square_in_chain)),
 )
 
 
@@ -1136,6 +1200,11 @@ def fuse_cases() -> list[FuseCase]:
                  (("relu", "mul", "mul_1"),), tensors(303, (3, 6), (3, 6))),
         FuseCase("two chains on either side of an in-place op (y.add_(1))", MutatesBetween(),
                  (("sigmoid", "mul"), ("mul_1", "relu", "add")), tensors(304, (3, 6), (3, 6))),
+        FuseCase("a chain read as the second operand of a matmul (x @ h), and one read by keyword "
+                 "(torch.where(..., other=g))", SecondOperand(), (("relu", "mul", "tanh"), ("exp", "add", "sigmoid", "mul_1")),
+                 tensors(307, (3, 6), (6, 6)),
+                 hint="the fused node must take the chain's place wherever it was read, as any argument or keyword: "
+                      "chain[-1].replace_all_uses_with(fused)"),
     ]
 
 
@@ -1278,7 +1347,10 @@ def kernel_problems(report: dict, cases: list[KernelCase], bad_block: int, revea
                             f"with torch.empty_like(x), or pass device=x.device.")
             continue
         if "error" in r:
-            problems.append(f"on {about}, chain_triton raised {r['error']}.")
+            hint = (" (every launch needs a BLOCK that is a power of two, as tl.arange does: launch with the block you "
+                    "were given, or round a smaller one up with triton.next_power_of_2)"
+                    if "power of 2" in r["error"] else "")
+            problems.append(f"on {about}, chain_triton raised {r['error']}{hint}.")
             continue
         if r["aten"]:
             problems.append(f"on {about}, PyTorch ops ran ({', '.join(r['aten'])}): compute inside the Triton kernel, "
@@ -1334,9 +1406,10 @@ def rounding_problems(out: torch.Tensor, want: torch.Tensor, about: str) -> list
 def kernel_cases() -> tuple[list[KernelCase], int]:
     """Awkward inputs and strided views, and a block size that is not a power of two."""
     big, one, empty, wide, short, odd = tensors(3, (1823, 781), (1,), (0, 5), (37, 300), (1000,), (4097,))
-    sliced, row, image = tensors(4, (64, 100), (40, 33), (2, 3, 5, 7))
+    sliced, row, image, small = tensors(4, (64, 100), (40, 33), (2, 3, 5, 7), (3, 7))
     return ([KernelCase("a 1823×781 fp32 tensor (not a multiple of the block)", big, 1024),
              KernelCase("a single element", one, 1024),
+             KernelCase("a 3×7 fp32 tensor, 21 elements: fewer than one block of 1024", small, 1024),
              KernelCase("an empty tensor", empty, 1024),
              KernelCase("a transposed (non-contiguous) 300×37 fp16 tensor", wide.half().t(), 1024),
              KernelCase("1000 bf16 elements with block=128", (short * 4).bfloat16(), 128),
@@ -1461,10 +1534,13 @@ def codegen_cases() -> list[CodegenCase]:
 
 
 def every_run_codegen() -> list[CodegenCase]:
-    """A chain every run generates, the notebook's and the grader's: activation modules (call_module nodes, whose
-    targets are submodule names) and a division (operator.truediv), each op named by elementwise_op."""
+    """Chains every run generates, the notebook's and the grader's: activation modules (call_module nodes, whose
+    targets are submodule names) and a division (operator.truediv), each op named by elementwise_op; and two values of
+    one op alive at once (a variable named after its op would hold one of them only)."""
     return [CodegenCase("nn.Sequential(nn.SiLU(), nn.Tanh()) then a division by 3: call_module nodes and "
-                        "operator.truediv, named by elementwise_op", ActDivide(), tensors(50, (300,)), True)]
+                        "operator.truediv, named by elementwise_op", ActDivide(), tensors(50, (300,)), True),
+            CodegenCase("x.sigmoid() * y.sigmoid(): two values of one op alive at once, so each node needs a variable "
+                        "of its own (a name per node, not per op)", two_sigmoids, tensors(51, (200,), (200,)), True)]
 
 
 @register("03.codegen", points=3, exercise="4", title="emit_triton generates a working kernel for any supported chain",
@@ -1695,6 +1771,9 @@ EVERY_RUN_PEAK = (
     BytesCase("x[:, None] * x read by nothing, then x.sigmoid() * 2, on 100 fp32 elements: the 100×100 outer product "
               "is still allocated (and freed at once), so it sets the peak", dead_outer, tensors(78, (100,)),
               100 * 100 * 4),
+    BytesCase("(x.half() * y).relu() with x fp32 and y fp16, 6×10 each: every value made is fp16, 2 bytes an element "
+              "(each value's own dtype, not an input's)", half_mul_relu,
+              (tensors(79, (6, 10))[0], tensors(80, (6, 10), dtype=torch.float16)[0]), 2 * 60 * 2),
 )
 
 
@@ -1957,6 +2036,7 @@ def reference_linear_gelu(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, app
 
 
 BLOCK_ARGS = ("block_m", "block_n", "block_k")
+TILE_NAMES = ("BLOCK_M", "BLOCK_N", "BLOCK_K")     # the kernel's constexprs the tile sizes are passed on as
 
 
 def takes_blocks(fn: Callable) -> bool:
@@ -1987,7 +2067,8 @@ def probe_linear_gelu(learner: Learner, inputs: list[tuple], wrong_shapes: list[
             x, w, b = (guard.guard(t) for t in (x, w, b))
         rec = InputCopies(x, w)
         try:
-            with poisoned_masked_loads(), launches_marked(), rec, guard, guard.reads_watched():
+            with poisoned_masked_loads(), launches_marked(), constexprs_launched() as launched, rec, guard, \
+                    guard.reads_watched():
                 y = learner.call("linear_gelu", x, w, b, **blocks)
             if guard.overrun():
                 outs.append({"overrun": True})
@@ -1997,7 +2078,8 @@ def probe_linear_gelu(learner: Learner, inputs: list[tuple], wrong_shapes: list[
                 continue
             outs.append({"out": y.detach().cpu() if isinstance(y, torch.Tensor) else y,
                          "computed": sorted({op for op in rec.ops if op in LINEAR_OPS}),
-                         "copied": sorted(rec.copied), "converted": sorted(set(rec.converted))})
+                         "copied": sorted(rec.copied), "converted": sorted(set(rec.converted)),
+                         "tiles": [[t.get(k) for k in TILE_NAMES] for t in launched if all(k in t for k in TILE_NAMES)]})
         except CheckFailed:
             raise
         except Exception as err:
@@ -2012,6 +2094,17 @@ def probe_linear_gelu(learner: Learner, inputs: list[tuple], wrong_shapes: list[
         except Exception as err:
             refused.append(f"raised {type(err).__name__}, not ValueError")
     return {"outs": outs, "refused": refused, "device": str(device)}
+
+
+def tiles_given(launched: list, asked: tuple, sizes: tuple) -> bool:
+    """Whether a launch's BLOCK_M, BLOCK_N, BLOCK_K are the tiles linear_gelu was asked for: each the one given, or,
+    where the given one is larger than its dimension (M, N or K) rounded up to a power of two, any tile between the
+    two (a launcher may clamp its tiles to a small problem)."""
+    def fits(t, a, n):
+        fitted = 1 << max(int(n) - 1, 0).bit_length()      # n rounded up to a power of two
+        return t == a or (isinstance(t, int) and fitted < a and min(a, fitted) <= t <= a)
+
+    return all(fits(t, a, n) for t, a, n in zip(launched, asked, sizes))
 
 
 def linear_tolerance(dtype: torch.dtype, device: str, epilogue: bool) -> float:
@@ -2055,6 +2148,12 @@ def linear_gelu_problems(report: dict, cases: list[LinearCase], wrong_shapes: li
             problems.append(f"on {about}, the launcher copied an input ({', '.join(r['copied'])}): pass the tensors' "
                             f"own strides (x.stride(0), x.stride(1), w.stride(0), w.stride(1)) to the kernel "
                             f"instead of making them contiguous; a copy of a weight moves it twice.")
+        dims = (case.x.shape[0], case.w.shape[0], case.x.shape[1])      # M, N, K
+        if case.blocks and r.get("tiles") and not any(tiles_given(t, case.blocks, dims) for t in r["tiles"]):
+            got_tiles = "×".join(map(str, r["tiles"][0]))
+            problems.append(f"on {about}, the kernel ran with BLOCK_M×BLOCK_N×BLOCK_K = {got_tiles}, not the tiles "
+                            f"linear_gelu was given: pass block_m, block_n and block_k on, to the kernel and to the "
+                            f"grid (the autotuned configs of 8b choose them).")
         if r.get("converted"):
             problems.append(f"on {about}, the launcher converted with PyTorch ({', '.join(r['converted'])}): each "
                             f"conversion is one more pass over memory, the very pass the epilogue saves. Allocate the "
@@ -2166,15 +2265,28 @@ def probe_smem(learner: Learner, configs: list[dict], itemsize: int, limit: int)
     def size(c: dict, stages: int, nbytes: int):
         return as_number(learner.call("smem_bytes", c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], stages, nbytes))
 
-    sizes = [{"asked": size(c, c["num_stages"], itemsize), "one_stage": size(c, 1, itemsize), "one_stage_one_byte":
-              size(c, 1, 1)} for c in configs]
+    try:
+        sizes = [{"asked": size(c, c["num_stages"], itemsize), "one_stage": size(c, 1, itemsize), "one_stage_one_byte":
+                  size(c, 1, 1)} for c in configs]
+    except CheckFailed:
+        raise
+    except Exception as err:
+        return {"raised": f"smem_bytes raised {failure(err)}"}
     given = [dict(c) for c in configs]
-    fit = learner.call("configs_that_fit", given, limit, itemsize)
+    try:
+        fit = learner.call("configs_that_fit", given, limit, itemsize)
+    except CheckFailed:
+        raise
+    except Exception as err:
+        return {"sizes": sizes, "raised": f"configs_that_fit raised {failure(err)}"}
     return {"sizes": sizes, "fit": list(fit) if isinstance(fit, (list, tuple)) else repr(fit),
             "changed_input": given != [dict(c) for c in configs]}
 
 
 def smem_problems(report: dict, case: SmemCase, reveal: bool = True) -> list[str]:
+    if "sizes" not in report:
+        return [f"{case.about}: {report['raised']}: smem_bytes counts from its arguments alone (the tile sizes, the "
+                f"stages and the bytes per element)."]
     problems = []
     for c, got in zip(case.configs, report["sizes"]):
         name = f"BLOCK {c['BLOCK_M']}×{c['BLOCK_N']}×{c['BLOCK_K']}, {c['num_stages']} stages"
@@ -2198,6 +2310,9 @@ def smem_problems(report: dict, case: SmemCase, reveal: bool = True) -> list[str
                             "(every stage holds its own A and B tiles: multiply by num_stages).")
     if problems:
         return problems
+    if "raised" in report:
+        return [f"{case.about}: {report['raised']}: judge the configs against the limit and the itemsize it is given "
+                f"(the caller reads the limit from its GPU; configs_that_fit itself needs none)."]
     if not isinstance(report["fit"], list):
         return [f"{case.about}: configs_that_fit returned {report['fit'][:80]}, not a list of the configs that fit."]
     if report.get("changed_input") or any(isinstance(c, dict) and c not in case.configs for c in report["fit"]):

@@ -53,6 +53,49 @@ def estimate_peak_bytes(gm, *inputs):
     return peak
 """
 
+# Round 3: the solution's lines the mistakes below edit.
+TRAFFIC_ITEMSIZE = 'return math.prod(meta.shape) * meta.dtype.itemsize if'
+TRAFFIC_STATE = ('        if node.op == "call_module":\n            mod = gm.get_submodule(node.target)\n'
+                 '            total += sum(t.numel() * t.element_size() for t in [*mod.parameters(), *mod.buffers()])\n')
+SHAPEPROP = '    ShapeProp(gm).propagate(*inputs)   # fills node.meta["tensor_meta"]\n'
+CHAIN_BREAK = 'if nxt in taken or elementwise_op(gm, nxt) is None or crosses:'
+KERNEL_LOAD = '    x = tl.load(x_ptr + offsets, mask=mask).to(tl.float32)'
+KERNEL_MATH = 'y = tl.sigmoid(tl.maximum((x + 1.0) * 2.0, 0.0) - 0.5)'
+BLOCK_TEST = '    if block < 1 or block & (block - 1):\n'
+LAUNCH = '    if x.numel():\n        chain_kernel[(triton.cdiv(x.numel(), block),)](x, out, x.numel(), BLOCK=block)\n'
+
+CODEGEN_LAZY_LOADS = """
+def emit_triton(chain_gm, name):
+    \"\"\"Each input loaded right before its first use.\"\"\"
+    inputs = [n for n in chain_gm.graph.nodes if n.op == "placeholder"]
+    signature = "".join(f"in{i}_ptr, " for i in range(len(inputs)))
+    body = ["@triton.jit", f"def {name}({signature}out_ptr, n_elements, BLOCK: tl.constexpr):",
+            "    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)", "    mask = offsets < n_elements"]
+    names = {}
+    for node in chain_gm.graph.nodes:
+        if node.op == "placeholder":
+            continue
+        if node.op == "output":
+            if node.args[0] not in names:
+                return None
+            body.append(f"    tl.store(out_ptr + offsets, {names[node.args[0]]}.to(out_ptr.dtype.element_ty), mask=mask)")
+            continue
+        template, args = TRITON_EXPR.get(elementwise_op(chain_gm, node)), operands(chain_gm, node)
+        if template is None or args is None or len(args) != (2 if "{1}" in template else 1):
+            return None
+        texts = []
+        for a in args:
+            if isinstance(a, fx.Node) and a.op == "placeholder" and a not in names:
+                names[a] = f"x{inputs.index(a)}"
+                body.append(f"    {names[a]} = tl.load(in{inputs.index(a)}_ptr + offsets, mask=mask).to(tl.float32)")
+            texts.append(names.get(a) if isinstance(a, fx.Node) else literal(a))
+        if None in texts:
+            return None
+        names[node] = f"t{len(names)}"
+        body.append(f"    {names[node]} = " + template.format(*texts))
+    return "\\n".join(body) + "\\n"
+"""
+
 WRONG = [
     # ---- 1: traffic
     wrong('03.traffic', 'counts only what each node writes', 'ex-1',
@@ -588,6 +631,112 @@ WRONG = [
            '        peak = max(peak, live)\n'),
           says='too low', hidden_says='too low'),
 
+    # fair-grades round 3 (let through before, public or hidden, unless marked "caught before")
+    wrong('03.traffic', "an in-place method (a name ending in '_') counted as reading only: it makes no new tensor", 'ex-1',
+          ('total += sum(nbytes(i) for i in node.all_input_nodes) + nbytes(node)',
+           'total += sum(nbytes(i) for i in node.all_input_nodes) + '
+           '(0 if node.op == "call_method" and node.target.endswith("_") else nbytes(node))'),
+          says='too low|expected', hidden_says='too low'),
+    wrong('03.traffic', "module state counted once for the whole graph (gm's parameters and buffers), not per call_module node (caught before)", 'ex-1',
+          (TRAFFIC_STATE, ''),
+          ('    return total\n',
+           '    total += sum(t.numel() * t.element_size() for t in [*gm.parameters(), *gm.buffers()])\n    return total\n'),
+          says='too low|too high|expected', hidden_says='too low|too high'),
+    wrong('03.traffic', "every tensor priced at the first input's bytes per element, inputs[0].element_size() (caught before)", 'ex-1',
+          (TRAFFIC_ITEMSIZE, 'return math.prod(meta.shape) * inputs[0].element_size() if'),
+          says='too high|expected', hidden_says='too high|too low'),
+    wrong('03.traffic', 'counts kept in a dict keyed by the graph module: a second call with other inputs gets the first count (caught before)', 'ex-1',
+          ('def traffic_bytes(', 'TRAFFIC_SEEN = {}\n\n\ndef traffic_bytes('),
+          (SHAPEPROP, '    if gm in TRAFFIC_SEEN:   # counted before\n        return TRAFFIC_SEEN[gm]\n' + SHAPEPROP),
+          ('    return total\n', '    TRAFFIC_SEEN[gm] = total\n    return total\n'),
+          says='measured just before', hidden_says='measured just before'),
+    wrong('03.traffic', 'returns MiB (total / 2**20) instead of bytes (caught before)', 'ex-1',
+          ('    return total\n', '    return total / 2**20\n'),
+          says='too low|expected', hidden_says='too low'),
+    wrong('03.chains', 'readers counted per argument (h * h counts h twice), not as distinct nodes (caught before, by another case only)', 'ex-2a',
+          ('        while len(chain[-1].users) == 1:\n', '        while sum(u.args.count(chain[-1]) for u in chain[-1].users) == 1:\n'),
+          says='could start earlier|not found|could go on|readers', hidden_says='could start earlier|not found|could go on|readers'),
+    wrong('03.chains', 'chains returned as lists of node names, not nodes (caught before)', 'ex-2a',
+          ('            chains.append(chain)\n', '            chains.append([n.name for n in chain])\n'),
+          also=(NO_DEMO,), says='fx.Node', hidden_says='fx.Node'),
+    wrong('03.chains', 'a chain goes on only into a node of the same spelling (node.op): relu() then nn.Tanh() is cut (caught before)', 'ex-2a',
+          (CHAIN_BREAK, 'if nxt in taken or elementwise_op(gm, nxt) is None or crosses or nxt.op != node.op:'),
+          says='could go on|not found|could start', hidden_says='could go on|not found|could start'),
+    wrong('03.chains', "only one-input ops extend a chain, as the page's one-input fused function needs: h + y ends it (caught before)", 'ex-2a',
+          (CHAIN_BREAK, 'if nxt in taken or elementwise_op(gm, nxt) is None or crosses or len(nxt.all_input_nodes) > 1:'),
+          says='could go on|not found|could start', hidden_says='could go on|not found|could start'),
+    wrong('03.chains', 'a chain stops before a node the graph returns, as if an output could not be fused (caught before)', 'ex-2a',
+          (CHAIN_BREAK, 'if nxt in taken or elementwise_op(gm, nxt) is None or crosses or any(u.op == "output" for u in nxt.users):'),
+          says='could go on|not found', hidden_says='could go on|not found'),
+    wrong('03.chains', "dead code dropped first (gm.graph.eliminate_dead_code()): the caller's graph loses its in-place ops (caught before)", 'ex-2a',
+          ('    order = {node: i for i, node in enumerate(gm.graph.nodes)}\n',
+           '    gm.graph.eliminate_dead_code()   # nothing to fuse in values nobody reads\n'
+           '    order = {node: i for i, node in enumerate(gm.graph.nodes)}\n'),
+          says='in-place', hidden_says='in-place'),
+    wrong('03.fuse', "the last node's readers rewired by their first argument only (user.args = (fused, *rest))", 'ex-2b',
+          ('    chain[-1].replace_all_uses_with(fused)\n',
+           '    for user in list(chain[-1].users):\n        user.args = (fused, *user.args[1:])   # the chain\'s result feeds its reader\n'),
+          also=(NO_DEMO,), says='raised|differs', hidden_says='raised|differs'),
+    wrong('03.fuse', "the page's fused node: a call_function of a closure running the chain's graph, not a call_module (caught before)", 'ex-2b',
+          ('    gm.add_submodule(f"fused_{k}", fx.GraphModule(gm, sub_graph))\n    with gm.graph.inserting_after(chain[-1]):\n'
+           '        fused = gm.graph.call_module(f"fused_{k}", tuple(outside))\n',
+           '    sub = fx.GraphModule(gm, sub_graph)\n\n    def make_fused(*args, _sub=sub):   # the page\'s fused function, every input passed on\n'
+           '        return _sub(*args)\n\n    with gm.graph.inserting_after(chain[-1]):\n'
+           '        fused = gm.graph.call_function(make_fused, tuple(outside))\n'),
+          also=(NO_DEMO,), says='call_module', hidden_says='call_module'),
+    wrong('03.fuse', "the fused graph returns a 1-tuple, output((value,)): the chain's readers get a tuple (caught before)", 'ex-2b',
+          ('sub_graph.output(env[chain[-1]])', 'sub_graph.output((env[chain[-1]],))'),
+          also=(NO_DEMO,), says='raised|differs', hidden_says='raised|differs'),
+    wrong('03.triton_kernel', "the block shrunk to the input's size when that is smaller, min(block, n): not a power of two", 'ex-3',
+          ('    x = x.contiguous()\n', '    x = x.contiguous()\n    block = min(block, x.numel())   # no lanes wasted on a small input\n'),
+          says='power of two', hidden_says='power of two'),
+    wrong('03.triton_kernel', "the result stored as fp16 whatever the output's dtype, the page's result.to(tl.float16) (caught before)", 'ex-3',
+          ('y.to(out_ptr.dtype.element_ty)', 'y.to(tl.float16)'),
+          says='differs', hidden_says='differs'),
+    wrong('03.triton_kernel', 'converted to fp32 only after (x + 1) * 2: the first two ops run in fp16 (caught before)', 'ex-3',
+          (KERNEL_LOAD, '    x = tl.load(x_ptr + offsets, mask=mask)'),
+          (KERNEL_MATH, 'y = tl.sigmoid(tl.maximum(((x + 1.0) * 2.0).to(tl.float32), 0.0) - 0.5)'),
+          says='fp32', hidden_says='fp32'),
+    wrong('03.triton_kernel', 'a power of two tested as an even number, block % 2 (caught before)', 'ex-3',
+          (BLOCK_TEST, '    if block < 1 or block % 2:\n'),
+          says='ValueError', hidden_says='ValueError'),
+    wrong('03.triton_kernel', "the output allocated on 'cuda', the only device the author had (caught before)", 'ex-3',
+          ('    out = torch.empty_like(x)\n', '    out = torch.empty_like(x, device="cuda")\n'),
+          says='raised', hidden_says='raised'),
+    wrong('03.codegen', "each value's variable named after its op (t_sigmoid): two values of one op overwrite each other", 'ex-4',
+          ('            var[node] = f"v{len(var)}"', '            var[node] = f"t_{elementwise_op(chain_gm, node)}"'),
+          says='differs', hidden_says='differs'),
+    wrong('03.codegen', 'the generated source has no @triton.jit line (caught before)', 'ex-4',
+          ('lines = ["@triton.jit", f"def {name}', 'lines = [f"def {name}'),
+          says='raised', hidden_says='raised'),
+    wrong('03.codegen', 'out_ptr first in the signature, though TritonChain passes the inputs first (caught before)', 'ex-4',
+          ('f"def {name}({ptrs}, out_ptr, n_elements', 'f"def {name}(out_ptr, {ptrs}, n_elements'),
+          says='differs', hidden_says='differs'),
+    wrong('03.codegen', 'BLOCK not declared tl.constexpr in the signature (caught before)', 'ex-4',
+          ('n_elements, BLOCK: tl.constexpr):"', 'n_elements, BLOCK):"'),
+          says='constexpr', hidden_says='constexpr'),
+    wrong('03.backend', "caches its result by the graph's code, ahead of the gradient test (caught before)", 'ex-5',
+          ('def memfuse(', 'MEMFUSED = {}\n\n\ndef memfuse('),
+          ('    needs_grad = torch.is_grad_enabled() and any(\n',
+           '    key = gm.code\n    if key in MEMFUSED:   # this graph was compiled before\n        return MEMFUSED[key]\n'
+           '    needs_grad = torch.is_grad_enabled() and any(\n'),
+          ('    return gm.forward\n    ### END SOLUTION', '    MEMFUSED[key] = gm.forward\n    return gm.forward\n    ### END SOLUTION'),
+          says='grad', hidden_says='grad'),
+    wrong('03.backend', 'falls back to eager unless every example tensor is on CUDA, Triton taken to need a GPU (caught before)', 'ex-5',
+          ('    if needs_grad:\n', '    if needs_grad or not all(t.is_cuda for t in example_inputs if isinstance(t, torch.Tensor)):\n'),
+          says='TritonChain', hidden_says='TritonChain'),
+    wrong('03.peak_memory', "every value sized at the first input's bytes per element", 'ex-6',
+          ('sizes[n] = math.prod(meta.shape) * meta.dtype.itemsize if', 'sizes[n] = math.prod(meta.shape) * inputs[0].element_size() if'),
+          says='too high', hidden_says='too high'),
+    wrong('03.peak_memory', 'returns megabytes (peak / 1e6), as the page prints (caught before)', 'ex-6',
+          ('    return peak\n', '    return peak / 1e6\n'),
+          says='too low', hidden_says='too low'),
+    wrong('03.peak_memory', "peaks kept by the graph's code: the same code with other shapes or dtypes gets an old number (caught before)", 'ex-6',
+          ('def estimate_peak_bytes(', 'PEAKS = {}\n\n\ndef estimate_peak_bytes('),
+          (SHAPEPROP, '    if gm.code in PEAKS:   # estimated before\n        return PEAKS[gm.code]\n' + SHAPEPROP),
+          ('    return peak\n', '    PEAKS[gm.code] = peak\n    return peak\n'),
+          says='too high|too low|measured just before', hidden_says='too high|too low|measured just before'),
+
     *lab03_part8.WRONG,
 ]
 
@@ -807,5 +956,38 @@ RIGHT = [
           ('            var[node] = f"v{len(var)}"', '            var[node] = f"t_{node.name}"')),
     right('03.chains', 'rule 3 with inclusive bounds (a node at either end never mutates: it is elementwise)', 'ex-2a',
           ('crosses = any(order[node] < m < order[nxt] for m in mutation_at)', 'crosses = any(order[node] <= m <= order[nxt] for m in mutation_at)')),
+    # fair-grades round 3
+    right('03.traffic', 'bytes per element from torch.empty((), dtype=...).element_size()', 'ex-1',
+          (TRAFFIC_ITEMSIZE, 'return math.prod(meta.shape) * torch.empty((), dtype=meta.dtype).element_size() if')),
+    right('03.traffic', 'ShapeProp(gm).run(*inputs) (propagate calls run)', 'ex-1',
+          ('ShapeProp(gm).propagate(*inputs)', 'ShapeProp(gm).run(*inputs)')),
+    right('03.chains', 'chains returned longest first', 'ex-2a',
+          ('    return chains\n', '    return sorted(chains, key=len, reverse=True)\n')),
+    right('03.fuse', 'the fused submodule registered with setattr(gm, name, sub)', 'ex-2b',
+          ('    gm.add_submodule(f"fused_{k}", fx.GraphModule(gm, sub_graph))', '    setattr(gm, f"fused_{k}", fx.GraphModule(gm, sub_graph))'),
+          also=(NO_DEMO,)),
+    right('03.fuse', 'outside inputs kept in a set, iterated once for the placeholders and once for the call (one order)', 'ex-2b',
+          ('    outside = list(dict.fromkeys(i for n in chain for i in n.all_input_nodes if i not in members))\n',
+           '    outside = {i for n in chain for i in n.all_input_nodes if i not in members}\n'),
+          also=(NO_DEMO,)),
+    right('03.triton_kernel', 'relu written as tl.where(v > 0, v, 0.0)', 'ex-3',
+          (KERNEL_MATH, 'y = (x + 1.0) * 2.0\n    y = tl.sigmoid(tl.where(y > 0, y, 0.0) - 0.5)')),
+    right('03.triton_kernel', 'a power of two recognised by int.bit_count() == 1', 'ex-3',
+          (BLOCK_TEST, '    if block < 1 or block.bit_count() != 1:\n')),
+    right('03.triton_kernel', 'the output made contiguous by empty_like(memory_format=torch.contiguous_format), before x is', 'ex-3',
+          ('    x = x.contiguous()\n    out = torch.empty_like(x)\n',
+           '    out = torch.empty_like(x, memory_format=torch.contiguous_format)\n    x = x.contiguous()\n')),
+    right('03.triton_kernel', "the block capped at the input's size rounded up to a power of two (triton.next_power_of_2)", 'ex-3',
+          (LAUNCH, '    if x.numel():\n        block = min(block, triton.next_power_of_2(x.numel()))\n'
+                   '        chain_kernel[(triton.cdiv(x.numel(), block),)](x, out, x.numel(), BLOCK=block)\n')),
+    right('03.codegen', 'each input loaded right before its first use', 'ex-4', source=CODEGEN_LAZY_LOADS),
+    right('03.backend', 'fused children found with list(gm.named_modules())', 'ex-5',
+          ('    for name, sub in list(gm.named_children()):\n', '    for name, sub in list(gm.named_modules()):\n')),
+    right('03.backend', 'when gradients are needed, the fused graph runs with its chains in eager (autograd sees every op)', 'ex-5',
+          ('        return gm.forward\n    gm = fusion_pass(gm)\n', '        return fusion_pass(gm).forward\n    gm = fusion_pass(gm)\n')),
+    right('03.backend', "prints the page's peak-memory report first: ShapeProp on example_inputs (fake tensors inside the backend)", 'ex-5',
+          ('    gm = fusion_pass(gm)\n', '    ShapeProp(gm).propagate(*example_inputs)   # shapes for the page\'s peak-memory report\n'
+           '    print("[memfuse] call nodes before fusing:", sum(n.op.startswith("call") for n in gm.graph.nodes))\n'
+           '    gm = fusion_pass(gm)\n')),
     *lab03_part8.RIGHT,
 ]

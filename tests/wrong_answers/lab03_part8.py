@@ -7,6 +7,9 @@ from tests.wrong_answers import ROOT, right, wrong
 CELLS = ["ex-8a", "ex-8b", "ex-8c"]
 GELU = "    y = 0.5 * y * (1.0 + tl.erf(y * 0.7071067811865476))"
 STRIDES = "x.stride(0), x.stride(1), w.stride(0), w.stride(1)"
+BIAS = "tl.load(b_ptr + rn, mask=rn < N, other=0.0).to(tl.float32)[None, :]"
+FIT = ('    return [c for c in configs\n'
+       '            if smem_bytes(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], itemsize) <= limit]')
 KERNEL = next(c.source for c in notebooks.read(ROOT / "solutions" / "03_operator_fusion.ipynb").cells if c.id == "ex-8a")
 # The solution's loads (wrapped rows and columns, whole K blocks unmasked, one masked tail), up to the epilogue.
 LOADS = KERNEL[KERNEL.index("    # Loads read rows rm % M"):KERNEL.index("    y = acc + tl.load")]
@@ -247,6 +250,53 @@ WRONG = [
           ('roof = lambda cost: max(cost["flops"] / peak_flops, cost["bytes"] / bandwidth)',
            'roof = lambda cost: max(cost["flops"] / bandwidth, cost["bytes"] / peak_flops)'),
           says='epilogue_saving', hidden_says='epilogue_saving'),
+    # fair-grades round 3 (let through before, public or hidden, unless marked "caught before")
+    wrong('03.linear_gelu', 'the launcher ignores block_m, block_n and block_k: 32×32×32 tiles always', 'ex-8a',
+          ('grid = (triton.cdiv(out.shape[0], block_m), triton.cdiv(out.shape[1], block_n))',
+           'grid = (triton.cdiv(out.shape[0], 32), triton.cdiv(out.shape[1], 32))'),
+          ('BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k', 'BLOCK_M=32, BLOCK_N=32, BLOCK_K=32'),
+          says='block_m, block_n and block_k', hidden_says='block_m, block_n and block_k'),
+    wrong('03.linear_gelu', "the result stored as fp16 whatever out's dtype, the page's result.to(tl.float16) (caught before)", 'ex-8a',
+          ('y.to(out_ptr.dtype.element_ty),', 'y.to(tl.float16),'),
+          says='differs', hidden_says='differs'),
+    wrong('03.linear_gelu', "x's K stride taken as 1 in the kernel, the page's offs_k[None, :] (caught before)", 'ex-8a',
+          ('rk[None, :] * stride_xk', 'rk[None, :]'), ('x_tile += BLOCK_K * stride_xk', 'x_tile += BLOCK_K'),
+          says='differs', hidden_says='differs'),
+    wrong('03.linear_gelu', "the tiles converted to fp16 before tl.dot, for tensor-core speed, whatever the inputs' dtype (caught before)", 'ex-8a',
+          ('acc += tl.dot(a, b)', 'acc += tl.dot(a.to(tl.float16), b.to(tl.float16))'),
+          says='differs', hidden_says='differs'),
+    wrong('03.linear_gelu', 'a 1-D grid of cdiv(M)·cdiv(N) programs while the kernel reads program_id(0) and program_id(1) (caught before)', 'ex-8a',
+          ('grid = (triton.cdiv(out.shape[0], block_m), triton.cdiv(out.shape[1], block_n))',
+           'grid = (triton.cdiv(out.shape[0], block_m) * triton.cdiv(out.shape[1], block_n),)'),
+          says='differs', hidden_says='differs'),
+    wrong('03.linear_gelu', 'the bias read at rn but broadcast down the rows, [:, None] (caught before)', 'ex-8a',
+          (BIAS, BIAS.replace('[None, :]', '[:, None]')),
+          says='row|raised|differs', hidden_says='row|raised|differs'),
+    wrong('03.linear_gelu', "erf's argument divided by 1.414, √2 to three decimals (caught before)", 'ex-8a',
+          ('tl.erf(y * 0.7071067811865476)', 'tl.erf(y / 1.414)'),
+          says='differs', hidden_says='differs'),
+    wrong('03.smem', "configs_that_fit reads the limit from the GPU (torch.cuda) instead of its argument (caught before, with a raw exception for a message)", 'ex-8b',
+          ('    return [c for c in configs\n',
+           '    limit = torch.cuda.get_device_properties(0).shared_memory_per_block_optin\n    return [c for c in configs\n'),
+          says='limit and the itemsize it is given', hidden_says='limit and the itemsize it is given'),
+    wrong('03.smem', 'smem_bytes at 2 bytes per element whatever itemsize says (caught before)', 'ex-8b',
+          ('return num_stages * (block_m * block_k + block_k * block_n) * itemsize',
+           'return num_stages * (block_m * block_k + block_k * block_n) * 2'),
+          says='A tile', hidden_says='A tile'),
+    wrong('03.smem', 'configs_that_fit reads the limit as KiB, limit * 1024 (caught before)', 'ex-8b',
+          ('itemsize) <= limit]', 'itemsize) <= limit * 1024]'),
+          says='more than the limit', hidden_says='more than the limit'),
+    wrong('03.smem', 'configs_that_fit returns filter(...), an iterator, not a list (caught before)', 'ex-8b',
+          (FIT, '    return filter(lambda c: smem_bytes(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], itemsize) '
+                '<= limit, configs)'),
+          says='not a list', hidden_says='not a list'),
+    wrong('03.linear_roofline', 'the bias add counted as a kernel of its own: matmul, bias add, GELU (addmm adds the bias) (caught before)', 'ex-8c',
+          ('moved if fused else moved + 2 * M * N * itemsize', 'moved if fused else moved + 4 * M * N * itemsize'),
+          says='bytes', hidden_says='bytes'),
+    wrong('03.linear_roofline', 'the saving from the bytes alone, 1 − fused bytes / unfused bytes: FLOPs ignored (caught before)', 'ex-8c',
+          ('    return 1 - t_fused / t_unfused',
+           '    return 1 - linear_gelu_cost(M, N, K, itemsize, True)["bytes"] / linear_gelu_cost(M, N, K, itemsize, False)["bytes"]'),
+          says='epilogue_saving', hidden_says='epilogue_saving'),
 ]
 
 RIGHT = [
@@ -293,4 +343,18 @@ RIGHT = [
            'a = tl.load(x_tile, mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)')),
     right('03.smem', 'configs_that_fit returns copies of the configs that fit (dict(c))', 'ex-8b',
           ('    return [c for c in configs\n', '    return [dict(c) for c in configs\n')),
+    # fair-grades round 3
+    right('03.linear_gelu', 'the store addressed with N (the output linear_gelu_args makes is contiguous)', 'ex-8a',
+          ('tl.store(out_ptr + rm[:, None] * stride_om + rn[None, :] * stride_on,', 'tl.store(out_ptr + rm[:, None] * N + rn[None, :],')),
+    right('03.linear_gelu', 'the bias added in its own dtype (the fp32 accumulator promotes it)', 'ex-8a',
+          (BIAS, 'tl.load(b_ptr + rn, mask=rn < N, other=0.0)[None, :]')),
+    right('03.linear_gelu', 'GELU with tl.math.erf(y / √2)', 'ex-8a',
+          ('tl.erf(y * 0.7071067811865476)', 'tl.math.erf(y / 1.4142135623730951)')),
+    right('03.linear_gelu', "the launcher clamps its tiles to the problem (a tile no larger than M, N or K rounded up, and at least 16)", 'ex-8a',
+          ('    out, args = linear_gelu_args(x, w, b)\n',
+           '    out, args = linear_gelu_args(x, w, b)\n'
+           '    block_m, block_n, block_k = (max(16, min(blk, triton.next_power_of_2(n))) for blk, n in\n'
+           '                                 ((block_m, x.shape[0]), (block_n, w.shape[0]), (block_k, x.shape[1])))\n')),
+    right('03.linear_roofline', "the GELU kernel timed with its few FLOPs too (8 per element): it stays bandwidth-bound", 'ex-8c',
+          ('roof({"flops": 0, "bytes": 2 * M * N * itemsize})', 'roof({"flops": 8 * M * N, "bytes": 2 * M * N * itemsize})')),
 ]
