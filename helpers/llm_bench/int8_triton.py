@@ -79,8 +79,8 @@ if triton is not None:
                         mask=(rb[:, None] < B) & (kk[None, :] < K), other=0.0)       # BLOCK_B×BLOCK_K of x
             q = tl.load(q_ptr + rn[None, :] * stride_qn + kk[:, None] * stride_qk,
                         mask=(rn[None, :] < N) & (kk[:, None] < K), other=0)         # BLOCK_K×BLOCK_N of qᵀ, 1 B each
-            if DOT_IN_FP32:      # the interpreter: its bf16 is wrong; int8 and bf16 are exact in fp32
-                acc += tl.dot(x.to(tl.float32), q.to(tl.float32))
+            if DOT_IN_FP32:      # fp32 x (a GPU's tl.dot would round it to TF32), or the interpreter (its bf16 is
+                acc += tl.dot(x.to(tl.float32), q.to(tl.float32), input_precision="ieee")   # wrong): exact products
             else:
                 acc += tl.dot(x, q.to(x.dtype))                                    # dequantized in registers
         scales = tl.load(s_ptr + rn, mask=rn < N, other=0.0).to(tl.float32)
@@ -143,11 +143,11 @@ def int8_linear(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor) -> torch
             int8_gemv_kernel[(triton.cdiv(N, 8), B)](*args, BLOCK_N=8, BLOCK_K=64)
     elif x.device.type == "cuda":
         grid = lambda meta: (triton.cdiv(N, meta["BLOCK_N"]), triton.cdiv(B, BLOCK_B))
-        int8_linear_tuned[grid](*args, BLOCK_B=BLOCK_B, DOT_IN_FP32=False)
+        int8_linear_tuned[grid](*args, BLOCK_B=BLOCK_B, DOT_IN_FP32=x.dtype == torch.float32)
     else:
         block_n, block_k = 32, 64
         int8_linear_kernel[(triton.cdiv(N, block_n), triton.cdiv(B, BLOCK_B))](
-            *args, BLOCK_B=BLOCK_B, BLOCK_N=block_n, BLOCK_K=block_k, DOT_IN_FP32=x.dtype != torch.float32)
+            *args, BLOCK_B=BLOCK_B, BLOCK_N=block_n, BLOCK_K=block_k, DOT_IN_FP32=True)
     return out
 
 
