@@ -1203,8 +1203,8 @@ def fuse_cases() -> list[FuseCase]:
         FuseCase("a chain read as the second operand of a matmul (x @ h), and one read by keyword "
                  "(torch.where(..., other=g))", SecondOperand(), (("relu", "mul", "tanh"), ("exp", "add", "sigmoid", "mul_1")),
                  tensors(307, (3, 6), (6, 6)),
-                 hint="the fused node must take the chain's place wherever it was read, as any argument or keyword: "
-                      "chain[-1].replace_all_uses_with(fused)"),
+                 hint="the fused node must take the place of the chain's last node wherever that was read, as any "
+                      "argument or keyword (an fx.Node's replace_all_uses_with rewires every reader)"),
     ]
 
 
