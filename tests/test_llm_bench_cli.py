@@ -251,15 +251,18 @@ def test_compare_says_when_the_two_runs_had_different_load(two_runs, tmp_path, c
 
     a, b = two_runs
 
-    def busy(d):
-        d["meta"]["other_load"] = 1.7
-
-    def quiet(d):                      # and twice as fast, so that every verdict is one
-        d["meta"]["other_load"] = 0.1
+    def timed(d, load, scale):        # the runs' times set outright (a tight spread), so that every verdict is one
+        d["meta"]["other_load"] = load
         for r in d["results"]:
-            for run in r["runs"]:
+            for i, run in enumerate(r["runs"]):
                 for key in ("ttft_s", "tpot_s", "e2e_s"):
-                    run[key] = run[key] / 2 if run.get(key) is not None else None
+                    run[key] = scale * (1 + 0.01 * i) if run.get(key) is not None else None
+
+    def busy(d):
+        timed(d, 1.7, 0.010)
+
+    def quiet(d):                      # five times as fast
+        timed(d, 0.1, 0.002)
 
     assert workbook(["llm-bench", "compare", str(edited(a, tmp_path, busy)), str(edited(b, tmp_path, quiet))]) == 0
     verdicts = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("eager ", "int8 "))]

@@ -717,7 +717,7 @@ ROUND6 = [
           "cache, not the debug folder under debug_root)", 'ex-b',
           (DUMP_FOLDER, '    cache = Path("/tmp") / f"torchinductor_{__import__(\'getpass\').getuser()}"\n'
                         '    return max(cache.rglob("*.py"), key=lambda p: p.stat().st_size).parent\n'),
-          says='debug_root', hidden_says='debug_root'),
+          says='debug_root|really compiles', hidden_says='debug_root|really compiles'),
     wrong('04.debug_dump', "reuses a debug folder already under debug_root instead of compiling again (a stale dump of "
           "an earlier run)", 'ex-b',
           (STALE_RUN, STALE_RUN + '    old = sorted(debug_root.glob("run_*/torchinductor/*/output_code.py"))\n'
