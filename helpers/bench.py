@@ -839,8 +839,7 @@ def table(items: Timing | Comparison | Iterable[Timing | dict],
         x.rjust(w) if num else x.ljust(w) for x, w, num in zip(cells, widths, numeric)) + " |"
     rule = "|" + "|".join(("-" * (w + 1) + ":") if num else ("-" * (w + 2)) for w, num in zip(widths, numeric)) + "|"
     lines = [fmt_row(cols), rule, *(fmt_row(b) for b in body)]
-    if any(r.get("noisy") for r in rows) and "median_ms" in cols or any(
-            isinstance(r.get(c), Timing) and r[c].noisy for r in rows for c in cols):
+    if any(cell(r.get(c, "")).endswith(" ⚠") or (c == "median_ms" and r.get("noisy")) for r in rows for c in cols):
         lines.append("⚠ these rows settle nothing alone (other programs were busy, or the spread exceeds the median); "
                      "a comparison's verdict (bench.compare) still holds.")
     return "\n".join(lines)
