@@ -50,7 +50,7 @@ def test_backend_logits_and_tokens_match_the_int8_backend():
     prompt, generation = [5, 9, 2, 77, 31, 4], GenerationConfig(max_new_tokens=4)
     backend = make_backend("int8-triton", ONE_LAYER, device=DEVICE, dtype="float32")   # fp32: only the sums reorder
     with backend:
-        assert backend.name == "int8-triton"
+        assert backend.name.startswith("int8-triton")    # on a GPU: "int8-triton-compiled-reduce-overhead"
         assert sum(isinstance(m, Int8TritonLinear) for m in backend.model.modules()) == 7 + 1
         assert backend.kernel_error["rel_rms"] < 1e-5 and backend.kernel_error["top1_agreement"] == 1.0
         tokens = backend.collect(prompt, generation).sequences()

@@ -785,6 +785,13 @@ def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[st
         return [f"on {case.about}, generate_static compiled the decode step although no compiler was given "
                 "(compiler is None): run the step as it is then (`decode = compiler(step) if compiler is not None "
                 "else step`). The run without a compiler is the eager baseline the compiled one is compared with."]
+    if n == 1:   # the prefill's argmax is the only new token: no decode step runs, so no graph is compiled
+        if got["calls"]:
+            return [f"on {case.about}, generate_static ran the compiled decode step {got['calls']} time(s) for one new "
+                    "token: the prefill's argmax is that token, so no decode step should run (each later token is "
+                    "one call of the step: max_new_tokens − 1 calls)."]
+        return [] if got["wrapped"] <= 1 else \
+            [f"generate_static called the compiler {got['wrapped']} times: compile the step once, before the loop."]
     if got["wrapped"] == 0 or got["calls"] == 0:
         return ["generate_static never used the compiler it was given: wrap the decode step once, "
                 "`decode = compiler(step)`, and call `decode` for every new token."]
@@ -810,7 +817,8 @@ def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[st
 @register("07.static_decode", points=4, exercise="D", title="one compiled graph for a whole generation (static KV cache)",
           cases=[DecodeCase("the tiny model", TINY, seed=7, prompt=(72, 101, 108, 108, 111, 32), new_tokens=12),
                  DecodeCase("the tiny model in bfloat16", TINY, seed=8, prompt=(87, 104, 121, 32), new_tokens=6,
-                            dtype="bfloat16", exact_ids=False)])
+                            dtype="bfloat16", exact_ids=False),
+                 DecodeCase("one new token (the prefill gives it)", TINY, seed=9, prompt=(80, 82), new_tokens=1)])
 def _static_decode(ctx: Context, cases: list[DecodeCase]) -> str:
     for case in cases:
         fail_if(static_decode_problems(ctx.probe(probe_static_decode, case), case, ctx.reveal))

@@ -119,6 +119,7 @@ CASES = {
         public.DecodeCase("an MQA model and a one-token prompt", MQA, seed=71, prompt=(42,), new_tokens=6),
         public.DecodeCase("the grader's model in bfloat16", ODD, seed=72, prompt=(5, 17, 99), new_tokens=5,
                           dtype="bfloat16", exact_ids=False),
+        public.DecodeCase("one new token (the prefill's only)", ODD, seed=73, prompt=(11, 12, 13, 14), new_tokens=1),
     ],
     "07.int8_weights": [
         public.WeightCase("a 48×80 weight with two outlier rows", 48, 80, seed=21, outlier_rows=(0, 31)),

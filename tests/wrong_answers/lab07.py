@@ -335,6 +335,20 @@ WRONG = [
            '            logits = decode(next_id[:, None], input_pos)\n'
            '            next_id = logits[:, -1].argmax(-1)\n'),
           says=r'expected \d+', hidden_says=r'expected \d+'),
+    wrong('07.static_decode', 'a do-while decode loop: one decode step runs even when the prefill gave the only token', 'ex-d',
+          ('        for _ in range(max_new_tokens - 1):\n'
+           '            logits = decode(next_id[:, None], input_pos)\n'
+           '            next_id = logits[:, -1].argmax(-1)\n'
+           '            ids.append(int(next_id))\n'
+           '            input_pos += 1\n',
+           '        while True:\n'
+           '            logits = decode(next_id[:, None], input_pos)\n'
+           '            next_id = logits[:, -1].argmax(-1)\n'
+           '            ids.append(int(next_id))\n'
+           '            input_pos += 1\n'
+           '            if len(ids) >= max_new_tokens:\n'
+           '                break\n'),
+          says='new token ids|one new token', hidden_says='new token ids|one new token'),
     wrong('07.static_decode', "a second cache for the prefill: the decode step's cache never sees the prompt", 'ex-d',
           ('logits = model(prompt, torch.arange(P, device=weight.device), cache, last_logits_only=True)',
            'logits = model(prompt, torch.arange(P, device=weight.device), StaticKVCache(model.config, 1, P + max_new_tokens, '
@@ -732,6 +746,12 @@ RIGHT = [
           ('    def pct(xs):', '    import statistics\n\n    def pct(xs):')),
     right('07.percentiles', 'torch.quantile of fractions', 'ex-f',
           (PCT, 'float(torch.quantile(torch.tensor(xs, dtype=torch.float64), q / 100))')),
+    right('07.static_decode', 'the step compiled lazily, on the first decode step (one new token compiles nothing)', 'ex-d',
+          ('    decode = compiler(step) if compiler is not None else step\n', '    decode = None\n'),
+          ('            logits = decode(next_id[:, None], input_pos)\n',
+           '            if decode is None:\n'
+           '                decode = compiler(step) if compiler is not None else step\n'
+           '            logits = decode(next_id[:, None], input_pos)\n')),
     right('07.static_decode', 'a cache of P + max_new_tokens - 1 positions: the last token is never fed back', 'ex-d',
           ('StaticKVCache(model.config, 1, P + max_new_tokens,', 'StaticKVCache(model.config, 1, P + max_new_tokens - 1,')),
     right('07.flops_bytes', "the cache's bytes from the learner's kv_cache_bytes", 'ex-b',
