@@ -158,6 +158,34 @@ def test_a_kernel_killed_by_a_probe_or_a_cell_is_replayed(tmp_path):
         job.stop()
 
 
+def test_a_cell_that_ran_out_of_the_jobs_limits_is_not_run_again_by_a_replay(tmp_path):
+    """A cell that raised MemoryError (or ran out of processes: a fork loop's BlockingIOError) may have left processes
+    behind that hold the limits: a replay re-runs the cells that finished, but not that one."""
+    exhausts = "import os\nwith open(os.path.expanduser('~/ran.txt'), 'a') as f:\n    f.write('x')\nraise MemoryError()\n"
+    dies = "def find_crossover(rows):\n    import os\n    os._exit(3)\n"
+    job = start(tmp_path, notebook(tmp_path / "exhausts.ipynb", ROWS, exhausts, dies))
+    try:
+        assert job.ran["status"] == "ok"
+        with pytest.raises(WorkerDied):
+            crossover(job)
+        assert job.probe(checks.probe_settings, (), {}, 30)["device"] == "cpu"    # served by a replay
+        assert job.replays == 1 and job.jail.read("home/ran.txt", 100) == b"x"
+    finally:
+        job.stop()
+    executed = nbformat.read(str(job.executed), as_version=4)
+    assert [run_notebook.OUTCOME in c.metadata for c in executed.cells] == ["MemoryError" in c.source for c in executed.cells]
+
+
+def test_what_counts_as_a_cell_that_ran_out_of_the_jobs_limits():
+    error = lambda ename, evalue: nbformat.v4.new_code_cell(outputs=[nbformat.v4.new_output("error", ename=ename,
+                                                                                           evalue=evalue, traceback=[])])
+    assert run_notebook.exhausted_limits(error("BlockingIOError", "[Errno 11] Resource temporarily unavailable"))
+    assert run_notebook.exhausted_limits(error("RuntimeError", "can't start new thread"))
+    assert run_notebook.exhausted_limits(error("MemoryError", ""))
+    assert not run_notebook.exhausted_limits(error("ValueError", "shapes do not fit"))
+    assert not run_notebook.exhausted_limits(nbformat.v4.new_code_cell("x = 1"))
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run as a uid without a passwd entry")
 def test_a_job_uid_without_a_passwd_entry_still_has_a_user_name(tmp_path):
     """torch asks getpass.getuser() for cache folders; a job uid has no passwd entry, so the job says who it is."""

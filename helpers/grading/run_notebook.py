@@ -111,11 +111,25 @@ def _run_from(client, run: Run, start: int, cell_timeout: float, deadline: float
         finally:
             if cell.cell_type == "code" and alive and time.monotonic() - started >= client.timeout - 0.5:
                 cell.metadata[OUTCOME] = "ran past its time limit"
+            elif cell.cell_type == "code" and alive and exhausted_limits(cell):
+                cell.metadata[OUTCOME] = "ran out of the job's processes or memory"
             if nb_man is not None:
                 best_effort(nb_man.cell_complete, client.nb.cells[index], cell_index=index)
         if not alive:
             return index
     return None
+
+
+# What a cell raises when it used up the job's process or memory limit (a fork loop, an allocation loop). Such a cell
+# finished with an error and may have left processes behind; a replay or a restart must not run it again.
+EXHAUSTED = ("Resource temporarily unavailable", "can't start new thread", "Cannot allocate memory")
+
+
+def exhausted_limits(cell) -> bool:
+    """Whether the cell ended with MemoryError or an error that says the job ran out of processes or memory."""
+    return any(out.get("output_type") == "error" and (out.get("ename") == "MemoryError" or
+                                                      any(w in str(out.get("evalue", "")) for w in EXHAUSTED))
+               for out in cell.get("outputs", []))
 
 
 def _restart(client) -> str:
