@@ -200,6 +200,13 @@ TABLES = [
     "Batch | Eager (ms) | Compiled (ms) |\n:---:|:---:|:---:|\n**1** | 3.06e-2 | 7.25e-2 |\n**64** | 4.12e-2 | 4.01e-2 |",
     # a unit in each cell, as the values call for it, and none in the header
     "| batch | eager | compiled |\n|---|---|---|\n| 1 | 30.6 µs | 72.5 us |\n| 64 | 0.0412 ms | 40.1 µs |",
+    # turned round: the batch sizes as the columns, a row per quantity
+    "| batch | 1 | 64 |\n|---|---|---|\n| eager ms | 0.0306 | 0.0412 |\n| compiled ms | 0.0725 | 0.0401 |\n| speedup | 0.42× | 1.03× |",
+    "| | **B=1** | **B=64** |\n|:-|-:|-:|\n| eager | 30.6 µs | 41.2 µs |\n| compiled | 72.5 µs | 40.1 µs |\n| verdict | slower | no difference |",
+    # a bullet list, one size a line, in any order of words
+    "- batch 1: eager 0.0306 ms, compiled 0.0725 ms, speedup 0.42×, slower\n- batch 64: eager 0.0412 ms, compiled 0.0401 ms, speedup 1.03×",
+    "1. **B = 1** — 30.6 µs eager vs 72.5 µs compiled (slower)\n2. **B = 64** — 41.2 µs eager vs 40.1 µs compiled",
+    "* 1 row: eager 0.0306 ms; compiled (Inductor) 0.0725 ms\n* 1,024 rows → not measured\n* 64 rows: eager 0.0412 ms; compiled 0.0401 ms",
 ]
 
 
@@ -228,6 +235,70 @@ def test_the_crossover_is_read_at_the_end_of_a_sentence(line, crossover, ok):
 def test_profile_table_with_other_numbers_is_caught():
     assert lab04.profile_problems(TABLES[1].replace("0.0401", "0.0301"), ROWS)
     assert lab04.profile_problems(TABLES[0].replace("| 64 | 0.0412 | 0.0401 |", ""), ROWS)
+    assert lab04.profile_problems(TABLES[5].replace("0.0725", "0.0625"), ROWS)                 # turned round
+    assert lab04.profile_problems(TABLES[5].replace("| eager ms |", "| compiled ms |", 1)
+                                  .replace("| compiled ms | 0.0725", "| eager ms | 0.0725"), ROWS)  # rows labelled the other way
+    assert "batch 64" in lab04.profile_problems(TABLES[7].splitlines()[0], ROWS)[0]          # a bullet list a size short
+    assert "speedup" in lab04.profile_problems(TABLES[7].replace("0.42×", "2.37×"), ROWS)[0]
+
+
+def test_a_sweep_the_check_cannot_read_is_said_how_to_write():
+    problems = lab04.profile_problems("Compiled was slower at batch 1 (0.0725 ms against 0.0306 ms) and even at 64.", ROWS)
+    assert "one row per batch size" in problems[0]
+
+
+def test_a_bullet_of_the_sweep_does_not_state_the_crossover():
+    bullets = TABLES[7].replace("1.03×", "1.03×, faster")
+    assert lab04.crossover_stated_problems("## Profile\n" + bullets, bullets, 64)
+    said = bullets + "\nCompiled is faster by its verdict from batch 64 on."
+    assert lab04.crossover_stated_problems("## Profile\n" + said, said, 64) == []
+
+
+# A section's title in other words (a question most often) names that section; a heading that names another section,
+# or two, names none.
+ANNOTATION, REPORT = lab04.ANNOTATION_SECTIONS, lab04.REPORT_SECTIONS
+HEADINGS_IN_OTHER_WORDS = [
+    (REPORT, "Compile match", ["Does the compiled model match eager?", "Do eager and compiled agree?", "Did the compile match?",
+                              "How close is compiled to eager?"]),
+    (REPORT, "Kernel", ["Which kernels did Inductor fuse?", "Where is the kernel?"]),
+    (REPORT, "Profile", ["What does the profile show?", "What did the sweep measure?", "Timings"]),
+    (REPORT, "When compiling pays", ["When does compiling pay?", "Does torch.compile pay off?", "Is compiling worth it?"]),
+    (ANNOTATION, "Fused ATen ops", ["Which ATen ops does the kernel fuse?", "What did Inductor fuse?", "Which ops are fused?"]),
+    (ANNOTATION, "Input read", ["What does the kernel read?", "Where does the input come from?", "Which pointer is loaded?"]),
+    (ANNOTATION, "Output written", ["What does the kernel write?", "Where is the output stored?"]),
+    (ANNOTATION, "Reductions", ["Which reductions does it perform?", "How does the kernel reduce a row?"]),
+    (ANNOTATION, "What is not there", ["What is missing?", "What isn't there?", "What's not there?",
+                                       "Which intermediate is never written to memory?", "What never gets a buffer?",
+                                       "What does the kernel avoid storing?"]),
+]
+HEADINGS_OF_ANOTHER_SECTION = [
+    (REPORT, "Compile match", "Does compiling pay, and does the output match?"),     # two sections
+    (REPORT, "When compiling pays", "When does compiling make a difference?"),
+    (ANNOTATION, "Input read", "What does the kernel write?"),
+    (ANNOTATION, "Output written", "What is never written?"),
+    (ANNOTATION, "Fused ATen ops", "What did Inductor not fuse?"),
+    (ANNOTATION, "Reductions", "Sums and maxima"),
+]
+
+
+def with_heading(titles: tuple, title: str, heading: str, document_title: str = "# My notes") -> str:
+    return document_title + "\n\n" + "\n\n".join(f"## {heading if t == title else t}\n{t} text" for t in titles)
+
+
+@pytest.mark.parametrize("titles,title,heading", [(ts, t, h) for ts, t, hs in HEADINGS_IN_OTHER_WORDS for h in hs])
+def test_a_heading_that_names_its_section_in_other_words_is_read(titles, title, heading):
+    found, missing = lab04.named_sections(with_heading(titles, title, heading), titles)
+    assert missing == [] and found[title.lower()].strip() == f"{title} text"
+
+
+@pytest.mark.parametrize("titles,title,heading", HEADINGS_OF_ANOTHER_SECTION)
+def test_a_heading_that_names_another_section_is_not_read_as_this_one(titles, title, heading):
+    assert lab04.named_sections(with_heading(titles, title, heading), titles)[1] == [title]
+
+
+def test_a_document_title_that_names_a_section_is_not_that_section():
+    text = with_heading(ANNOTATION, "Fused ATen ops", "Which ATen ops does it compute?", "# The fused softmax kernel")
+    assert lab04.named_sections(text, ANNOTATION)[0]["fused aten ops"].strip() == "Fused ATen ops text"
 
 
 @pytest.mark.parametrize("body,max_err,ok", [

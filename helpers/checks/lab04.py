@@ -684,19 +684,54 @@ def sections(text: str) -> dict[str, str]:
     return found
 
 
+NEGATION = r"\b(?:not|never|no|nothing|without|avoid\w*|skip\w*)\b|n t\b"      # in a heading_key, "isn't" is "isn t"
+# A section's title in other words, a question most often ("## Which ATen ops does the kernel fuse?", "## When does
+# compiling pay?"), as regexes over heading_key's words; a heading that names two sections names neither.
+TITLE_WORDS = {
+    "compile match": r"(?=.*\bcompil)(?=.*\b(?:match|agree|equal|identical|correct|accura|error|close))",
+    "profile": r"\b(?:profil|sweep|timing|benchmark)",
+    "when compiling pay": r"(?=.*\bcompil)(?=.*\b(?:pay|paid|worth|benefit|help|profit))",
+    "fused aten op": rf"^(?!.*(?:{NEGATION})).*\b(?:fus|aten\b)",
+    "input read": rf"^(?!.*(?:{NEGATION})).*\b(?:input|read|load)",
+    "output written": rf"^(?!.*(?:{NEGATION})).*\b(?:output|writ|wrote|stor)",
+    "reduction": r"\breduc",
+    "what is not there": rf"\b(?:missing|absent|lacking)\b|(?=.*(?:{NEGATION}))(?=.*\b(?:there|stor|writ|wrote|buffer|"
+                         r"memory|materiali|allocat|kept|saved|exist|tensor|intermediate))",
+}
+HEADING_HINT = ("open each section with a heading that names it: its title, as the exercise gives it, or a question that "
+                "names that section and no other.")
+
+
+def names_title(key: str, title_key: str) -> bool:
+    """Whether a heading (its heading_key) names the section: its title, or the title in other words (TITLE_WORDS)."""
+    return f" {title_key} " in f" {key} " or re.search(TITLE_WORDS.get(title_key, r"(?!)"), key) is not None
+
+
+def document_title(text: str) -> str | None:
+    """The heading_key of a text's title: a first heading of a level above every other heading's ("# Annotation of
+    the fused kernel" over "## ..." sections), or None."""
+    levels = re.findall(r"^[ ]{0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$", text, re.M)
+    if len(levels) > 1 and len(levels[0][0]) < min(len(marks) for marks, _ in levels[1:]):
+        return heading_key(levels[0][1])
+    return None
+
+
 def named_sections(text: str, titles: tuple) -> tuple[dict[str, str], list[str]]:
     """({title in lower case: its text}, [the titles not found]). A heading matches a title that it is, that it starts
-    with ("## Reductions (max and sum)"), or that it holds as words ("## The fused ATen ops")."""
+    with ("## Reductions (max and sum)"), that it holds as words ("## The fused ATen ops"), or, failing those, that it
+    alone of the titles names in other words ("## Which reductions does the kernel perform?")."""
     found, got, missing = sections(text), {}, []
-    for title in titles:
-        key = heading_key(title)
+    keys, title = [heading_key(t) for t in titles], document_title(text)
+    for name, key in zip(titles, keys):
         match = next((k for k in found if k == key), None) or \
             next((k for k in found if k.startswith(key + " ")), None) or \
-            next((k for k in found if f" {key} " in f" {k} "), None)
+            next((k for k in found if f" {key} " in f" {k} "), None) or \
+            next((k for k in found if k != title and names_title(k, key)
+                  and not any(names_title(k, other) for other in keys if other != key)), None)
         if match is None:
-            missing.append(title)
+            missing.append(name)
         else:
-            got[title.lower()] = found[match]
+            got[name.lower()] = found[match]
     return got, missing
 
 
@@ -870,7 +905,7 @@ def annotation_problems(text: str, kernel) -> list[str]:
     k = kernel_facts(kernel)
     found, missing = named_sections(text, ANNOTATION_SECTIONS)
     if missing:
-        return [f"the annotation lacks the section(s) {', '.join('## ' + m for m in missing)}."]
+        return [f"the annotation lacks the section(s) {', '.join('## ' + m for m in missing)}: {HEADING_HINT}"]
     problems = []
     ops_body = re.sub(r"(?:torch\.ops\.)?(?:aten|prims)(?:\.|::)", "", found["fused aten ops"], flags=re.I)
     ops_body = re.sub(r"(?<=\w)\.(?:default|Tensor|Scalar|int|dim_IntList)\b", "", ops_body)   # overloads: amax.default
@@ -1703,19 +1738,60 @@ def e_notation(text: str) -> str:
     return TIMES_TEN.sub(lambda m: f"{m.group(1)}e{m.group(2).replace('−', '-')}", text)
 
 
+EAGER, COMPILED = re.compile(r"eager", re.I), re.compile(r"compil\w*|inductor", re.I)     # "torch.compile (ms)" too
+
+
 def table_rows(text: str) -> list[list[str]]:
-    """The body rows of the Markdown tables in text, as cell strings: with or without the outer pipes, alignment rows
-    and blank cells at either end left out."""
-    rows = []
-    for line in text.splitlines():
+    """The rows of the sweep a text gives, as cell strings: the rows of its Markdown tables, with or without the outer
+    pipes, alignment rows left out, a table with the batch sizes as its columns turned round (`per_batch`); and a
+    bullet list of the sizes, as a table (`bullet_cells`)."""
+    rows, table = [], []
+    for line in [*text.splitlines(), ""]:
         line = line.strip()
-        if "|" not in line:
+        if "|" in line:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if len(cells) >= 2 and not all(re.fullmatch(r":?-+:?", c) for c in cells if c):
+                table.append(cells)
             continue
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) < 2 or all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
-            continue
-        rows.append(cells)
+        rows += per_batch(table)
+        table, cells = [], bullet_cells(line)
+        rows += [] if cells is None else [BULLET_HEADER, cells]
     return rows
+
+
+BATCH_CELL = re.compile(r"[*`_\s]*(?:(?:batch(?:\s+size)?|size|b|n)\s*[=:]?\s*)?\d[\d,]*[*`_\s]*", re.I)   # "64", "**B=64**"
+
+
+def per_batch(table: list[list[str]]) -> list[list[str]]:
+    """A table's rows, one per batch: a table with the batch sizes as its columns (| batch | 1 | 64 |, then a row per
+    quantity: | eager ms | 0.031 | 0.041 |) turned round, its first column as its header."""
+    head = table[0] if table else []
+    if len(head) < 2 or _number(head[0]) is not None or not all(BATCH_CELL.fullmatch(c) for c in head[1:]):
+        return table
+    body = table[1:]
+    return [["batch", *(r[0] for r in body)]] + [[size, *(r[i] if i < len(r) else "" for r in body)]
+                                                 for i, size in enumerate(head) if i > 0]
+
+
+BULLET_HEADER = ["batch", "eager", "compiled", "speedup", "verdict"]
+CLAUSE_END = re.compile(r"[,;](?!\d)|\s(?:vs\.?|versus|and|against|while)\s|\s[/→|–—-]\s")
+
+
+def bullet_cells(line: str) -> list[str] | None:
+    """A size of a sweep written as a bullet list ("- batch 1: eager 0.12 ms, compiled 0.08 ms, speedup 0.67×, slower")
+    as the cells of BULLET_HEADER: the batch (the number before the times), the clause of each time and of the speedup,
+    the whole line. None for a line that is no such bullet."""
+    item = re.match(r"\s*(?:[-*+•]|\d+[.)])\s+(.+)", line)
+    text = re.sub(r"[*`]", " ", item.group(1)) if item else ""
+    side = re.search(r"eager|compil|inductor", text, re.I)
+    batch = NUMBER.search(text, 0, side.start()) if side else None
+    if batch is None or not float(batch.group().replace(",", "")).is_integer():
+        return None
+    clauses = CLAUSE_END.split(text[batch.end():])
+    times = [next((c for c in clauses if one.search(c) and not other.search(c) and re.search(r"\d", c)), None)
+             for one, other in ((EAGER, COMPILED), (COMPILED, EAGER))]
+    speedup = next((c for c in clauses if re.search(r"speed-?up", c, re.I)), "")
+    return None if None in times else [batch.group(), *times, speedup, line]
 
 
 def _number(cell: str) -> float | None:
@@ -1724,7 +1800,6 @@ def _number(cell: str) -> float | None:
     return float(m.group().replace(",", "")) if m else None
 
 
-EAGER, COMPILED = re.compile(r"eager", re.I), re.compile(r"compil\w*|inductor", re.I)     # "torch.compile (ms)" too
 UNIT_SCALE = ((re.compile(r"µs|μs|\bus\b|micro", re.I), 1e-3), (re.compile(r"\bms\b|milli", re.I), 1.0),
               (re.compile(r"\bs\b|\bsec", re.I), 1e3))
 
@@ -1757,9 +1832,9 @@ def cell_scale(cell: str, header: float) -> float:
 
 
 def profile_table(profile: str) -> dict[int, tuple]:
-    """{batch: (eager ms, compiled ms, speedup)} from the table rows: by the columns its header names (eager, compiled,
-    their unit, a speedup; a cell's own unit, "30.6 µs", comes before its header's), or, without such a header, the
-    first three cells of each row that holds three numbers. The speedup is None where there is no speedup column, or its cell says it in words ("4.8× slower")."""
+    """{batch: (eager ms, compiled ms, speedup)} from the sweep's rows (`table_rows`): by the columns its header names
+    (eager, compiled, their unit, a speedup; a cell's own unit, "30.6 µs", comes before its header's), or, without such
+    a header, the first three cells of each row that holds three numbers. The speedup is None where there is no speedup column, or its cell says it in words ("4.8× slower")."""
     table, columns = {}, None
     for cells in table_rows(profile):
         header = _columns(cells) if _number(cells[0]) is None else None
@@ -1795,7 +1870,7 @@ def verdict_rows_problems(profile: str, rows: list) -> list[str]:
     for r in rows:
         want = words.get(r.get("verdict")) if isinstance(r, dict) else None
         if want and not re.search(want, row_of(int(r["batch"])), re.I):
-            return ["'Profile' should give each size's verdict in its table row (faster, slower or no difference: the "
+            return ["'Profile' should give each size's verdict in its row (faster, slower or no difference: the "
                     "comparison's verdict on compiled), not only the times."]
     return []
 
@@ -1810,7 +1885,7 @@ def crossover_stated_problems(report: str, profile: str, crossover) -> list[str]
     lines += [" ".join(f"{title} {body}".split()) for title, body in sections(report).items()     # "## Crossover" + its text
               if re.search(word, title, re.I)]
     if not lines:
-        prose = " ".join(line for line in profile.splitlines() if "|" not in line)
+        prose = " ".join(line for line in profile.splitlines() if "|" not in line and bullet_cells(line) is None)
         said = re.search(r"\bnever\b|\bnot faster\b|\bno (?:batch|size)\b|\bnone\b", prose, re.I) if crossover is None \
             else re.search(rf"(?<![\d.]){int(crossover)}(?!\d|\.\d)", prose.replace(",", ""))
         return [] if said else ["'Profile' should state the crossover your sweep found (part E's `crossover`: the batch, "
@@ -1867,7 +1942,8 @@ def explanation_problems(text: str, rows: list) -> list[str]:
 
 
 def profile_problems(profile: str, rows) -> list[str]:
-    """Whether the report's profile table gives the notebook's own sweep (same batches, times within rounding)."""
+    """Whether the report's profile gives the notebook's own sweep (same batches, times within rounding), in a table
+    either way round or a bullet list; what to write when it gives none the check can read."""
     table = profile_table(profile)
     if not isinstance(rows, list) or not rows:
         return ["'Profile' should give the table of your sweep (sweep_rows is empty or missing: run part E first)."]
@@ -1876,10 +1952,17 @@ def profile_problems(profile: str, rows) -> list[str]:
                                   float(r.get("speedup", float(r["eager_ms"]) / float(r["compiled_ms"])))) for r in rows}
     except (KeyError, TypeError, ValueError, ZeroDivisionError):
         return []          # the sweep's own format is judged by 04.crossover
+    if not table:
+        return ["'Profile' holds no sweep this check can read: write it as a Markdown table with one row per batch size, "
+                "| batch | eager ms | compiled ms | speedup | verdict | (the batch sizes as its columns and a row per "
+                "quantity read as well, and so does a bullet per size: '- batch 1: eager 0.12 ms, compiled 0.08 ms, "
+                "speedup 1.50×, faster')."]
     close = lambda a, b: abs(a - b) <= 0.02 * abs(b) + 1e-3
     if set(table) != set(want) or not all(close(table[b][0], e) and close(table[b][1], c) for b, (e, c, _) in want.items()):
+        lacking = ", ".join(str(b) for b in sorted(set(want) - set(table)))
         return ["'Profile' should be a table | batch | eager ms | compiled ms | speedup | verdict | with the numbers your "
-                "sweep measured (sweep_rows): the report's rows do not match them."]
+                "sweep measured (sweep_rows): the report's rows do not match them"
+                + (f" (no row gives the eager and compiled times of batch {lacking})." if lacking else ".")]
     if not all(table[b][2] is None or abs(table[b][2] - s) <= 0.02 * s + 0.006 for b, (_, _, s) in want.items()):
         return ["the speedup column of 'Profile' does not give your sweep's speedups (sweep_rows): the speedup is "
                 "eager_ms / compiled_ms, above 1 when compiled is faster, below 1 when it is slower."]
@@ -1927,7 +2010,7 @@ def report_problems(info: dict, kernels: list[str]) -> list[str]:
         return [f"{REPORT_FILE} does not exist in the output folder: run write_report."]
     found, missing = named_sections(report, REPORT_SECTIONS)
     if missing:
-        return [f"REPORT.md lacks the section(s) {', '.join('## ' + m for m in missing)}."]
+        return [f"REPORT.md lacks the section(s) {', '.join('## ' + m for m in missing)}: {HEADING_HINT}"]
     problems = []
     problems += compile_match_problems(found["compile match"], info.get("max_err", "unknown"))
     if info.get("kernel_saved", True):      # part C saved the kernel: the report points to it and names it

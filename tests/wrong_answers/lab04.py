@@ -1146,3 +1146,63 @@ ROUND6_RIGHT_MORE = [
 ]
 
 RIGHT += ROUND6_RIGHT_MORE
+
+
+# ---------------------------------------------------------------- round 7 ("fair grades"): honest layouts of the
+# written parts that once lost their points (section titles asked as questions, the profile table turned round, the
+# sweep as a bullet list), and the same layouts holding a mistake.
+PROFILE_TABLE = ('    table = "\\n".join(["| batch | eager ms | compiled ms | speedup | compiled vs eager (speedup, 95 % CI) |",\n'
+                 '                       "|---:|---:|---:|---:|---|"]\n'
+                 '                      + [f"| {r[\'batch\']} | {r[\'eager_ms\']:.4f} | {r[\'compiled_ms\']:.4f} | '
+                 '{r[\'speedup\']:.2f}× | {verdict(r)} |"\n                         for r in rows])\n')
+TURNED_ROUND = '''    line = lambda label, cell: f"| {label} | " + " | ".join(str(cell(r)) for r in rows) + " |"
+    table = "\\n".join([line("batch", lambda r: r["batch"]), "|---|" + "---:|" * len(rows),
+                       line("eager ms", lambda r: f"{r['eager_ms']:.4f}"), line("compiled ms", lambda r: f"{r['compiled_ms']:.4f}"),
+                       line("speedup", lambda r: f"{r['speedup']:.2f}×"), line("compiled vs eager (95 % CI)", verdict)])
+'''
+BULLETS = '''    table = "\\n".join(f"- batch {r['batch']}: eager {r['eager_ms']:.4f} ms, compiled {r['compiled_ms']:.4f} ms, "
+                       f"speedup {r['speedup']:.2f}×, {verdict(r)}" for r in rows)
+'''
+REPORT_QUESTIONS = (('## Compile match\n', '## Does the compiled model match eager?\n'),
+                    ('## Kernel\n', '## Which kernel did Inductor fuse?\n'),
+                    ('## Profile\n', '## What does the profile show?\n'),
+                    ('## When compiling pays\n', '## When does compiling pay?\n'))
+ANNOTATION_QUESTIONS = (('## Fused ATen ops\n', '## Which ATen ops does the kernel fuse?\n'),
+                        ('## Input read\n', '## What does the kernel read, and how is it indexed?\n'),
+                        ('## Output written\n', '## Where does it write its output?\n'),
+                        ('## Reductions\n', '## How does it reduce a row?\n'),
+                        ('## What is not there\n', "## What isn't there?\n"))
+
+ROUND7 = [
+    # ---- D: annotation
+    wrong('04.annotation', "question headings over the wrong sections: 'What does the kernel write?' over the load, "
+          "'What does the kernel read?' over the store", 'ex-d',
+          ('## Input read\n', '## What does the kernel write?\n'), ('## Output written\n', '## What does the kernel read?\n'),
+          says='Input read', hidden_says='Input read'),
+    # ---- G: report
+    wrong('04.report', "the profile table turned round (a column per batch), its times in µs in rows labelled ms", 'ex-g',
+          (PROFILE_TABLE, TURNED_ROUND.replace("{r['eager_ms']:.4f}", "{r['eager_ms'] * 1000:.1f}")
+                                      .replace("{r['compiled_ms']:.4f}", "{r['compiled_ms'] * 1000:.1f}")),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "the sweep as a bullet list that stops one size short (rows[:-1])", 'ex-g',
+          (PROFILE_TABLE, BULLETS.replace("for r in rows)", "for r in rows[:-1])")),
+          says='no row gives the eager and compiled times of batch', hidden_says='no row gives'),
+    wrong('04.report', "question headings over the wrong sections: 'When does compiling pay?' over the profile, "
+          "'What does the profile show?' over the explanation", 'ex-g',
+          ('## Profile\n', '## When does compiling pay?\n'), ('## When compiling pays\n', '## What does the profile show?\n'),
+          says="'Profile'", hidden_says="'Profile'"),
+]
+
+ROUND7_RIGHT = [
+    right('04.annotation', "each section's title asked as a question ('## Which ATen ops does the kernel fuse?', "
+          "\"## What isn't there?\")", 'ex-d', *ANNOTATION_QUESTIONS),
+    right('04.report', "each section's title asked as a question ('## Does the compiled model match eager?', '## When "
+          "does compiling pay?')", 'ex-g', *REPORT_QUESTIONS),
+    right('04.report', 'the profile table turned round: the batch sizes as its columns, one row per quantity', 'ex-g',
+          (PROFILE_TABLE, TURNED_ROUND)),
+    right('04.report', "the sweep as a bullet list, one size a line ('- batch 2: eager 0.0300 ms, compiled 0.0700 ms, "
+          "speedup 0.43×, slower (...)')", 'ex-g', (PROFILE_TABLE, BULLETS)),
+]
+
+WRONG += ROUND7
+RIGHT += ROUND7_RIGHT
