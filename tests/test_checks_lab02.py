@@ -212,3 +212,43 @@ def test_second_fair_grades_round_cases_hold_what_their_messages_say():
     off = lab02.harness_pass(lab02.off_by_one_every_run, lab02.HARNESS_EXPECT["off_by_one_every_run"])
     problems = lab02.harness_problems([{"rows": rows, "changed": []}], [off], lab02.ALL)
     assert problems and "start with 'output'" in problems[0] and "in this order" in problems[0]
+
+
+def test_fourth_fair_grades_round_cases_hold_what_their_messages_say():
+    """The cases a fourth round added: an unread in-place call and a submodule named relu that is no ReLU (2a, 2b),
+    nodes read only inside a list or by keyword (2d, 2e), a model in float64 (2c), rows in graph order (3), batch norms
+    that are no sites (4a), a model of two inputs (4b), a shift that only a per-element tolerance sees and a pass whose
+    code is stale (5)."""
+    for model in (lab02.KeywordSpellings(), lab02.ModuleOnRelu()):
+        gm = fx.symbolic_trace(model)
+        unread = [n for n in gm.graph.nodes if lab02.works_in_place(gm, n) and not n.users]
+        assert len(unread) == 1 and lab02.activation(gm, unread[0]) is None
+    gm = fx.symbolic_trace(lab02.KeywordSpellings())
+    named = [n for n in gm.graph.nodes if n.op == "call_module" and n.target == "relu"]
+    assert named and lab02.node_kind(gm, named[0]) == "LeakyReLU"
+
+    gm = fx.symbolic_trace(lab02.ListsAndKeywords())
+    positional = {a for n in gm.graph.nodes for a in n.args if isinstance(a, fx.Node)}
+    assert any(n.users and n not in positional for n in gm.graph.nodes if n.op.startswith("call"))
+
+    doubles = lab02.fold_cases_always()[1]
+    assert all(p.dtype == torch.float64 for p in doubles.model.parameters()) and doubles.hint
+
+    for case in lab02.cost_cases() + lab02.cost_cases_always():
+        names = [n.name for n in lab02.capture(case.model, case.inputs, case.export).graph.nodes]
+        assert list(case.truth) == [n for n in names if n in case.truth], case.about
+
+    _, model, matches = lab02.FOLD_OR_NOT_CASE()
+    bns = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    assert sum(not m.training and m.running_mean is not None for m in bns) == matches["FoldConvBN"] == 1 < len(bns)
+
+    (two,) = lab02.pipeline_cases_always()
+    assert len(two.inputs) == 2 and two.hint
+
+    large, stale = lab02.harness_cases_always()
+    want = large.gallery[0]["expected"]
+    got = want + 7e-3
+    assert not torch.allclose(got, want, rtol=1e-5, atol=1e-5) and (got - want).abs().max() <= 1e-5 * want.abs().max()
+    case = stale.gallery[0]
+    gm = lab02.relu_as_gelu_stale(fx.symbolic_trace(case["model"]))
+    assert lab02.stale_code(gm) and not torch.allclose(gm(*case["inputs"]), case["expected"])

@@ -631,7 +631,8 @@ def relu_problems(p: dict, fn_name: str, want, about: str, reveal: bool = True) 
         if gone:
             return [f"on {about}, your pass rewrote {', '.join(gone)}, which {'is' if len(gone) == 1 else 'are'} not ReLU: "
                     "match ReLU's own spellings exactly (the functions torch.relu and F.relu, the method .relu(), the "
-                    "module class nn.ReLU), not every name that contains 'relu'."]
+                    "module class nn.ReLU), not every name that contains 'relu'. A string target names a method, or a "
+                    "submodule whatever its class: test node.op first, then look a module up with gm.get_submodule."]
     if fn_name == "relu_to_gelu_pattern" and p.get("pattern_calls") == 0:
         return ["relu_to_gelu_pattern never called torch.fx.subgraph_rewriter.replace_pattern: this exercise is the "
                 "pattern rewrite (write the patterns and their replacement as functions and let replace_pattern find "
@@ -648,6 +649,10 @@ def relu_problems(p: dict, fn_name: str, want, about: str, reveal: bool = True) 
         found = p["approximate_gelu"] if reveal else sorted({a_node(g.split()[0]) for g in p["approximate_gelu"]})
         return [f"on {about}, GELU must be exact (approximate='none'): your graph has the tanh approximation as "
                 f"{', '.join(found)}. Call F.gelu(x) without approximate=..., or nn.GELU()."]
+    if p["returned"] == "GraphModule" and not p.get("stale") and p["in_place"] < p["in_place_before"]:
+        return [f"on {about}, {fn_name} removed a call that changes a tensor in place (its result is unread, the tensor "
+                "it changes is read later): replace the ReLUs and leave every other node alone. gm.graph.eliminate_dead_code() "
+                "erases such calls; erase each ReLU you replaced yourself (gm.graph.erase_node)."]
     problems = pass_problems(p, fn_name, want, about, SAME, reveal)
     if problems:
         return problems
@@ -734,30 +739,36 @@ class Lookalikes(nn.Module):
 
 
 class KeywordSpellings(nn.Module):
-    """torch.relu with its input given by keyword (torch.relu(input=x): the node has no args), and an nn.ReLU inside a
-    Sequential (a dotted target, 'block.1')."""
+    """torch.relu with its input given by keyword (torch.relu(input=x): the node has no args), an nn.ReLU inside a
+    Sequential (a dotted target, 'block.1'), a submodule named `relu` that is a LeakyReLU (a call_module node's target
+    is a name, not a class), and an in-place t.add_(1) whose result nobody reads (t is read later: it must stay)."""
 
     def __init__(self, gelu: bool = False):
         super().__init__()
         self.gelu = gelu
         self.block = nn.Sequential(nn.Linear(4, 4), nn.GELU() if gelu else nn.ReLU())
+        self.relu = nn.LeakyReLU(0.1)
 
     def forward(self, x):
         a = F.gelu(x) if self.gelu else torch.relu(input=x)
-        return self.block(a) * 2 - a
+        t = x * 2
+        t.add_(1)
+        return self.block(a) * 2 - a + self.relu(t)
 
 
 def keyword_cases() -> list[RewriteCase]:
     """Checked for relu_to_gelu on every run, the grader's too: a spelling the other cases do not hold."""
     with seeded(12):
         x = (torch.randn(3, 4),)
-    return [rewrite_case("a model with torch.relu(input=x) (its input given by keyword, so node.args is empty) and an "
-                         "nn.ReLU inside a Sequential", built(13, KeywordSpellings), x)]
+    return [rewrite_case("a model with torch.relu(input=x) (its input given by keyword, so node.args is empty), an "
+                         "nn.ReLU inside a Sequential, a submodule named relu that is a LeakyReLU, and an in-place "
+                         "t.add_(1) whose result nobody reads", built(13, KeywordSpellings), x)]
 
 
 class ModuleOnRelu(nn.Module):
     """An nn.ReLU module called on a torch.relu's result, and again on the input: a call added at the end of the graph
-    (no inserting_before) is read before it exists once the patterns replace what reads it."""
+    (no inserting_before) is read before it exists once the patterns replace what reads it. Beside them, an in-place
+    u.mul_(0.5) whose result nobody reads (u is read later: it must stay)."""
 
     def __init__(self, gelu: bool = False):
         super().__init__()
@@ -766,7 +777,9 @@ class ModuleOnRelu(nn.Module):
 
     def forward(self, x):
         t = F.gelu(x) if self.gelu else torch.relu(x)
-        return self.act(t) + self.act(x)
+        u = x * 3
+        u.mul_(0.5)
+        return self.act(t) + self.act(x) + u
 
 
 WHERE_NODES_GO = (" A node a pass adds goes where the node it replaces stood (with gm.graph.inserting_before(node)): "
@@ -777,8 +790,9 @@ def rewriter_cases_always() -> list[RewriteCase]:
     """Checked for relu_to_gelu_pattern on every run, the grader's too: an nn.ReLU module on a torch.relu's result."""
     with seeded(22):
         x = (torch.randn(3, 5),)
-    return [replace(rewrite_case("a model with an nn.ReLU module called on a torch.relu's result and again on the input",
-                                 ModuleOnRelu(), x), hint=WHERE_NODES_GO)]
+    return [replace(rewrite_case("a model with an nn.ReLU module called on a torch.relu's result and again on the input, "
+                                 "and an in-place u.mul_(0.5) whose result nobody reads", ModuleOnRelu(), x),
+                    hint=WHERE_NODES_GO)]
 
 
 def relu_cases(main: type, about: str) -> list[RewriteCase]:
@@ -987,13 +1001,21 @@ class TransposedConvBN(nn.Module):
         return self.bn(self.conv(self.bn_up(self.up(x))))
 
 
+FLOAT64_HINT = (" This model is in float64: a module or tensor you build (nn.Conv2d(...), torch.zeros(n)) is float32 "
+                "on the CPU whatever the model is. Start from copy.deepcopy(conv), or give what you build the conv's "
+                "dtype and device.")
+
+
 def fold_cases_always() -> list[FoldCase]:
-    """Checked on every run, the grader's too: a transposed conv before a batch norm (left, or folded correctly)."""
+    """Checked on every run, the grader's too: a transposed conv before a batch norm (left, or folded correctly), and a
+    model in float64."""
     with seeded(16):
         x = (torch.randn(2, 3, 4, 4),)
+        doubles = randomize_bn(nn.Sequential(nn.Conv2d(3, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4)), 31).double()
     return [fold_case("a model with a ConvTranspose2d → batch norm (the exercise folds Conv2d only; a transposed conv's "
                       "weight holds its output channels in dim 1), then a Conv2d → batch norm", randomize_bn(built(17,
-                      TransposedConvBN), 18), x, (0, 1))]
+                      TransposedConvBN), 18), x, (0, 1)),
+            fold_case("a conv → batch norm in float64 (model.double())", doubles, (x[0].double(),), 0, FLOAT64_HINT)]
 
 
 def fold_cases() -> list[FoldCase]:
@@ -1265,9 +1287,30 @@ DTYPE_HINT = (" Its constants are a boolean mask and an integer index: a folded 
               "with (torch.where needs a boolean condition, indexing an integer index).")
 
 
+class ListsAndKeywords(nn.Module):
+    """Nodes read only from inside a list (torch.cat([x, x * c])) or by keyword (torch.sub(c.sin(), other=joined)),
+    beside a dead x.cos(): a pass that looks at the positional arguments alone misses those readers and inputs (a live
+    node looks dead; a call on a live value looks constant)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        c = self.w.exp()
+        x.cos()
+        joined = torch.cat([x, x * c])
+        return torch.sub(c.sin(), other=joined)
+
+
+LISTS_HINT = (" Here nodes are read from inside a list and by keyword only: node.users holds every reader and "
+              "node.all_input_nodes every input, wherever it sits in the arguments (node.args alone misses them).")
+
+
 def cleanup_cases_always(fn_name: str) -> list[CleanupCase]:
     """Checked on every run, the grader's too: in-place calls repeated and unread calls that change nothing (dead code),
-    an in-place call on a value computed from parameters alone and constants that are not float (constant folding)."""
+    an in-place call on a value computed from parameters alone and constants that are not float (constant folding), and
+    nodes read only from inside a list or by keyword (both)."""
     with seeded(14):
         x = (torch.randn(2, 4),)
     if fn_name == "remove_dead_code":
@@ -1278,14 +1321,21 @@ def cleanup_cases_always(fn_name: str) -> list[CleanupCase]:
                              "place: F.relu(x - 1) (traced with inplace=False), an nn.ReLU() and an nn.Dropout() module "
                              "(their inplace is False), and an unread x.log_softmax(-1) (an underscore inside the name, "
                              "not at its end): they change nothing, so they are dead code", UnreadNotInPlace(), x,
-                             {"sin": 1}, placeholders=1)]
+                             {"sin": 1}, placeholders=1),
+                replace(cleanup_case("remove_dead_code", "a model whose nodes are read only from inside a list "
+                                     "(torch.cat([x, x * c])) or by keyword (torch.sub(c.sin(), other=joined)), beside a "
+                                     "dead x.cos()", built(25, ListsAndKeywords), x,
+                                     {"exp": 1, "mul": 1, "cat": 1, "sin": 1, "sub": 1}, placeholders=1), hint=LISTS_HINT)]
     return [cleanup_case("fold_constants", "a model with g = w * 2 from a parameter, then g.add_(1) in place before g is "
                          "read; two constants computed by the same op (w.sin() and (w * 3).sin(), each read by a live "
                          "node); and a constant w.cos() * 2 that the graph returns as it is (a second output)",
                          built(15, InPlaceOnConstant), x, {"mul": 2, "add_": 1, "add": 2}),
             replace(cleanup_case("fold_constants", "a model whose constants are a boolean mask (w > 0, read by two live "
                                  "nodes) and an integer index (w.argsort())", built(23, MaskedConstants), x,
-                                 {"where": 1, "neg": 1, "getitem": 1, "add": 1}), hint=DTYPE_HINT)]
+                                 {"where": 1, "neg": 1, "getitem": 1, "add": 1}), hint=DTYPE_HINT),
+            replace(cleanup_case("fold_constants", "a model whose live values reach a call from inside a list "
+                                 "(torch.cat([x, x * c])) or by keyword (torch.sub(c.sin(), other=joined)), c = w.exp() a "
+                                 "constant", built(25, ListsAndKeywords), x, {"mul": 1, "cat": 1, "sub": 1}), hint=LISTS_HINT)]
 
 
 def dead_code_cases() -> list[CleanupCase]:
@@ -1378,6 +1428,7 @@ def cost_case(about: str, model: nn.Module, inputs: tuple, ridge: float, truth_o
     """The case of `model`: its costs by `truth_of(gm, inputs)`, FlopCounterMode's total, and its nodes' labels."""
     gm = capture(model, inputs, export)
     truth = truth_of(gm, inputs)
+    truth = {n.name: truth[n.name] for n in gm.graph.nodes if n.name in truth}       # in graph order
     targets = {n.name: target_truth(n) for n in gm.graph.nodes if n.name in truth}
     return CostCase(about, model, inputs, ridge, truth, flop_counter_total(gm, inputs), node_labels(gm), export, targets)
 
@@ -1415,6 +1466,9 @@ def cost_problems(probe: dict, truth: dict[str, dict], ridge: float, about: str,
     extra = [n for n in by_name if n not in truth]
     if len(rows) != len(truth) or extra:
         return [f"on {about}, expected one row per call_function, call_method and call_module node ({len(truth)}); got {len(rows)}."]
+    if [r.get("name") for r in rows] != list(truth):
+        return [f"on {about}, your rows are not in graph order: one row per call node in the order of gm.graph.nodes "
+                "(sort a copy of them when you print a table, not the list node_costs returns)."]
     for name, want in truth.items():
         row = by_name.get(name)
         if row is None:
@@ -1942,6 +1996,7 @@ class PipelineCase:
     ok: tuple
     bad: tuple
     tol: float = 1e-4
+    hint: str = ""           # what is special about this case, added where the pipeline raises on the good passes
 
 
 # What each pass class's apply must do to the counts its analyze reports: which nodes it removes ("relu": the ReLUs
@@ -2214,8 +2269,10 @@ def pass_trail(model: nn.Module, inputs: tuple, passes: tuple) -> list[tuple[int
     return trail
 
 
-def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True) -> list[str]:
+def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True, hint: str = "") -> list[str]:
     """The report (one row per pass, right counts), the result (recompiled, same outputs, model untouched), the refusals."""
+    if p["ok_error"] and hint:
+        return [f"on {about}, run_pipeline raised {p['ok_error']} on passes that keep the outputs.{hint}"]
     if p["ok_error"]:
         return [f"on {about}, run_pipeline raised {p['ok_error']} on passes that all keep the outputs (one returns a new "
                 "GraphModule, one edits the graph without recompiling, one changes a module's weights in place and "
@@ -2366,6 +2423,26 @@ def DEAD_PARAMETER_CASE() -> tuple:
             {"ReluToGelu": 3, "FoldConvBN": 0, "FoldConstants": 1, "DeadCode": 2})
 
 
+class SomeFoldable(StaysInTraining):
+    """Three conv → batch norm pairs: one batch norm keeps no running statistics, one stays in training mode (as in
+    StaysInTraining), one is foldable. Only the last is a site of FoldConvBN."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv_a, self.bn_a = nn.Conv2d(4, 4, 1), nn.BatchNorm2d(4, track_running_stats=False)
+        self.conv_b, self.bn_b = nn.Conv2d(4, 4, 1), nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return self.bn_b(self.conv_b(self.bn_a(self.conv_a(self.bn(self.conv(x))))))
+
+
+def FOLD_OR_NOT_CASE() -> tuple:
+    """(about, model, matches) for the pass classes, checked on every run, the grader's too."""
+    return ("a model with three conv → batch-norm pairs, one batch norm without running statistics and one left in "
+            "training mode (neither is folded: not sites)", randomize_bn(built(26, SomeFoldable), 27),
+            {"ReluToGelu": 0, "FoldConvBN": 1, "FoldConstants": 0, "DeadCode": 0})
+
+
 def BAD_PASSES(scale: float = 1.0) -> list[tuple]:
     """(passes, what the bad one does) for the pipeline's refusals; `scale` is max(1, max |ref|) of the case, so the
     drift is 0.7 × the tolerance whatever the outputs' size."""
@@ -2410,11 +2487,36 @@ def pipeline_cases() -> list[PipelineCase]:
                          "0.4 × tol × max |ref|, keeps it within a tolerance relative to the output's scale)", *large, PIPE_MATCHES, relative, tuple(BAD_PASSES(large_scale)))]
 
 
+class TwoInputPipe(nn.Module):
+    """A conv → batch norm on one input, scaled by the mean of the other (a call_method mean): a model of two inputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3)
+        self.bn = nn.BatchNorm2d(3)
+
+    def forward(self, x, y):
+        return self.bn(self.conv(x)) * y.mean()
+
+
+def pipeline_cases_always() -> list[PipelineCase]:
+    """Checked on every run, the grader's too: a model of two inputs."""
+    with seeded(28):
+        inputs = (torch.randn(2, 2, 5, 5), torch.randn(3))
+    ok = (IdentityPass(), NoRecompile(), ScaleOutput(1 + 1e-7, "tiny_rounding"))
+    bad = (((ScaleOutput(1.01, "scale_by_1.01"),), "changes the output by 1%"),)
+    return [PipelineCase("a model of two inputs", randomize_bn(built(29, TwoInputPipe), 30), inputs, {}, ok, bad,
+                         hint=" The model here takes two inputs: call it, and every graph a pass leaves, with all of "
+                              "them (model(*example)), never with example[0] alone.")]
+
+
 @register("02.passes", points=1, exercise="4a", title="four passes behind name/analyze/apply: analyze counts what apply "
           "changes, without changing the graph", cases=pipeline_cases)
 def _passes(ctx: Context, cases: list[PipelineCase]) -> str:
-    # the other cases differ in their inputs only, which analyze never sees; DeadParameter is checked on every run
-    for about, model, matches in [(case.about, case.model, case.matches) for case in cases[:1]] + [DEAD_PARAMETER_CASE()]:
+    # the other cases differ in their inputs only, which analyze never sees; DeadParameter and SomeFoldable are checked
+    # on every run
+    always = [DEAD_PARAMETER_CASE(), FOLD_OR_NOT_CASE()]
+    for about, model, matches in [(case.about, case.model, case.matches) for case in cases[:1]] + always:
         classes = ctx.probe(probe_pass_classes, list(matches), model)
         fail_if(pass_class_problems(classes, about, matches, reveal=ctx.reveal))
     return "each pass has a name of its own; analyze counts the sites without touching the graph; apply changes them"
@@ -2423,11 +2525,11 @@ def _passes(ctx: Context, cases: list[PipelineCase]) -> str:
 @register("02.pipeline", points=2, exercise="4b", title="a pipeline that recompiles, reports and verifies every pass",
           cases=pipeline_cases)
 def _pipeline(ctx: Context, cases: list[PipelineCase]) -> str:
-    for case in cases:
+    for case in [*cases, *pipeline_cases_always()]:
         got = {**ctx.probe(probe_pipeline, case.model, case.inputs, list(case.ok), list(case.bad), case.tol),
                "names": [p.name for p in case.ok], "trail": pass_trail(case.model, case.inputs, case.ok),
                "sleeps": {p.name: p.seconds for p in case.ok if isinstance(p, Sleeps)}}
-        fail_if(pipeline_problems(got, case.tol, case.about, reveal=ctx.reveal))
+        fail_if(pipeline_problems(got, case.tol, case.about, reveal=ctx.reveal, hint=case.hint))
     return "the pipeline recompiles, reports and verifies every pass, on outputs of any scale, and never touches the model"
 
 
@@ -2565,14 +2667,19 @@ def adds_a_dimension(gm):
     return _done(gm)
 
 
-def nudges_the_output(gm):
-    """Adds 3e-6 to the output: within the default tolerance, outside tol=1e-7."""
+def _add_once(gm, amount: float):
+    """The output + amount, added on the first run only (idempotent)."""
     out = next(n for n in gm.graph.nodes if n.op == "output")
-    if not any(a.op == "call_function" and a.target is operator.add and 3e-6 in a.args for a in out.all_input_nodes):
+    if not any(a.op == "call_function" and a.target is operator.add and amount in a.args for a in out.all_input_nodes):
         with gm.graph.inserting_before(out):
-            plus = gm.graph.call_function(operator.add, (out.args[0], 3e-6))
+            plus = gm.graph.call_function(operator.add, (out.args[0], amount))
         out.args = (plus,)
     return _done(gm)
+
+
+def nudges_the_output(gm):
+    """Adds 3e-6 to the output: within the default tolerance, outside tol=1e-7."""
+    return _add_once(gm, 3e-6)
 
 
 def doubles_weights_in_place(gm):
@@ -2650,6 +2757,14 @@ def relu_as_silu(gm):
         if n.op == "call_function" and n.target is torch.relu:
             n.target = F.silu
     return _done(gm)
+
+
+def relu_as_gelu_stale(gm):
+    """Writes torch.relu(x) as F.gelu(x) in the graph and does not recompile: the module it returns still runs ReLU."""
+    for n in gm.graph.nodes:
+        if n.op == "call_function" and n.target is torch.relu:
+            n.target = F.gelu
+    return gm
 
 
 def moves_a_call_first(gm):
@@ -2754,18 +2869,29 @@ def sin_off_by_1e4(gm):
     return _sin_times(gm, 1 + 1e-4)
 
 
+def shifts_by_7e_3(gm):
+    """Adds 7e-3 to every value: below 1e-5 of the largest outputs (near 1000), above 1e-5 of the smallest (near 500)."""
+    return _add_once(gm, 7e-3)
+
+
 LARGE_HINT = (" The outputs here are in the hundreds: torch.allclose(got, expected, rtol=tol, atol=tol) allows each "
-              "element atol + rtol × |expected|, so rounding relative to a large value is no error, while a fixed "
-              "absolute tolerance calls it one.")
+              "element atol + rtol × |that element|, so rounding relative to a large value is no error, while an error "
+              "that is small beside the largest value but not beside an element's own is one. A fixed absolute "
+              "tolerance, or one scaled by the largest value (the pipeline's rule), judges otherwise.")
+STALE_HINT = (" Run the GraphModule as the pass returned it, as its users will: a harness that recompiles it (or "
+              "interprets its graph) hides a pass that forgot gm.recompile() and still runs its old code.")
 
 
 def harness_cases_always() -> list[HarnessCase]:
-    """Checked on every run, the grader's too: outputs in the hundreds, a pass right up to rounding and one that is not."""
+    """Checked on every run, the grader's too: outputs in the hundreds, a pass right up to rounding and two that are
+    not; a rewrite whose graph is right and whose code is stale (not recompiled)."""
     with seeded(24):
         x = (torch.randn(6) * 3,)
     gallery = [gallery_case("large outputs", LargeOutputs(), x)]
-    passes = (harness_pass(sin_rounded, {}), harness_pass(sin_off_by_1e4, {"large outputs": "output"}))
-    return [HarnessCase(gallery, passes, LARGE_HINT)]
+    passes = (harness_pass(sin_rounded, {}), harness_pass(sin_off_by_1e4, {"large outputs": "output"}),
+              harness_pass(shifts_by_7e_3, {"large outputs": "output"}))
+    stale = (harness_pass(relu_as_gelu_stale, {"single op": "output"}),)
+    return [HarnessCase(gallery, passes, LARGE_HINT), HarnessCase(rewrite_gallery(), stale, STALE_HINT)]
 
 
 def plain_harness_row(row: Any) -> dict:

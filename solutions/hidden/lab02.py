@@ -236,6 +236,8 @@ HARNESS_PASSES = (
     (inputs.last_call_required, "a pass that assumes the graph has a call node", {"empty graph": "raised"}),
     (inputs.conv_without_bias, "a pass that drops a module's bias", {"call_module with parameters": "output"}),
     (inputs.output_first, "a pass that moves a node before its inputs", {c: "lint" for c in public.ALL if c != "empty graph"}),
+    (public.moves_a_call_first, "a pass that moves the last call before the graph's inputs",
+     {c: "lint" for c in public.ALL if c != "empty graph"}),
     (inputs.conv_thirds_in_place, "a pass that changes a module's weights in place and compensates in the graph", {}),
     (inputs.tanh_rebuilt_every_run, "a correct pass that rebuilds the nodes it rewrote on every run (new names, the same "
      "ops and targets)", {}),

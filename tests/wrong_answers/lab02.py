@@ -10,6 +10,10 @@ CELLS = ["parameters", "setup", "ex-1", "ex-2a", "ex-2b", "ex-2c", "ex-2d", "p2-
 HIDDEN_NAMES = ("HRelu", "HFold", "HDead", "HConst", "HCost", "HPipe", "HStaysTraining", "HSeqCost", "bn_t", "deep.0",
                 "sub.0", "head.0", "shared", "tap", "swish", "slow_identity")
 
+# is_relu's body, as the solution writes it (a wrong answer compares the target without looking at node.op)
+IS_RELU = ('    if node.op == "call_function":\n        return node.target in (torch.relu, torch.relu_, F.relu)\n'
+           '    if node.op == "call_method":\n        return node.target in ("relu", "relu_")\n'
+           '    if node.op == "call_module":\n        return isinstance(gm.get_submodule(node.target), nn.ReLU)\n    return False\n')
 RECOMPILED = '    gm.graph.lint()\n    gm.recompile()\n    return gm\n'
 # check_pass's comparison of the outputs, as the solution writes it (a wrong answer moves it after the idempotence test)
 OUTPUT_CHECK = ('        if not (isinstance(got, torch.Tensor) and got.shape == case["expected"].shape\n'
@@ -1285,6 +1289,162 @@ WRONG = [
           ('        rows.append({"case": case["name"], "ok": problem == "", "problem": problem})\n',
            '        rows.append({"case": case["name"], "ok": problem == "", "problem": problem})\n        if problem:\n            break\n'),
           says='one row per case', hidden_says='one row per case'),
+    # ---------------------------------------------------------------- a fourth fair-grades round: node kinds told apart by
+    # node.op (not a name), readers and inputs inside lists and keyword arguments, what eliminate_dead_code() takes with
+    # it, modules shared with the model, a new module's dtype, rows in graph order, a model of two inputs, a harness that
+    # hides a missing recompile or judges every element by the largest
+    # 1
+    wrong('02.graph_table', "users found by hand, as the later nodes whose positional args hold the node: readers through a "
+          "list or a keyword argument are missed", 'ex-1',
+          ('"users": [u.name for u in node.users]', '"users": [m.name for m in gm.graph.nodes if node in m.args]'),
+          says='users', hidden_says='users'),
+    # 2a
+    wrong('02.relu_to_gelu', "the old ReLUs left for gm.graph.eliminate_dead_code() to clear: it also erases an unread "
+          "in-place call elsewhere in the graph", 'ex-2a',
+          ('        node.replace_all_uses_with(gelu)\n        gm.graph.erase_node(node)\n', '        node.replace_all_uses_with(gelu)\n'),
+          ('    gm.delete_all_unused_submodules()     # the nn.ReLU modules nothing calls any more\n',
+           '    gm.graph.eliminate_dead_code()          # the old ReLUs: nothing reads them now\n    gm.delete_all_unused_submodules()\n'),
+          says='in place', hidden_says='in place'),
+    wrong('02.relu_to_gelu', "is_relu compares node.target with 'relu' whatever node.op is: a submodule named relu that is "
+          "a LeakyReLU is rewritten", 'ex-2a',
+          (IS_RELU, '    if node.target in (torch.relu, torch.relu_, F.relu, "relu", "relu_"):\n        return True\n'
+                    '    return node.op == "call_module" and isinstance(gm.get_submodule(node.target), nn.ReLU)\n'),
+          says='not ReLU.*node.op', hidden_says='not ReLU.*node.op'),
+    # 2b
+    wrong('02.rewriter', 'nn.ReLU modules found among gm.named_children() only: a ReLU inside a Sequential is never '
+          'normalized', 'ex-2b',
+          ('if node.op == "call_module" and isinstance(gm.get_submodule(node.target), nn.ReLU):',
+           'if node.op == "call_module" and isinstance(dict(gm.named_children()).get(node.target), nn.ReLU):'),
+          says='still there', hidden_says='still there'),
+    wrong('02.rewriter', 'the normalized nn.ReLU nodes left for gm.graph.eliminate_dead_code(): it also erases an unread '
+          'in-place call', 'ex-2b',
+          ('            node.replace_all_uses_with(call)\n            gm.graph.erase_node(node)\n    gm.recompile()',
+           '            node.replace_all_uses_with(call)\n    gm.graph.eliminate_dead_code()\n    gm.recompile()'),
+          says='in place', hidden_says='in place'),
+    # 2c
+    wrong('02.fold_conv_bn', "the folded bias set only where the conv had a bias: a conv with bias=False loses β − s·μ",
+          'ex-2c',
+          ('            folded.bias = nn.Parameter((b - bn.running_mean) * s + shift)\n',
+           '            if conv.bias is not None:\n                folded.bias = nn.Parameter((b - bn.running_mean) * s + shift)\n'),
+          says='computes something else', hidden_says='computes something else'),
+    wrong('02.fold_conv_bn', 'gm.eval() first "to be sure": the modules are the model\'s own, so a batch norm meant to stay '
+          'in training mode is switched and folded', 'ex-2c',
+          ('    for bn_node in list(gm.graph.nodes):\n', '    gm.eval()\n    for bn_node in list(gm.graph.nodes):\n'),
+          says='training mode', hidden_says='training mode'),
+    wrong('02.fold_conv_bn', "the conv looked up with getattr(gm, conv_node.target, None): a conv inside a Sequential "
+          "('stem.0') is not found, its pair is left", 'ex-2c',
+          ('isinstance(gm.get_submodule(conv_node.target), nn.Conv2d)', 'isinstance(getattr(gm, conv_node.target, None), nn.Conv2d)'),
+          says='batch norm', hidden_says='batch norm'),
+    wrong('02.fold_conv_bn', 'the folded conv built anew with every setting of the old one, its weights copied in: a new '
+          'module is float32 whatever the model is', 'ex-2c',
+          ('        folded = copy.deepcopy(conv)\n        with torch.no_grad():\n',
+           '        folded = nn.Conv2d(conv.in_channels, conv.out_channels, conv.kernel_size, stride=conv.stride, '
+           'padding=conv.padding,\n                           dilation=conv.dilation, groups=conv.groups, '
+           'padding_mode=conv.padding_mode)\n        with torch.no_grad():\n'),
+          ('            folded.weight = nn.Parameter(conv.weight * s.reshape(-1, 1, 1, 1))\n'
+           '            folded.bias = nn.Parameter((b - bn.running_mean) * s + shift)\n',
+           '            folded.weight.copy_(conv.weight * s.reshape(-1, 1, 1, 1))\n'
+           '            folded.bias.copy_((b - bn.running_mean) * s + shift)\n'),
+          says='float64', hidden_says='float64'),
+    # 2d
+    wrong('02.dead_code', "a node's readers found by hand in the positional args of the other nodes: a node read only "
+          "inside a list or by keyword looks dead, and erasing it raises", 'ex-2d',
+          ('        for node in reversed(list(gm.graph.nodes)):\n            if node.op not in ("placeholder", "output") and not node.users',
+           '        read = {a for n in gm.graph.nodes for a in n.args if isinstance(a, fx.Node)}\n'
+           '        for node in reversed(list(gm.graph.nodes)):\n            if node.op not in ("placeholder", "output") and node not in read'),
+          says='raised.*node.users', hidden_says='raised.*node.users'),
+    wrong('02.dead_code', 'has_side_effects handed to eliminate_dead_code as it is: is_impure_node is called with the node '
+          'alone', 'ex-2d',
+          ('    changed = True\n    while changed:\n        changed = False\n        for node in reversed(list(gm.graph.nodes)):\n'
+           '            if node.op not in ("placeholder", "output") and not node.users and not has_side_effects(gm, node):\n'
+           '                gm.graph.erase_node(node)\n                changed = True\n',
+           '    gm.graph.eliminate_dead_code(is_impure_node=has_side_effects)\n'),
+          says='raised', hidden_says='raised'),
+    # 2e
+    wrong('02.fold_constants', 'a node judged constant by its positional Node arguments only: a live input inside a list '
+          '(torch.cat([x, c])) or a keyword argument (other=x) is not seen', 'ex-2e',
+          ('and all(i in values for i in node.all_input_nodes)', 'and all(a in values for a in node.args if isinstance(a, fx.Node))'),
+          says='raised.*all_input_nodes', hidden_says='raised.*all_input_nodes'),
+    wrong('02.fold_constants', "the readers rewired in a loop over node.users, which the rewiring changes as it goes",
+          'ex-2e',
+          ('        node.replace_all_uses_with(attr)', '        for user in node.users:\n            user.replace_input_with(node, attr)'),
+          says='raised', hidden_says='raised'),
+    # 3
+    wrong('02.node_costs', 'rows sorted by bytes, the largest first (as the notebook prints them), not in graph order',
+          'ex-3',
+          ('    return rows\n    ### END SOLUTION', '    return sorted(rows, key=lambda r: -r["bytes"])\n    ### END SOLUTION'),
+          says='graph order', hidden_says='graph order'),
+    wrong('02.node_costs', 'parameters read through get_attr nodes left out of the bytes (only activations counted)', 'ex-3',
+          ('for i in node.all_input_nodes)', 'for i in node.all_input_nodes if i.op != "get_attr")'),
+          says='bytes', hidden_says='bytes'),
+    wrong('02.node_costs', 'a row for every node, placeholders and the output included', 'ex-3',
+          ('        if node.op not in ("call_function", "call_method", "call_module"):\n            continue\n', ''),
+          says='one row per', hidden_says='one row per'),
+    # 4a
+    wrong('02.passes', 'nodes_removed dry-runs on fx.GraphModule(gm, gm.graph): a new module around the same graph object',
+          'ex-4a',
+          ('    return count(gm) - count(fn(copy.deepcopy(gm)))', '    return count(gm) - count(fn(fx.GraphModule(gm, gm.graph)))'),
+          says='analysis must only look', hidden_says='analysis must only look'),
+    wrong('02.passes', "FoldConvBN.analyze counts conv → batch-norm pairs by hand, forgetting that a batch norm without "
+          "running statistics (or in training mode) is not folded", 'ex-4a',
+          ('return {"matches": nodes_removed(fold_conv_bn, gm)}',
+           'return {"matches": sum(n.op == "call_module" and isinstance(gm.get_submodule(n.target), nn.BatchNorm2d) '
+           'and isinstance(n.args[0], fx.Node) and n.args[0].op == "call_module" '
+           'and isinstance(gm.get_submodule(n.args[0].target), nn.Conv2d) and len(n.args[0].users) == 1 '
+           'for n in gm.graph.nodes)}'),
+          says='sites', hidden_says='sites'),
+    wrong('02.passes', 'FoldConstants.analyze counts the call_function nodes the dry run removes, not the methods',
+          'ex-4a',
+          ('nodes_removed(fold_constants, gm, ops=("call_function", "call_method"))', 'nodes_removed(fold_constants, gm, ops=("call_function",))'),
+          says='sites', hidden_says='sites'),
+    # 4b
+    wrong('02.pipeline', 'the tolerance scaled by the norm of the reference (torch.linalg.norm), which grows with its '
+          'number of elements', 'ex-4b',
+          ('scale = max([1.0] + [t.abs().max().item() for t in leaves(reference) if t.numel()])',
+           'scale = max([1.0] + [torch.linalg.norm(t).item() for t in leaves(reference) if t.numel()])'),
+          says='without an error', hidden_says='without an error'),
+    wrong('02.pipeline', 'outputs compared by their sums (a checksum per tensor)', 'ex-4b',
+          ('diffs = [(a - b).abs().max().item() for a, b in pairs if a.numel()]',
+           'diffs = [(a.sum() - b.sum()).abs().item() for a, b in pairs if a.numel()]'),
+          says='raised|without an error', hidden_says='raised|without an error'),
+    wrong('02.pipeline', 'the rewritten graph run before lint and recompile: a pass that changed the graph without '
+          'recompiling is verified on its old code', 'ex-4b',
+          ('            gm = p.apply(gm)\n            gm.graph.lint()\n            gm.recompile()\n            seconds = time.perf_counter() - start\n'
+           '            with torch.no_grad():\n                out = gm(*example)\n',
+           '            gm = p.apply(gm)\n            with torch.no_grad():\n                out = gm(*example)\n'
+           '            gm.graph.lint()\n            gm.recompile()\n            seconds = time.perf_counter() - start\n'),
+          says='Recompile after every pass', hidden_says='Recompile after every pass'),
+    wrong('02.pipeline', 'the model and the graph called with the first example input only (example[0])', 'ex-4b',
+          ('        reference = model(*example)', '        reference = model(example[0])'),
+          ('                out = gm(*example)', '                out = gm(example[0])'),
+          says=r'model\(\*example\)', hidden_says=r'model\(\*example\)'),
+    wrong('02.pipeline', 'only a single-tensor output compared: a tuple of outputs is not verified at all', 'ex-4b',
+          ('        pairs = list(zip(leaves(out), leaves(reference)))\n',
+           '        pairs = [(out, reference)] if isinstance(out, torch.Tensor) else []\n'),
+          ('        if len(leaves(out)) != len(leaves(reference)) or any(', '        if any('),
+          says='max_abs_diff', hidden_says='max_abs_diff'),
+    # 5
+    wrong('02.check_pass', "the pipeline's rule reused: max |got − expected| ≤ tol × max(1, max |expected|), one "
+          "tolerance for every element, not allclose's per element", 'ex-5',
+          ('torch.allclose(got, case["expected"], rtol=tol, atol=tol)',
+           '(got - case["expected"]).abs().max().item() <= tol * max(1.0, case["expected"].abs().max().item())'),
+          says='let .* through.*largest value', hidden_says='let .* through.*largest value'),
+    wrong('02.check_pass', 'the graph run before it is linted: a graph that uses a value before it exists is reported as '
+          "'raised', not 'lint'", 'ex-5',
+          ('        try:\n            gm.graph.lint()\n        except Exception as err:\n            return f"lint: {err}"\n'
+           '        try:\n            with torch.no_grad():\n                got = gm(*case["inputs"])\n'
+           '        except Exception as err:\n            return f"raised when run: {type(err).__name__}: {err}"\n',
+           '        try:\n            with torch.no_grad():\n                got = gm(*case["inputs"])\n'
+           '        except Exception as err:\n            return f"raised when run: {type(err).__name__}: {err}"\n'
+           '        try:\n            gm.graph.lint()\n        except Exception as err:\n            return f"lint: {err}"\n'),
+          says="should start with 'lint'", hidden_says="should start with 'lint'"),
+    wrong('02.check_pass', 'the pass given the deep-copied model itself, not its trace', 'ex-5',
+          ('gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"])))', 'gm = pass_fn(copy.deepcopy(case["model"]))'),
+          says='where it is correct', hidden_says='where it is correct'),
+    wrong('02.check_pass', "the pass's result recompiled by the harness \"to be safe\": a pass that forgot gm.recompile() "
+          'looks right', 'ex-5',
+          ('            gm.graph.lint()\n        except', '            gm.graph.lint()\n            gm.recompile()\n        except'),
+          says='let .* through.*recompile', hidden_says='let .* through.*recompile'),
 ]
 
 # ---------------------------------------------------------------- correct answers written another way
@@ -1474,6 +1634,7 @@ class FoldConvBN(OptimizationPass):
 
     def analyze(self, gm):
         pairs = [n for n in gm.graph.nodes if n.op == "call_module" and isinstance(gm.get_submodule(n.target), nn.BatchNorm2d)
+                 and not gm.get_submodule(n.target).training and gm.get_submodule(n.target).running_mean is not None
                  and isinstance(n.args[0], fx.Node) and n.args[0].op == "call_module"
                  and isinstance(gm.get_submodule(n.args[0].target), nn.Conv2d) and len(n.args[0].users) == 1]
         return {"matches": len(pairs), "where": [n.name for n in pairs]}
@@ -1783,4 +1944,38 @@ RIGHT = [
           ('    rows = []\n    for case in cases:\n        problem = verdict(case)\n'
            '        rows.append({"case": case["name"], "ok": problem == "", "problem": problem})\n    return rows\n',
            '    return [{"case": c["name"], "ok": not p, "problem": p} for c, p in ((c, verdict(c)) for c in cases)]\n')),
+    # a fourth fair-grades round
+    right('02.graph_table', 'inputs and users as the str() of each node (a Node prints as its name)', 'ex-1',
+          ('"inputs": [n.name for n in node.all_input_nodes], "users": [u.name for u in node.users]',
+           '"inputs": [str(n) for n in node.all_input_nodes], "users": list(map(str, node.users))')),
+    right('02.relu_to_gelu', "the ReLU's input as node.all_input_nodes[0], whether given by position or keyword", 'ex-2a',
+          ('source = node.args[0] if node.args else node.kwargs["input"]', 'source = node.all_input_nodes[0]')),
+    right('02.relu_to_gelu', 'the GELU inserted right after the node it reads (inserting_after(source))', 'ex-2a',
+          ('        with gm.graph.inserting_before(node):\n            gelu = gm.graph.call_function(F.gelu, (source,))',
+           '        with gm.graph.inserting_after(source):\n            gelu = gm.graph.call_function(F.gelu, (source,))')),
+    right('02.rewriter', 'the patterns applied with replace_pattern_with_filters and no filter', 'ex-2b',
+          ('        subgraph_rewriter.replace_pattern(gm, pattern, gelu)',
+           '        subgraph_rewriter.replace_pattern_with_filters(gm, pattern, gelu, match_filters=[])')),
+    right(('02.fold_constants', '02.passes'), "a method evaluated through its unbound form, getattr(torch.Tensor, name)(*args)",
+          'ex-2e',
+          ('values[node] = getattr(args[0], node.target)(*args[1:], **kwargs)',
+           'values[node] = getattr(torch.Tensor, node.target)(*args, **kwargs)')),
+    right(('02.fold_constants', '02.passes'), 'constants computed under torch.inference_mode(), cloned into buffers outside it',
+          'ex-2e',
+          ('            with torch.no_grad():\n                if node.op == "call_function":',
+           '            with torch.inference_mode():\n                if node.op == "call_function":')),
+    right('02.node_costs', 'ShapeProp run under torch.inference_mode()', 'ex-3',
+          ('    with torch.no_grad():\n        ShapeProp(gm).propagate(*example)', '    with torch.inference_mode():\n        ShapeProp(gm).propagate(*example)')),
+    right('02.passes', 'FoldConvBN.analyze counts the call_module nodes the dry run removes (each fold removes its batch norm)',
+          'ex-4a',
+          ('return {"matches": nodes_removed(fold_conv_bn, gm)}', 'return {"matches": nodes_removed(fold_conv_bn, gm, ops=("call_module",))}')),
+    right('02.pipeline', "each pass's analysis taken on a deep copy of the graph", 'ex-4b',
+          ('            analysis = p.analyze(gm)', '            analysis = p.analyze(copy.deepcopy(gm))')),
+    right('02.pipeline', 'the reference computed from the traced copy before any pass runs', 'ex-4b',
+          ('    with torch.no_grad():\n        reference = model(*example)\n'
+           '    scale = max([1.0] + [t.abs().max().item() for t in leaves(reference) if t.numel()])\n'
+           '    gm = copy.deepcopy(model) if isinstance(model, fx.GraphModule) else fx.symbolic_trace(copy.deepcopy(model))\n',
+           '    gm = copy.deepcopy(model) if isinstance(model, fx.GraphModule) else fx.symbolic_trace(copy.deepcopy(model))\n'
+           '    with torch.no_grad():\n        reference = gm(*example)\n'
+           '    scale = max([1.0] + [t.abs().max().item() for t in leaves(reference) if t.numel()])\n')),
 ]
