@@ -325,6 +325,11 @@ def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None, calls:
                         f"elements, but it sleeps at least {sleep_us:g} µs on every call, whatever the size: a time "
                         "per element? Report the time of one call of the op on the whole tensor (per call, not per "
                         "element), in microseconds: bench.measure's median_ms × 1e3."]
+            if key == "q25_us" and low["q25_us"] >= sleep_us / 2:   # near the sleep, not 1000× off: a quartile not measured
+                return [f"time_op_sweep's q25_us on {low['numel']} element(s) is {low['q25_us']:.3g} µs, below the "
+                        f"{sleep_us:g} µs every call of the grader's op sleeps, while its median is above it: that is not "
+                        "bench.measure's lower quartile (no call took less than the sleep). Report the quartiles it "
+                        "measured beside the median (q25_ms and q75_ms × 1e3, in µs), in the median's unit."]
             return [f"time_op_sweep says the grader's op took {low[key]:.3g} µs ({key}) on {low['numel']} element(s), "
                     f"but it sleeps at least {sleep_us:g} µs on every call. Report microseconds, the median and both "
                     "quartiles: bench.measure gives milliseconds (median_ms, q25_ms, q75_ms: each × 1e3), "
