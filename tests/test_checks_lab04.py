@@ -207,6 +207,14 @@ TABLES = [
     "- batch 1: eager 0.0306 ms, compiled 0.0725 ms, speedup 0.42×, slower\n- batch 64: eager 0.0412 ms, compiled 0.0401 ms, speedup 1.03×",
     "1. **B = 1** — 30.6 µs eager vs 72.5 µs compiled (slower)\n2. **B = 64** — 41.2 µs eager vs 40.1 µs compiled",
     "* 1 row: eager 0.0306 ms; compiled (Inductor) 0.0725 ms\n* 1,024 rows → not measured\n* 64 rows: eager 0.0412 ms; compiled 0.0401 ms",
+    # the batch sizes as columns, headed "bs=64" or "64 rows"; a bullet's speedup told with its interval or its formula
+    "| metric | bs=1 | bs=64 |\n|---|---|---|\n| eager ms | 0.0306 | 0.0412 |\n| compiled ms | 0.0725 | 0.0401 |\n| speedup | 0.42 | 1.03 |",
+    "| | 1 row | 64 rows |\n|---|---|---|\n| eager (µs) | 30.6 | 41.2 |\n| compiled (µs) | 72.5 | 40.1 |",
+    "- batch 1 — eager 0.0306 ms / compiled 0.0725 ms (speedup 0.42×): slower\n- batch 64 — eager 0.0412 ms / compiled 0.0401 ms (speedup 1.03×)",
+    "- batch 1: eager 0.0306 ms, compiled 0.0725 ms, speedup 0.42× (95% CI 0.40–0.44)\n"
+    "- batch 64: eager 0.0412 ms, compiled 0.0401 ms, speedup (eager/compiled): 1.03",
+    # a bullet per size, its times as sub-items
+    "- batch 1\n  - eager 0.0306 ms\n  - compiled 0.0725 ms\n  - slower\n- batch 64\n  - eager 0.0412 ms\n  - compiled 0.0401 ms",
 ]
 
 
@@ -240,6 +248,9 @@ def test_profile_table_with_other_numbers_is_caught():
                                   .replace("| compiled ms | 0.0725", "| eager ms | 0.0725"), ROWS)  # rows labelled the other way
     assert "batch 64" in lab04.profile_problems(TABLES[7].splitlines()[0], ROWS)[0]          # a bullet list a size short
     assert "speedup" in lab04.profile_problems(TABLES[7].replace("0.42×", "2.37×"), ROWS)[0]
+    assert lab04.profile_problems(TABLES[10].replace("0.0725", "0.0625"), ROWS)                # bs=1 columns
+    assert "speedup" in lab04.profile_problems(TABLES[12].replace("0.42×", "2.37×"), ROWS)[0]   # speedup in parentheses
+    assert "batch 64" in lab04.profile_problems(TABLES[14].replace("  - compiled 0.0401 ms", ""), ROWS)[0]  # sub-item short
 
 
 def test_a_sweep_the_check_cannot_read_is_said_how_to_write():
@@ -259,17 +270,23 @@ def test_a_bullet_of_the_sweep_does_not_state_the_crossover():
 ANNOTATION, REPORT = lab04.ANNOTATION_SECTIONS, lab04.REPORT_SECTIONS
 HEADINGS_IN_OTHER_WORDS = [
     (REPORT, "Compile match", ["Does the compiled model match eager?", "Do eager and compiled agree?", "Did the compile match?",
-                              "How close is compiled to eager?"]),
-    (REPORT, "Kernel", ["Which kernels did Inductor fuse?", "Where is the kernel?"]),
-    (REPORT, "Profile", ["What does the profile show?", "What did the sweep measure?", "Timings"]),
-    (REPORT, "When compiling pays", ["When does compiling pay?", "Does torch.compile pay off?", "Is compiling worth it?"]),
-    (ANNOTATION, "Fused ATen ops", ["Which ATen ops does the kernel fuse?", "What did Inductor fuse?", "Which ops are fused?"]),
+                              "How close is compiled to eager?", "Correctness", "Max abs error",
+                              "Does the compiled head give the same output?", "Did compilation change the numbers?"]),
+    (REPORT, "Kernel", ["Which kernels did Inductor fuse?", "Where is the kernel?", "What code did Inductor generate?"]),
+    (REPORT, "Profile", ["What does the profile show?", "What did the sweep measure?", "Timings",
+                         "How fast is compiled vs eager?", "What did we measure?", "How long does each batch take?"]),
+    (REPORT, "When compiling pays", ["When does compiling pay?", "Does torch.compile pay off?", "Is compiling worth it?",
+                                     "When is compiling faster?", "When should you compile?",
+                                     "Why is compiled slower at small batches?"]),
+    (ANNOTATION, "Fused ATen ops", ["Which ATen ops does the kernel fuse?", "What did Inductor fuse?", "Which ops are fused?",
+                                    "Which ops does the kernel compute?"]),
     (ANNOTATION, "Input read", ["What does the kernel read?", "Where does the input come from?", "Which pointer is loaded?"]),
     (ANNOTATION, "Output written", ["What does the kernel write?", "Where is the output stored?"]),
     (ANNOTATION, "Reductions", ["Which reductions does it perform?", "How does the kernel reduce a row?"]),
     (ANNOTATION, "What is not there", ["What is missing?", "What isn't there?", "What's not there?",
                                        "Which intermediate is never written to memory?", "What never gets a buffer?",
-                                       "What does the kernel avoid storing?"]),
+                                       "What does the kernel avoid storing?", "What is not in the kernel?",
+                                       "What does not appear?"]),
 ]
 HEADINGS_OF_ANOTHER_SECTION = [
     (REPORT, "Compile match", "Does compiling pay, and does the output match?"),     # two sections
@@ -278,6 +295,11 @@ HEADINGS_OF_ANOTHER_SECTION = [
     (ANNOTATION, "Output written", "What is never written?"),
     (ANNOTATION, "Fused ATen ops", "What did Inductor not fuse?"),
     (ANNOTATION, "Reductions", "Sums and maxima"),
+    (REPORT, "Profile", "Why is compiled slower at small batches?"),    # the explanation's question, not the profile's
+    (REPORT, "When compiling pays", "How fast is compiled vs eager?"),
+    (REPORT, "Compile match", "How long does each batch take?"),
+    (ANNOTATION, "Fused ATen ops", "Which op writes the output?"),
+    (ANNOTATION, "What is not there", "Which ops are fused into the kernel?"),
 ]
 
 

@@ -688,15 +688,18 @@ NEGATION = r"\b(?:not|never|no|nothing|without|avoid\w*|skip\w*)\b|n t\b"      #
 # A section's title in other words, a question most often ("## Which ATen ops does the kernel fuse?", "## When does
 # compiling pay?"), as regexes over heading_key's words; a heading that names two sections names neither.
 TITLE_WORDS = {
-    "compile match": r"(?=.*\bcompil)(?=.*\b(?:match|agree|equal|identical|correct|accura|error|close))",
-    "profile": r"\b(?:profil|sweep|timing|benchmark)",
-    "when compiling pay": r"(?=.*\bcompil)(?=.*\b(?:pay|paid|worth|benefit|help|profit))",
-    "fused aten op": rf"^(?!.*(?:{NEGATION})).*\b(?:fus|aten\b)",
+    "compile match": r"\b(?:match|agree|correct|accura|error|numeric|toleranc)|(?=.*\b(?:compil|eager))"
+                     r"(?=.*\b(?:equal|identical|close|same|differ|change))",
+    "kernel": r"\bcode\b|\bgenerat",
+    "profile": r"^(?!.*\b(?:when|why|pay|paid|worth)\b).*\b(?:profil|sweep|timing|benchmark|measur|latenc|speed|"
+               r"runtime|how fast|how long)",
+    "when compiling pay": r"(?=.*\bcompil)(?=.*\b(?:pay|paid|worth|benefit|help|profit|when|why|should))",
+    "fused aten op": rf"^(?!.*(?:{NEGATION})).*\b(?:fus|aten\b|op\b|operat)",
     "input read": rf"^(?!.*(?:{NEGATION})).*\b(?:input|read|load)",
     "output written": rf"^(?!.*(?:{NEGATION})).*\b(?:output|writ|wrote|stor)",
     "reduction": r"\breduc",
     "what is not there": rf"\b(?:missing|absent|lacking)\b|(?=.*(?:{NEGATION}))(?=.*\b(?:there|stor|writ|wrote|buffer|"
-                         r"memory|materiali|allocat|kept|saved|exist|tensor|intermediate))",
+                         r"memory|materiali|allocat|kept|saved|exist|tensor|intermediate|appear|present|kernel|in\b))",
 }
 HEADING_HINT = ("open each section with a heading that names it: its title, as the exercise gives it, or a question that "
                 "names that section and no other.")
@@ -1741,12 +1744,21 @@ def e_notation(text: str) -> str:
 EAGER, COMPILED = re.compile(r"eager", re.I), re.compile(r"compil\w*|inductor", re.I)     # "torch.compile (ms)" too
 
 
+ITEM = r"(?:[-*+•]|\d+[.)])[ \t]"      # a bullet or a numbered item
+NESTED = re.compile(rf"^([ \t]*)({ITEM}.*)((?:\n\1[ \t]+{ITEM}.*)+)", re.M)    # an item and the items under it
+
+
+def join_items(text: str) -> str:
+    """Text with each list item's sub-items joined to its line ("- batch 1" over "  - eager 0.12 ms")."""
+    return NESTED.sub(lambda m: m.group(1) + m.group(2) + re.sub(r"\n[ \t]*\S+[ \t]+", ", ", m.group(3)), text)
+
+
 def table_rows(text: str) -> list[list[str]]:
     """The rows of the sweep a text gives, as cell strings: the rows of its Markdown tables, with or without the outer
     pipes, alignment rows left out, a table with the batch sizes as its columns turned round (`per_batch`); and a
-    bullet list of the sizes, as a table (`bullet_cells`)."""
+    bullet list of the sizes, as a table (`bullet_cells`, on `join_items`)."""
     rows, table = [], []
-    for line in [*text.splitlines(), ""]:
+    for line in [*join_items(text).splitlines(), ""]:
         line = line.strip()
         if "|" in line:
             cells = [c.strip() for c in line.strip("|").split("|")]
@@ -1759,7 +1771,8 @@ def table_rows(text: str) -> list[list[str]]:
     return rows
 
 
-BATCH_CELL = re.compile(r"[*`_\s]*(?:(?:batch(?:\s+size)?|size|b|n)\s*[=:]?\s*)?\d[\d,]*[*`_\s]*", re.I)   # "64", "**B=64**"
+BATCH_CELL = re.compile(r"[*`_\s]*(?:(?:batch(?:\s+size)?|size|bs|b|n)\s*[=:]?\s*)?\d[\d,]*(?:\s*(?:rows?|samples?))?"
+                        r"[*`_\s]*", re.I)   # "64", "**B=64**", "bs=64", "64 rows"
 
 
 def per_batch(table: list[list[str]]) -> list[list[str]]:
@@ -1779,9 +1792,9 @@ CLAUSE_END = re.compile(r"[,;](?!\d)|\s(?:vs\.?|versus|and|against|while)\s|\s[/
 
 def bullet_cells(line: str) -> list[str] | None:
     """A size of a sweep written as a bullet list ("- batch 1: eager 0.12 ms, compiled 0.08 ms, speedup 0.67×, slower")
-    as the cells of BULLET_HEADER: the batch (the number before the times), the clause of each time and of the speedup,
-    the whole line. None for a line that is no such bullet."""
-    item = re.match(r"\s*(?:[-*+•]|\d+[.)])\s+(.+)", line)
+    as the cells of BULLET_HEADER: the batch (the number before the times), the clause of each time, the speedup and
+    its number, the whole line. None for a line that is no such bullet."""
+    item = re.match(rf"\s*{ITEM}\s*(.+)", line)
     text = re.sub(r"[*`]", " ", item.group(1)) if item else ""
     side = re.search(r"eager|compil|inductor", text, re.I)
     batch = NUMBER.search(text, 0, side.start()) if side else None
@@ -1790,8 +1803,10 @@ def bullet_cells(line: str) -> list[str] | None:
     clauses = CLAUSE_END.split(text[batch.end():])
     times = [next((c for c in clauses if one.search(c) and not other.search(c) and re.search(r"\d", c)), None)
              for one, other in ((EAGER, COMPILED), (COMPILED, EAGER))]
-    speedup = next((c for c in clauses if re.search(r"speed-?up", c, re.I)), "")
-    return None if None in times else [batch.group(), *times, speedup, line]
+    # "speedup 0.42×", "speedup (eager/compiled): 0.42"; "speedup 2.4× slower" kept whole, as a cell says it in words
+    speedup = re.search(rf"speed-?up\W{{0,5}}(?:\w+\W+){{0,3}}?{NUMBER.pattern}(?:\s*[×x]?\s*(?:slower|faster))?",
+                        text[batch.end():], re.I)
+    return None if None in times else [batch.group(), *times, speedup.group() if speedup else "", line]
 
 
 def _number(cell: str) -> float | None:
@@ -1885,7 +1900,7 @@ def crossover_stated_problems(report: str, profile: str, crossover) -> list[str]
     lines += [" ".join(f"{title} {body}".split()) for title, body in sections(report).items()     # "## Crossover" + its text
               if re.search(word, title, re.I)]
     if not lines:
-        prose = " ".join(line for line in profile.splitlines() if "|" not in line and bullet_cells(line) is None)
+        prose = " ".join(line for line in join_items(profile).splitlines() if "|" not in line and bullet_cells(line) is None)
         said = re.search(r"\bnever\b|\bnot faster\b|\bno (?:batch|size)\b|\bnone\b", prose, re.I) if crossover is None \
             else re.search(rf"(?<![\d.]){int(crossover)}(?!\d|\.\d)", prose.replace(",", ""))
         return [] if said else ["'Profile' should state the crossover your sweep found (part E's `crossover`: the batch, "
@@ -1960,8 +1975,8 @@ def profile_problems(profile: str, rows) -> list[str]:
     close = lambda a, b: abs(a - b) <= 0.02 * abs(b) + 1e-3
     if set(table) != set(want) or not all(close(table[b][0], e) and close(table[b][1], c) for b, (e, c, _) in want.items()):
         lacking = ", ".join(str(b) for b in sorted(set(want) - set(table)))
-        return ["'Profile' should be a table | batch | eager ms | compiled ms | speedup | verdict | with the numbers your "
-                "sweep measured (sweep_rows): the report's rows do not match them"
+        return ["'Profile' should give the numbers your sweep measured (sweep_rows), a row (or a bullet) per batch size as "
+                "in | batch | eager ms | compiled ms | speedup | verdict |: the report's rows do not match them"
                 + (f" (no row gives the eager and compiled times of batch {lacking})." if lacking else ".")]
     if not all(table[b][2] is None or abs(table[b][2] - s) <= 0.02 * s + 0.006 for b, (_, _, s) in want.items()):
         return ["the speedup column of 'Profile' does not give your sweep's speedups (sweep_rows): the speedup is "

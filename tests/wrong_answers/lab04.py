@@ -1206,3 +1206,41 @@ ROUND7_RIGHT = [
 
 WRONG += ROUND7
 RIGHT += ROUND7_RIGHT
+
+
+# ---------------------------------------------------------------- round 7, more: other honest wordings of the section
+# titles, the batch sizes as columns headed "bs=64", a bullet per size with its numbers as sub-items.
+NESTED_BULLETS = '''    table = "\\n".join(f"- batch {r['batch']}\\n  - eager {r['eager_ms']:.4f} ms\\n  - compiled {r['compiled_ms']:.4f} ms\\n"
+                       f"  - speedup {r['speedup']:.2f}×\\n  - {verdict(r)}" for r in rows)
+'''
+BS_COLUMNS = TURNED_ROUND.replace('line("batch", lambda r: r["batch"])', '''line("", lambda r: f"bs={r['batch']}")''')
+
+ROUND7_MORE = [
+    wrong('04.report', "the sweep as nested bullets (a size, its times under it) that stops one size short (rows[:-1])",
+          'ex-g', (PROFILE_TABLE, NESTED_BULLETS.replace("for r in rows)", "for r in rows[:-1])")),
+          says='no row gives the eager and compiled times of batch', hidden_says='no row gives'),
+    wrong('04.report', "the batch sizes as columns (bs=...), the speedup row written compiled_ms / eager_ms", 'ex-g',
+          (PROFILE_TABLE, BS_COLUMNS.replace("f\"{r['speedup']:.2f}×\"", "f\"{r['compiled_ms'] / r['eager_ms']:.2f}×\"")),
+          says='speedup', hidden_says='speedup'),
+    wrong('04.report', "questions in other words over the wrong sections: 'When should you compile?' over the profile, "
+          "'How fast is compiled vs eager?' over the explanation", 'ex-g',
+          ('## Profile\n', '## When should you compile?\n'), ('## When compiling pays\n', '## How fast is compiled vs eager?\n'),
+          says="'Profile'", hidden_says="'Profile'"),
+]
+
+ROUND7_RIGHT_MORE = [
+    right('04.report', "each section's title in other words ('## Is the compiled output correct?', '## What code did "
+          "Inductor generate?', '## How fast is compiled vs eager?', '## When should you compile?')", 'ex-g',
+          ('## Compile match\n', '## Is the compiled output correct?\n'), ('## Kernel\n', '## What code did Inductor generate?\n'),
+          ('## Profile\n', '## How fast is compiled vs eager?\n'), ('## When compiling pays\n', '## When should you compile?\n')),
+    right('04.annotation', "titles in other words ('## Which ops does the kernel compute?', '## What is not in the kernel?')",
+          'ex-d', ('## Fused ATen ops\n', '## Which ops does the kernel compute?\n'),
+          ('## What is not there\n', '## What is not in the kernel?\n')),
+    right('04.report', 'the batch sizes as columns headed bs=1, bs=64, ... over a blank corner cell', 'ex-g',
+          (PROFILE_TABLE, BS_COLUMNS)),
+    right('04.report', "the sweep as nested bullets: '- batch 2' over '  - eager 0.0300 ms', '  - compiled 0.0700 ms', "
+          "'  - speedup 0.43×', '  - slower (...)'", 'ex-g', (PROFILE_TABLE, NESTED_BULLETS)),
+]
+
+WRONG += ROUND7_MORE
+RIGHT += ROUND7_RIGHT_MORE
