@@ -974,6 +974,22 @@ class SharedConv(nn.Module):
         return self.bn_c(F.relu(b))
 
 
+class ConvNotBefore(nn.Module):
+    """A batch norm whose conv is not the node just before it in graph order: conv_a(x), then conv_b(x), then
+    bn(conv_a's output). The batch norm's input is node.args[0] (conv_a); the node before it (conv_b) is another conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv_a = nn.Conv2d(3, 4, 3, padding=1)
+        self.conv_b = nn.Conv2d(3, 4, 1)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        a = self.conv_a(x)
+        b = self.conv_b(x)
+        return self.bn(a) + b
+
+
 def small_variances(model: nn.Module, eps: float, seed: int) -> nn.Module:
     """Every batch norm gets this eps and running variances of the same order: folding that leaves eps out, or
     assumes PyTorch's default 1e-5, is then visibly wrong (with variances near 1 it hides under the tolerance)."""
@@ -1015,7 +1031,10 @@ def fold_cases_always() -> list[FoldCase]:
     return [fold_case("a model with a ConvTranspose2d → batch norm (the exercise folds Conv2d only; a transposed conv's "
                       "weight holds its output channels in dim 1), then a Conv2d → batch norm", randomize_bn(built(17,
                       TransposedConvBN), 18), x, (0, 1)),
-            fold_case("a conv → batch norm in float64 (model.double())", doubles, (x[0].double(),), 0, FLOAT64_HINT)]
+            fold_case("a conv → batch norm in float64 (model.double())", doubles, (x[0].double(),), 0, FLOAT64_HINT),
+            fold_case("a model whose batch norm reads a conv that is not the node just before it (another conv runs in "
+                      "between): the conv to fold is the batch norm's input, node.args[0], not node.prev",
+                      randomize_bn(built(19, ConvNotBefore), 20), x, 0)]
 
 
 def fold_cases() -> list[FoldCase]:
@@ -1283,6 +1302,29 @@ class MaskedConstants(nn.Module):
         return torch.where(mask, x, -x)[:, self.w.argsort()] + mask
 
 
+class ConstTraps(nn.Module):
+    """A constant read from a plain tensor attribute (k: traced as a get_attr of a tensor constant); a constant changed in place through a view (t[:2].mul_(0.5)); a Dropout module called on a parameter (a call_module:
+    not a candidate); and a random method on a parameter (p.bernoulli(), times 0). (symbolic_trace computes what reads
+    buffers while it traces: parameters it records.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4))
+        self.p = nn.Parameter(torch.full((4,), 0.5), requires_grad=False)
+        self.k = torch.randn(4)
+        self.drop = nn.Dropout(0.5)
+
+    def forward(self, x):
+        t = self.w * 2
+        t[:2].mul_(0.5)
+        return x + t + self.drop(self.w) + self.w * self.k + self.p.bernoulli() * 0
+
+
+CONST_TRAPS_HINT = (" Only call_function and call_method nodes are candidates (a module call stays: a module can hold "
+                    "state or draw random numbers); a random method (is_random) stays; a value changed in place, even "
+                    "through a view of it (t[:2].mul_), stays with what it is a view of.")
+
+
 DTYPE_HINT = (" Its constants are a boolean mask and an integer index: a folded value keeps the dtype it was computed "
               "with (torch.where needs a boolean condition, indexing an integer index).")
 
@@ -1335,7 +1377,12 @@ def cleanup_cases_always(fn_name: str) -> list[CleanupCase]:
                                  {"where": 1, "neg": 1, "getitem": 1, "add": 1}), hint=DTYPE_HINT),
             replace(cleanup_case("fold_constants", "a model whose live values reach a call from inside a list "
                                  "(torch.cat([x, x * c])) or by keyword (torch.sub(c.sin(), other=joined)), c = w.exp() a "
-                                 "constant", built(25, ListsAndKeywords), x, {"mul": 1, "cat": 1, "sub": 1}), hint=LISTS_HINT)]
+                                 "constant", built(25, ListsAndKeywords), x, {"mul": 1, "cat": 1, "sub": 1}), hint=LISTS_HINT),
+            replace(cleanup_case("fold_constants", "a model with a constant from a plain tensor attribute (w * k), a constant changed in place through a view (t = w * 2; t[:2].mul_(0.5)), "
+                                 "a Dropout module called on a parameter, and a random method on a parameter "
+                                 "(p.bernoulli())", built(26, ConstTraps), x,
+                                 {"mul": 2, "getitem": 1, "mul_": 1, "add": 4, "Dropout": 1, "bernoulli": 1}),
+                    hint=CONST_TRAPS_HINT)]
 
 
 def dead_code_cases() -> list[CleanupCase]:
@@ -1371,8 +1418,9 @@ def judge_cleanup(ctx: Context, cases: list[CleanupCase]) -> None:
     """Run each case's pass (remove_dead_code or fold_constants) on its model; fail on the first problem."""
     for case in cases:
         got = pass_on_case(ctx, case.fn_name, case.model, case.inputs, case.about, case.hint)
-        fail_if(cleanup_problems(got, case.fn_name, case.want, case.about, Counter(case.calls), case.placeholders,
-                                 reveal=ctx.reveal))
+        problems = cleanup_problems(got, case.fn_name, case.want, case.about, Counter(case.calls), case.placeholders,
+                                    reveal=ctx.reveal)
+        fail_if([problems[0] + case.hint, *problems[1:]] if problems else [])
 
 
 @register("02.dead_code", points=2, exercise="2d", title="dead-code elimination that keeps side effects and inputs",
@@ -2031,6 +2079,7 @@ def _probe_pass_classes(learner: Learner, class_names: list[str], model: nn.Modu
             continue
         with learner.running(cls_name):
             p = cls()
+            p.analyze(fx.symbolic_trace(Identity()))    # one pass object, two graphs: each analysis is its graph's own
             gm = fx.symbolic_trace(copy.deepcopy(model))
             sig = signature(gm)
             analysis = p.analyze(gm)
@@ -2465,6 +2514,11 @@ def BAD_PASSES(scale: float = 1.0) -> list[tuple]:
                                                  "are, not only those zip() pairs)"),
             ((ShiftOutput(1e-5 * scale, "shifts_by_1e-5"),), "shifts the outputs by 10 × tol when run_pipeline is called "
                                                             "with tol=1e-6 (use the tol you are given)", 1e-6),
+            ((IdentityPass(), ShiftOutput(-0.01 * scale, "lowers_output")),
+             "lowers the outputs by 1% of their scale (the difference is |out − ref|: a drop counts as much as a rise)"),
+            ((IdentityPass(), ScaleOutput(float("inf"), "makes_inf")),
+             "turns the outputs into infinities (the tolerance comes from the reference's outputs, never from what the "
+             "pass returns)"),
             ((IdentityPass(), ScaleOutput(float("nan"), "makes_nan")),
              "turns the outputs into NaN (a NaN compares false with everything: max() skips it and `diff > tol` lets it "
              "through; test that the difference is within the tolerance, or look for NaN)")]

@@ -196,7 +196,10 @@ def refused_pipelines(model, ins) -> tuple:
             ((public.DropLastOutput(), public.IdentityPass()), "returns one output fewer than the model"),
             ((public.IdentityPass(), public.ShiftOutput(3e-6 * public.output_scale(public.output_of(model, ins)), "shifts")),
              "shifts the outputs by 3 × tol when run_pipeline is called with tol=1e-6", 1e-6),
-            ((public.ShiftOutput(float("nan"), "adds_nan"), public.IdentityPass()), "turns the outputs into NaN"))
+            ((public.ShiftOutput(float("nan"), "adds_nan"), public.IdentityPass()), "turns the outputs into NaN"),
+            ((public.ShiftOutput(-100 * step, "lowers"),), "lowers the outputs (the difference is |out − ref|)"),
+            ((public.IdentityPass(), public.ShiftOutput(float("-inf"), "adds_minus_inf")),
+             "turns the outputs into -inf (the tolerance comes from the reference, not from what the pass returns)"))
 
 
 def pipeline_cases() -> list[public.PipelineCase]:

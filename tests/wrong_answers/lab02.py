@@ -1979,3 +1979,189 @@ RIGHT = [
            '    with torch.no_grad():\n        reference = gm(*example)\n'
            '    scale = max([1.0] + [t.abs().max().item() for t in leaves(reference) if t.numel()])\n')),
 ]
+
+# ---------------------------------------------------------------- a further round, from learners' real mistakes
+WRONG += [
+    wrong('02.relu_to_gelu', 'ReLUs whose input is given by keyword skipped (no node.args: "nothing to rewrite")', 'ex-2a',
+          ('        source = node.args[0] if node.args else node.kwargs["input"]\n',
+           '        if not node.args:\n            continue\n        source = node.args[0]\n'),
+          says='relu|keyword', hidden_says='relu|keyword'),
+    wrong('02.relu_to_gelu', 'stops after the first ReLU it rewrites (a return inside the loop)', 'ex-2a',
+          ('        gm.graph.erase_node(node)\n    gm.delete_all_unused_submodules()',
+           '        gm.graph.erase_node(node)\n        break\n    gm.delete_all_unused_submodules()'),
+          says='relu', hidden_says='relu'),
+    wrong('02.fold_conv_bn', "the conv's own bias left out of the fold (b taken as 0 whether the conv has a bias or not)",
+          'ex-2c', ('b = conv.bias if conv.bias is not None else torch.zeros_like(bn.running_mean)',
+                    'b = torch.zeros_like(bn.running_mean)'),
+          says='bias|output|differ', hidden_says='bias|output|differ'),
+    wrong('02.fold_conv_bn', "the conv found as the node before the batch norm in graph order (bn_node.prev), not its input",
+          'ex-2c', ('conv_node = bn_node.args[0]\n', 'conv_node = bn_node.prev\n'),
+          says='input|read|conv|output', hidden_says='input|read|conv|output'),
+    wrong('02.dead_code', 'node.is_impure written without its call (a bound method is always true): nothing is ever removed',
+          'ex-2d', ('if node.is_impure() or', 'if node.is_impure or'),
+          says='dead|remov|kept|left', hidden_says='dead|remov|kept|left'),
+    wrong('02.dead_code', "the dead nodes collected once, then erased: a node whose only readers are dead stays",
+          'ex-2d', ('    changed = True\n    while changed:\n        changed = False\n        for node in reversed(list(gm.graph.nodes)):\n'
+                    '            if node.op not in ("placeholder", "output") and not node.users and not has_side_effects(gm, node):\n'
+                    '                gm.graph.erase_node(node)\n                changed = True\n',
+                    '    dead = [node for node in gm.graph.nodes\n'
+                    '            if node.op not in ("placeholder", "output") and not node.users and not has_side_effects(gm, node)]\n'
+                    '    for node in dead:\n        gm.graph.erase_node(node)\n'),
+          says='dead|chain|remov', hidden_says='dead|chain|remov'),
+    wrong('02.fold_constants', 'random methods not tested (only the functions in RANDOM_FUNCTIONS): w.bernoulli() is folded',
+          'ex-2e', ('and not is_random(node) and', 'and not (node.op == "call_function" and node.target in RANDOM_FUNCTIONS) and'),
+          says='random', hidden_says='random'),
+    wrong('02.fold_constants', 'only the direct inputs of an in-place call protected, not what they are views of: '
+          't = w * 2; t[:2].mul_(0.5) folds t into a buffer the call then changes', 'ex-2e',
+          ('            changed.add(n)\n            stack.extend(n.all_input_nodes)\n', '            changed.add(n)\n'),
+          says='in.place|view|changed|buffer', hidden_says='in.place|view|changed|buffer'),
+    wrong('02.fold_constants', 'call_module nodes on constants folded too: a Dropout module in training mode is frozen',
+          'ex-2e', ('(node.op in ("call_function", "call_method") and node.all_input_nodes\n',
+                    '(node.op in ("call_function", "call_method", "call_module") and node.all_input_nodes\n'),
+          ('                if node.op == "call_function":\n                    values[node] = node.target(*args, **kwargs)\n',
+           '                if node.op == "call_module":\n                    values[node] = gm.get_submodule(node.target)(*args, **kwargs)\n'
+           '                elif node.op == "call_function":\n                    values[node] = node.target(*args, **kwargs)\n'),
+          says='module|random|dropout', hidden_says='module|random|dropout'),
+    wrong('02.node_costs', "a Linear's FLOPs from its weight's element count times the batch (shape[0]): a 3-D input "
+          "loses its middle dimension", 'ex-3',
+          ('            return 2 * out * mod.in_features\n',
+           '            return 2 * mod.weight.numel() * meta.shape[0]\n'),
+          says='flop', hidden_says='flop'),
+    wrong('02.node_costs', "a module's parameters counted with parameters(recurse=False) and buffers left out", 'ex-3',
+          ('moved += sum(t.numel() * t.element_size() for t in [*mod.parameters(), *mod.buffers()])',
+           'moved += sum(t.numel() * t.element_size() for t in mod.parameters(recurse=False))'),
+          says='bytes|buffer', hidden_says='bytes|buffer'),
+    wrong('02.passes', 'analyze memoized on the pass object: a second graph gets the count of the first', 'ex-4a',
+          ('        return {"matches": nodes_removed(remove_dead_code, gm)}\n',
+           '        if not hasattr(self, "_matches"):\n            self._matches = nodes_removed(remove_dead_code, gm)\n'
+           '        return {"matches": self._matches}\n'),
+          says='sites', hidden_says='sites'),
+    wrong('02.pipeline', 'the largest signed difference max(out − ref), no abs: a pass that lowers the outputs goes through',
+          'ex-4b', ('diffs = [(a - b).abs().max().item() for a, b in pairs if a.numel()]',
+                    'diffs = [(a - b).max().item() for a, b in pairs if a.numel()]'),
+          says='refus|let .* through|chang|differ', hidden_says='refus|let .* through|chang|differ'),
+    wrong('02.pipeline', "the tolerance scaled by the rewritten graph's outputs, not the reference's: a pass that blows "
+          'the outputs up widens its own tolerance', 'ex-4b',
+          ('        if not diff <= tol * scale:\n',
+           '        scale = max([1.0] + [t.abs().max().item() for t in leaves(out) if t.numel()])\n'
+           '        if not diff <= tol * scale:\n'),
+          says='refus|let .* through|chang|differ|toleran', hidden_says='refus|let .* through|chang|differ|toleran'),
+    wrong('02.pipeline', 'the outputs compared on the example and the reference kept from the first call: a second call '
+          'with another example compares against the first', 'ex-4b',
+          ('    leaves = torch.utils._pytree.tree_leaves\n    with torch.no_grad():\n        reference = model(*example)\n',
+           '    leaves = torch.utils._pytree.tree_leaves\n    global _REFERENCE\n'
+           '    if "_REFERENCE" not in globals():\n        with torch.no_grad():\n            _REFERENCE = model(*example)\n'
+           '    reference = _REFERENCE\n'),
+          says='refus|chang|differ|reference|raised|output', hidden_says='refus|chang|differ|reference|raised|output'),
+    wrong('02.check_pass', 'idempotence compared as sets of (op, target): a pass that adds one more copy of a node on '
+          'every run goes through', 'ex-5',
+          ('        return [(n.op, str(n.target)) for n in gm.graph.nodes]\n',
+           '        return {(n.op, str(n.target)) for n in gm.graph.nodes}\n'),
+          says='idempot|every run', hidden_says='idempot|every run'),
+    wrong('02.check_pass', 'allclose with rtol=0 (atol=tol only): a right pass that rounds on large outputs is called wrong',
+          'ex-5', ('torch.allclose(got, case["expected"], rtol=tol, atol=tol)',
+                   'torch.allclose(got, case["expected"], rtol=0, atol=tol)'),
+          says='rtol|relative|toleran|output', hidden_says='rtol|relative|toleran|output'),
+    wrong('02.check_pass', 'the rewritten graph called with the tuple of inputs as one argument (gm(case["inputs"]))', 'ex-5',
+          ('got = gm(*case["inputs"])', 'got = gm(case["inputs"])'),
+          says='input|raised|ok', hidden_says='input|raised|ok'),
+    wrong('02.graph_table', 'inputs from node.args and the kwargs values, with lists walked but tuples not: a node inside a '
+          'tuple argument is missed', 'ex-1',
+          ('"inputs": [n.name for n in node.all_input_nodes]',
+           '"inputs": [a.name for v in (*node.args, *node.kwargs.values()) for a in (v if isinstance(v, list) else [v]) '
+           'if isinstance(a, fx.Node)]'),
+          says='inputs', hidden_says='inputs'),
+    wrong('02.node_costs', "input bytes counted only for inputs made by call nodes: what a placeholder or get_attr holds "
+          "is left out", 'ex-3',
+          ('moved = sum(tensor_bytes(i.meta.get("tensor_meta")) for i in node.all_input_nodes)',
+           'moved = sum(tensor_bytes(i.meta.get("tensor_meta")) for i in node.all_input_nodes if i.op.startswith("call"))'),
+          says='bytes', hidden_says='bytes'),
+    wrong('02.passes', 'ReluToGelu.analyze counts the nn.ReLU modules of gm (gm.modules()), not the ReLU nodes: the '
+          'function and method spellings count 0, a module called twice once', 'ex-4a',
+          ('        return {"matches": sum(is_relu(gm, n) for n in gm.graph.nodes)}\n',
+           '        return {"matches": sum(isinstance(m, nn.ReLU) for m in gm.modules())}\n'),
+          says='match|count|relu', hidden_says='match|count|relu'),
+]
+
+ANOTHER_EX_1_WALK = '''
+def graph_table(gm):
+    def nodes_in(value):
+        if isinstance(value, fx.Node):
+            return [value]
+        if isinstance(value, (list, tuple)):
+            return [n for v in value for n in nodes_in(v)]
+        if isinstance(value, dict):
+            return [n for v in value.values() for n in nodes_in(v)]
+        if isinstance(value, slice):
+            return nodes_in((value.start, value.stop, value.step))
+        return []
+
+    rows = []
+    for node in gm.graph.nodes:
+        t = node.target
+        inputs = list(dict.fromkeys(n.name for n in nodes_in((node.args, node.kwargs))))
+        rows.append({"name": node.name, "op": node.op, "target": t if isinstance(t, str) else getattr(t, "__name__", str(t)),
+                     "inputs": inputs, "users": [u.name for u in node.users.keys()]})
+    return rows
+'''
+
+SIDE_EFFECTS = '''
+def has_side_effects(gm, node):
+    if node.is_impure() or node.kwargs.get("inplace") is True:
+        return True
+    if node.op == "call_module":
+        return getattr(gm.get_submodule(node.target), "inplace", False) is True
+    name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
+    return node.op in ("call_function", "call_method") and name.endswith("_") and not name.endswith("__")
+'''
+
+MARK_AND_SWEEP = '''
+def remove_dead_code(gm):
+    live, stack = set(), [n for n in gm.graph.nodes
+                          if n.op in ("placeholder", "output") or (n.op != "get_attr" and has_side_effects(gm, n))]
+    while stack:
+        n = stack.pop()
+        if n not in live:
+            live.add(n)
+            stack.extend(n.all_input_nodes)
+    for node in reversed(list(gm.graph.nodes)):
+        if node not in live:
+            gm.graph.erase_node(node)
+    gm.delete_all_unused_submodules()
+    gm.graph.lint()
+    gm.recompile()
+    return gm
+'''
+
+RIGHT += [
+    right('02.graph_table', 'inputs found by a small recursive walk over args and kwargs (tuples, lists, dicts, slices)',
+          'ex-1', source=ANOTHER_EX_1_WALK),
+    right('02.relu_to_gelu', 'every ReLU node retargeted in place to F.gelu, module calls included (op, target, args)',
+          'ex-2a', ('        source = node.args[0] if node.args else node.kwargs["input"]\n'
+                    '        with gm.graph.inserting_before(node):\n            gelu = gm.graph.call_function(F.gelu, (source,))\n'
+                    '        node.replace_all_uses_with(gelu)\n        gm.graph.erase_node(node)\n',
+                    '        source = node.args[0] if node.args else node.kwargs["input"]\n'
+                    '        node.op, node.target, node.args, node.kwargs = "call_function", F.gelu, (source,), {}\n')),
+    right(('02.fold_conv_bn', '02.passes'), "the folded weight and bias from torch's fuse_conv_bn_weights, set on a deep copy",
+          'ex-2c', ('            folded.weight = nn.Parameter(conv.weight * s.reshape(-1, 1, 1, 1))\n'
+                    '            folded.bias = nn.Parameter((b - bn.running_mean) * s + shift)\n',
+                    '            folded.weight, folded.bias = torch.nn.utils.fusion.fuse_conv_bn_weights(\n'
+                    '                conv.weight, conv.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias)\n')),
+    right(('02.dead_code', '02.fold_constants', '02.passes'), 'dead code by mark and sweep: live from the inputs, the output '
+          'and the side effects backwards, the rest erased', 'ex-2d', source=SIDE_EFFECTS + MARK_AND_SWEEP),
+    right('02.node_costs', "a Linear's FLOPs from its input's last dimension (tensor_meta), not in_features", 'ex-3',
+          ('            return 2 * out * mod.in_features\n', '            return 2 * out * inner(0)[-1]\n')),
+    right('02.pipeline', 'outputs compared with torch.testing.assert_close(rtol=0, atol=tol × scale), which checks shapes too',
+          'ex-4b', ('        if not diff <= tol * scale:\n            raise',
+                    '        try:\n            for a, b in pairs:\n'
+                    '                torch.testing.assert_close(a, b, rtol=0, atol=tol * scale, check_dtype=False)\n'
+                    '        except AssertionError:\n            raise')),
+    right('02.passes', 'nodes_removed with a Counter of ops before and after the dry run', 'ex-4a',
+          ('    count = lambda g: sum(ops is None or n.op in ops for n in g.graph.nodes)\n'
+           '    return count(gm) - count(fn(copy.deepcopy(gm)))\n',
+           '    before = Counter(n.op for n in gm.graph.nodes)\n    after = Counter(n.op for n in fn(copy.deepcopy(gm)).graph.nodes)\n'
+           '    return int(sum(before[o] - after[o] for o in (ops if ops is not None else set(before) | set(after))))\n')),
+    right('02.check_pass', 'idempotence by (op, target) pairs compared with the target objects themselves, not their str',
+          'ex-5', ('        return [(n.op, str(n.target)) for n in gm.graph.nodes]\n',
+                   '        return [(n.op, n.target) for n in gm.graph.nodes]\n')),
+]
