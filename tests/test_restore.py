@@ -110,6 +110,25 @@ def test_outputs_are_dropped(lab):
     assert not notebooks.has_outputs(restore(sub, lab).nb)
 
 
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_a_notebook_saved_with_a_byte_order_mark_is_read(tmp_path, encoding):
+    """Notepad and PowerShell save with a byte-order mark (UTF-8 or UTF-16): the answers are read, not refused."""
+    path = tmp_path / "sub.ipynb"
+    path.write_bytes((ROOT / "solutions" / "04_inductor_output.ipynb").read_text().encode(encoding))
+    nb = load_submission(path)
+    assert any("def compile_head" in c.source for c in nb.cells)
+
+
+def test_an_nbformat_3_notebook_is_converted(tmp_path):
+    """A notebook in the old worksheets format (nbformat 3) is converted, its code kept."""
+    v3 = {"nbformat": 3, "nbformat_minor": 0, "metadata": {"name": ""}, "worksheets": [{"metadata": {}, "cells": [
+        {"cell_type": "code", "language": "python", "input": "x = 41 + 1", "outputs": [], "metadata": {}}]}]}
+    path = tmp_path / "old.ipynb"
+    path.write_text(__import__("json").dumps(v3))
+    nb = load_submission(path)
+    assert nb.nbformat == 4 and [c.source for c in nb.cells] == ["x = 41 + 1"]
+
+
 def without_ids(path: Path, tmp_path: Path, edit=None) -> Path:
     """The notebook as an older tool saves it: nbformat 4.4, no cell ids (optionally edited first)."""
     import json

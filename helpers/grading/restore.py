@@ -39,23 +39,34 @@ def load_submission(path: Path) -> nbformat.NotebookNode:
         raise InvalidSubmission(f"{path.name} is not a file.")
     if path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
         raise InvalidSubmission(f"{path.name} is {path.stat().st_size / 2**20:.0f} MB; a notebook over {MAX_NOTEBOOK_MB} MB is not graded (clear its outputs and resubmit).")
-    raw = path.read_bytes()
     try:
-        data = json.loads(raw.decode("utf-8"))
+        text = _decode(path.read_bytes())
+        data = json.loads(text)
     except (UnicodeDecodeError, ValueError) as err:
         raise InvalidSubmission(f"{path.name} is not valid notebook JSON ({str(err)[:120]}); open it in JupyterLab, save it, and resubmit.") from None
-    if not isinstance(data, dict) or "cells" not in data or not isinstance(data["cells"], list):
+    cells = data.get("cells", data.get("worksheets")) if isinstance(data, dict) else None   # worksheets: nbformat 3
+    if not isinstance(cells, list):
         raise InvalidSubmission(f"{path.name} is JSON but not a Jupyter notebook (no list of cells).")
     try:
         with warnings.catch_warnings():      # a notebook without cell ids (older format, Colab) is normal here
             warnings.simplefilter("ignore", MissingIDFieldWarning)
-            nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
+            nb = nbformat.reads(text, as_version=4)
             if nb.nbformat_minor < notebooks.NBFORMAT_MINOR:
                 nb.nbformat_minor = notebooks.NBFORMAT_MINOR
             nbformat.validator.normalize(nb)
     except Exception as err:  # nbformat raises many kinds
         raise InvalidSubmission(f"{path.name} could not be read as a notebook ({type(err).__name__}: {str(err)[:120]}).") from None
     return nb
+
+
+def _decode(raw: bytes) -> str:
+    """A notebook's text: UTF-8, with or without the byte-order mark some Windows editors write, or UTF-16 with its
+    mark (what PowerShell's `>` saves)."""
+    import codecs
+
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return raw.decode("utf-16")
+    return raw.decode("utf-8-sig")
 
 
 def is_protected(cell) -> bool:
