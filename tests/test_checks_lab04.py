@@ -55,8 +55,14 @@ def test_annotation_of_the_other_device_is_caught(folder):
 
 def test_annotation_messages_name_what_is_missing():
     _, kernel = softmax_kernel(TINYHEADS[0])
-    text = annotation_from(solution(), kernel).replace("## Reductions", "## Sums and maxima")
+    text = annotation_from(solution(), kernel).replace("## Reductions\n", "")      # its text run into 'Output written'
     assert "## Reductions" in " ".join(lab04.annotation_problems(text, kernel))
+    text = annotation_from(solution(), kernel).replace("## Reductions\n", "## Notes\nSee the kernel.\n\n## Sums\n")
+    assert "## Reductions" not in " ".join(lab04.annotation_problems(text, kernel))     # the text says which section
+    notes = annotation_from(solution(), kernel).replace("## Reductions\n", "## Notes\nSee the kernel.\n\n## More notes\n")
+    assert lab04.named_sections(notes, lab04.ANNOTATION_SECTIONS, lab04.ANNOTATION_CLUES)[1] == []
+    both = notes.replace("See the kernel.", "It keeps the running max in `tmp_acc0` and the sum.")   # two texts fit: neither
+    assert "## Reductions" in " ".join(lab04.annotation_problems(both, kernel))
 
 
 @pytest.mark.parametrize("folder", [p for p in sorted(FIXTURES.glob("*/*")) if (p / "ir_pre_fusion.txt").is_file()],
@@ -215,6 +221,19 @@ TABLES = [
     "- batch 64: eager 0.0412 ms, compiled 0.0401 ms, speedup (eager/compiled): 1.03",
     # a bullet per size, its times as sub-items
     "- batch 1\n  - eager 0.0306 ms\n  - compiled 0.0725 ms\n  - slower\n- batch 64\n  - eager 0.0412 ms\n  - compiled 0.0401 ms",
+    # value pairs, in a bullet, a column or a row; the unit in the corner cell alone
+    "- batch 1: eager/compiled: 0.0306/0.0725 ms, speedup 0.42×\n- batch 64: eager/compiled: 0.0412/0.0401 ms",
+    "- B=1: 30.6/72.5 µs (eager/compiled)\n- B=64: 41.2/40.1 µs (eager/compiled)",
+    "| batch | eager/compiled (ms) | speedup |\n|---|---|---|\n| 1 | 0.0306/0.0725 | 0.42× |\n| 64 | 0.0412 / 0.0401 | 1.03× |",
+    "| batch | 1 | 64 |\n|---|---|---|\n| compiled/eager (µs) | 72.5/30.6 | 40.1/41.2 |",
+    "| µs | 1 | 64 |\n|---|---|---|\n| eager | 30.6 | 41.2 |\n| compiled | 72.5 | 40.1 |",
+    "| ms | eager | compiled |\n|---|---|---|\n| 1 | 0.0306 | 0.0725 |\n| 64 | 0.0412 | 0.0401 |",
+    # HTML, tab-separated cells, CRLF line ends, a sweep in prose
+    "<table><tr><th>batch</th><th>eager (&micro;s)</th><th>compiled (&micro;s)</th></tr>\n<tr><td>1</td><td>30.6</td>"
+    "<td>72.5</td></tr><tr><td>64</td><td>41.2</td><td>40.1</td></tr></table>",
+    "batch\teager ms\tcompiled ms\n1\t0.0306\t0.0725\n64\t0.0412\t0.0401",
+    "| batch | eager ms | compiled ms |\r\n|---|---|---|\r\n| 1 | 0.0306 | 0.0725 |\r\n| 64 | 0.0412 | 0.0401 |\r\n",
+    "At batch 1, eager took 30.6 µs and compiled 72.5 µs (slower); at batch 64, eager took 41.2 µs and compiled 40.1 µs.",
 ]
 
 
@@ -251,6 +270,29 @@ def test_profile_table_with_other_numbers_is_caught():
     assert lab04.profile_problems(TABLES[10].replace("0.0725", "0.0625"), ROWS)                # bs=1 columns
     assert "speedup" in lab04.profile_problems(TABLES[12].replace("0.42×", "2.37×"), ROWS)[0]   # speedup in parentheses
     assert "batch 64" in lab04.profile_problems(TABLES[14].replace("  - compiled 0.0401 ms", ""), ROWS)[0]  # sub-item short
+
+
+def test_pairs_corners_and_other_layouts_holding_a_mistake_are_caught():
+    assert lab04.profile_problems(TABLES[15].replace("0.0306/0.0725", "0.0725/0.0306"), ROWS)   # pair against its label
+    assert lab04.profile_problems(TABLES[17].replace("eager/compiled (ms)", "compiled/eager (ms)"), ROWS)
+    assert lab04.profile_problems(TABLES[19].replace("| µs |", "| ms |"), ROWS)                 # the corner's unit
+    assert lab04.profile_problems(TABLES[21].replace("eager (&micro;s)", "compiled (&micro;s)", 1)
+                                  .replace("<th>compiled (&micro;s)</th></tr>", "<th>eager (&micro;s)</th></tr>"), ROWS)
+    assert lab04.profile_problems(TABLES[24].replace("eager took 30.6 µs and compiled 72.5", "eager took 72.5 µs and "
+                                                     "compiled 30.6"), ROWS)
+    assert "speedup" in lab04.profile_problems(TABLES[15].replace("0.42×", "2.37×"), ROWS)[0]
+    assert lab04.profile_table("| batch | eager ms | compiled ms |\n|---|---|---|\n| 8\u202f192 | 1.0 | 2.0 |") == {8192: (1.0, 2.0, None)}
+    prose = "Compiled was slower at every size. " + TABLES[24]
+    assert lab04.profile_table(TABLES[0] + "\n\n" + prose) == lab04.profile_table(TABLES[0])    # prose only without a table
+
+
+def test_a_heading_that_names_no_section_is_read_by_its_text():
+    report = ("# Report\n\n## Compile match\nmax abs error 3e-08\n\n## Kernel\nkernel.cpp, KERNEL_ANNOTATION.md\n\n"
+              "## Results\n" + TABLES[0] + "\n\n## Discussion\n" + "Compiled was slower at batch 1 and no faster at 64. " * 4)
+    found, missing = lab04.named_sections(report, lab04.REPORT_SECTIONS, lab04.REPORT_CLUES)
+    assert missing == [] and "0.0725" in found["profile"] and "slower" in found["when compiling pays"]
+    no_table = report.replace(TABLES[0], "see the plot")
+    assert lab04.named_sections(no_table, lab04.REPORT_SECTIONS, lab04.REPORT_CLUES)[1] == ["Profile"]
 
 
 def test_a_sweep_the_check_cannot_read_is_said_how_to_write():
@@ -376,7 +418,9 @@ def test_a_ratio_column_is_the_learners_to_define_a_speedup_column_is_not():
     from helpers.checks.lab04 import profile_table
 
     ratio = "| batch | eager ms | compiled ms | ratio (compiled ÷ eager) |\n|---|---|---|---|\n| 4 | 2.0 | 1.0 | 0.50 |\n"
-    assert profile_table(ratio) == {4: (2.0, 1.0, None)}            # either direction may be honest: not judged
+    assert profile_table(ratio) == {4: (2.0, 1.0, 2.0)}             # either direction may be honest: judged as headed
+    assert profile_table(ratio.replace(" (compiled ÷ eager)", "")) == {4: (2.0, 1.0, None)}   # a bare ratio: not judged
+    assert profile_table(ratio.replace("compiled ÷ eager", "eager/compiled").replace("0.50", "2.00"))[4][2] == 2.0
     speedup = ratio.replace("ratio (compiled ÷ eager)", "speedup")
     assert profile_table(speedup) == {4: (2.0, 1.0, 0.5)}           # judged against eager ÷ compiled
 
@@ -497,3 +541,13 @@ def test_a_crossover_given_as_a_row_and_scheduler_names_that_are_no_names_are_sa
     ir = lab04.IRCase("a sample", lab04.SCHEDULER_CASE, ("op0", "op1_op2", "op3"))
     junk = ["op0", "NodeUser(node=SchedulerNode(name='op1'), can_inplace=False, is_weak=False),", "op1_op2", "op3"]
     assert "NodeUser" in lab04.scheduler_case_problems([junk], [ir], reveal=False)[0]
+
+
+def test_the_pages_explanation_does_not_quote_a_sweep_whose_ratio_it_happens_to_match():
+    rows = [{"batch": 2, "speedup": 0.24, "ci": [0.23, 0.25]}, {"batch": 1024, "speedup": 1.1, "ci": [1.08, 1.13]}]
+    page = ("On CPU, the compiled version may be 1.1×–2× faster, or in our tiny case possibly slower, because overhead "
+            "dominates for small models.")
+    assert lab04.explanation_problems(page, rows)
+    assert lab04.explanation_problems("Compiled was slower at batch 2 (0.23–0.25×) and faster at batch 1024.", rows) == []
+    assert lab04.explanation_problems("Compiled was slower for the small sizes (0.24×) and faster at the largest (1.10×).",
+                                      rows) == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import html
 import io
 import json
 import math
@@ -673,6 +674,7 @@ def heading_key(title: str) -> str:
 def sections(text: str) -> dict[str, str]:
     """Markdown headings (any level, # to ######, or a line underlined with === or ---; in a text with a title at most,
     lines that are wholly bold) → the text under them, keyed by `heading_key`."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")                                          # CRLF line ends
     text = re.sub(r"^([^\n|#>`-][^\n|]*)\n(?:={2,}|-{2,})[ \t]*$", r"## \1", text, flags=re.M)     # Setext headings
     heading = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
     if len(heading.findall(text)) <= 1:   # a title at most: lines that are wholly bold ("**Fused ATen ops**") stand in
@@ -719,12 +721,15 @@ def document_title(text: str) -> str | None:
     return None
 
 
-def named_sections(text: str, titles: tuple) -> tuple[dict[str, str], list[str]]:
+def named_sections(text: str, titles: tuple, clues: dict | None = None) -> tuple[dict[str, str], list[str]]:
     """({title in lower case: its text}, [the titles not found]). A heading matches a title that it is, that it starts
     with ("## Reductions (max and sum)"), that it holds as words ("## The fused ATen ops"), or, failing those, that it
-    alone of the titles names in other words ("## Which reductions does the kernel perform?")."""
+    alone of the titles names in other words ("## Which reductions does the kernel perform?"). A title still missing
+    then takes the one heading that names no title and whose text is clearly that section's (`clues`: {title: a test
+    of a section's text}): "## Results" over the sweep's table is the profile."""
     found, got, missing = sections(text), {}, []
     keys, title = [heading_key(t) for t in titles], document_title(text)
+    used = set()
     for name, key in zip(titles, keys):
         match = next((k for k in found if k == key), None) or \
             next((k for k in found if k.startswith(key + " ")), None) or \
@@ -735,6 +740,18 @@ def named_sections(text: str, titles: tuple) -> tuple[dict[str, str], list[str]]
             missing.append(name)
         else:
             got[name.lower()] = found[match]
+            used.add(match)
+    spare = [k for k in found if k not in used and k != title and found[k].strip()
+             and not any(names_title(k, key) for key in keys)]
+    for name in list(missing):
+        clue = (clues or {}).get(name)
+        fits = [k for k in spare if clue is not None and clue(found[k])]
+        # the one spare heading whose text fits, and fits no other missing title (a text that fits two is no clue)
+        if len(fits) == 1 and not any(other != name and (clues or {}).get(other) and clues[other](found[fits[0]])
+                                      for other in missing):
+            got[name.lower()] = found[fits[0]]
+            spare.remove(fits[0])
+            missing.remove(name)
     return got, missing
 
 
@@ -903,10 +920,22 @@ def listed_ops(line: str) -> set[str]:
     return {m.group(1).lower() for item in items if (m := re.match(r"[\s`*'\"(\[|-]*([\w.]+)", item))}
 
 
+# What makes a section's text clearly that section's, for a heading that names none ("## Memory" over what is not there).
+ANNOTATION_CLUES = {
+    "Fused ATen ops": lambda body: len(set(re.findall(r"\b(?:amax|sub|exp|sum|div|_softmax|prepare_softmax_online)\b",
+                                                      body.split("\n\n")[0]))) >= 2,
+    "Input read": lambda body: re.search(r"\bin_ptr\d", body) is not None and re.search(r"\bout_ptr\d", body) is None,
+    "Output written": lambda body: re.search(r"\b(?:in_)?out_ptr\d", body) is not None and re.search(r"\bin_ptr\d", body) is None,
+    "Reductions": lambda body: REDUCTION_CODE.search(body) is not None and reduction_said("sum", body),
+    "What is not there": lambda body: (says_not_stored(body) or says_logits_not_stored(body))
+    and REDUCTION_CODE.search(body) is None,
+}
+
+
 def annotation_problems(text: str, kernel) -> list[str]:
     """Everything wrong with an annotation of `kernel` (plain facts or a Kernel); an empty list when it is right."""
     k = kernel_facts(kernel)
-    found, missing = named_sections(text, ANNOTATION_SECTIONS)
+    found, missing = named_sections(text, ANNOTATION_SECTIONS, ANNOTATION_CLUES)
     if missing:
         return [f"the annotation lacks the section(s) {', '.join('## ' + m for m in missing)}: {HEADING_HINT}"]
     problems = []
@@ -1683,7 +1712,7 @@ def synthetic_problems(run: dict | None) -> list[str]:
     times, each row's own verdict, the crossover."""
     if not run or not run.get("report"):
         return []
-    found, missing = named_sections(run["report"], REPORT_SECTIONS)
+    found, missing = named_sections(run["report"], REPORT_SECTIONS, REPORT_CLUES)
     if missing:
         return []
     match, profile = found["compile match"], found["profile"]
@@ -1753,25 +1782,118 @@ def join_items(text: str) -> str:
     return NESTED.sub(lambda m: m.group(1) + m.group(2) + re.sub(r"\n[ \t]*\S+[ \t]+", ", ", m.group(3)), text)
 
 
-def table_rows(text: str) -> list[list[str]]:
+HTML_TABLE = re.compile(r"<table\b.*?</table\s*>", re.I | re.S)
+HTML_ROW, HTML_CELL = re.compile(r"<tr\b[^>]*>(.*?)(?=<tr\b|</tr\s*>|</table)", re.I | re.S), \
+    re.compile(r"<t[hd]\b[^>]*>(.*?)(?=<t[hd]\b|</t[hd]\s*>|</tr|$)", re.I | re.S)
+
+
+def html_tables(text: str) -> str:
+    """A text with its HTML tables (<table><tr><th>batch</th>…) written as Markdown rows, one line a row."""
+    def markdown(m) -> str:
+        cell = lambda c: " ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).replace("|", "/").split())
+        return "\n" + "\n".join("| " + " | ".join(cell(c) for c in HTML_CELL.findall(row)) + " |"
+                                 for row in HTML_ROW.findall(m.group())) + "\n"
+    return HTML_TABLE.sub(markdown, text)
+
+
+def table_rows(text: str, prose: bool = True) -> list[list[str]]:
     """The rows of the sweep a text gives, as cell strings: the rows of its Markdown tables, with or without the outer
-    pipes, alignment rows left out, a table with the batch sizes as its columns turned round (`per_batch`); and a
-    bullet list of the sizes, as a table (`bullet_cells`, on `join_items`)."""
-    rows, table = [], []
-    for line in [*join_items(text).splitlines(), ""]:
+    pipes, alignment rows left out, (and of its HTML tables, and of lines of tab-separated cells), a column or a row of
+    value pairs ("eager/compiled": "0.12/0.08") split in two (`split_pairs`), a table with the batch sizes as its
+    columns turned round (`per_batch`); and a bullet list of the sizes, as a table (`bullet_cells`, on `join_items`)."""
+    rows, table, said = [], [], []
+    for line in [*join_items(html_tables(text)).splitlines(), ""]:
         line = line.strip()
-        if "|" in line:
-            cells = [c.strip() for c in line.strip("|").split("|")]
+        if "|" in line or ("\t" in line and not re.match(ITEM, line)):
+            cells = [c.strip() for c in (line.strip("|").split("|") if "|" in line else re.split(r"\t+", line))]
             if len(cells) >= 2 and not all(re.fullmatch(r":?-+:?", c) for c in cells if c):
                 table.append(cells)
             continue
-        rows += per_batch(table)
+        rows += per_batch(split_pairs(table))
         table, cells = [], bullet_cells(line)
+        if cells is None and prose and not re.match(ITEM, line):   # in prose: "At batch 1, eager 0.12 ms …; at batch 64, …"
+            said += [part for part in map(bullet_cells, ("- " + p for p in re.split(r";\s+|(?<=[^\d\s])\.\s+", line)
+                                                         if re.search(r"\bbatch|\bbs\b|\bB\s*=|\brows?\b", p)))
+                     if part is not None]
         rows += [] if cells is None else [BULLET_HEADER, cells]
-    return rows
+    return rows or [cell for part in said for cell in (BULLET_HEADER, part)]     # prose only where nothing else is
 
 
-BATCH_CELL = re.compile(r"[*`_\s]*(?:(?:batch(?:\s+size)?|size|bs|b|n)\s*[=:]?\s*)?\d[\d,]*(?:\s*(?:rows?|samples?))?"
+SIDE = r"(?:eager|torch\.compile\w*|compil\w*|inductor)"
+TIME_UNIT = r"(?:µs|μs|us|ms|ns|s|sec)\b"
+PAIR_LABEL = re.compile(rf"^(.*?)\b({SIDE})\s*/\s*({SIDE})(.*)$", re.I)
+PAIR_VALUES = re.compile(rf"^[*`\s]*({NUMBER.pattern})\s*({TIME_UNIT})?\s*/\s*({NUMBER.pattern})\s*({TIME_UNIT})?[*`\s]*$",
+                         re.I)
+
+
+def _pair_label(cell: str) -> tuple[str, str] | None:
+    """A label of two values, eager's and compiled's ("eager/compiled (ms)", "compiled / eager"), as two labels;
+    None for any other cell, and for a ratio's label ("speedup (eager/compiled)")."""
+    m = PAIR_LABEL.match(cell)
+    if m is None or re.search(r"speed-?up|ratio|×|\bvs\b", cell, re.I) or \
+            bool(EAGER.search(m.group(2))) == bool(EAGER.search(m.group(3))):
+        return None
+    return f"{m.group(1)}{m.group(2)}{m.group(4)}".strip(), f"{m.group(1)}{m.group(3)}{m.group(4)}".strip()
+
+
+def _pair_values(cell: str) -> tuple[str, str]:
+    """"0.12/0.08 ms" as ("0.12 ms", "0.08 ms"): a unit given once holds for both; a cell that is no pair, twice."""
+    m = PAIR_VALUES.match(cell)
+    if m is None:
+        return cell, cell
+    unit = m.group(2) or m.group(4) or ""
+    return f"{m.group(1)} {m.group(2) or unit}".strip(), f"{m.group(3)} {m.group(4) or unit}".strip()
+
+
+def split_pairs(table: list[list[str]]) -> list[list[str]]:
+    """A table whose header has a column of value pairs ("| batch | eager/compiled (ms) |", "| 1 | 0.12/0.08 |"), or
+    whose rows are labelled so ("| eager/compiled | 0.12/0.08 | ... |", the batch sizes as columns), with each pair in
+    two columns (or rows) of their own. A column only when most of its cells are pairs."""
+    if len(table) < 2:
+        return table
+    head, body = table[0], table[1:]
+    for i in reversed(range(len(head))):
+        labels = _pair_label(head[i])
+        cells = [r[i] for r in body if i < len(r)]
+        if labels and sum(PAIR_VALUES.match(c) is not None for c in cells) * 2 > len(cells):
+            head = [*head[:i], *labels, *head[i + 1:]]
+            body = [[*r[:i], *_pair_values(r[i]), *r[i + 1:]] if i < len(r) else r for r in body]
+    rows = []
+    for r in body:
+        labels = _pair_label(r[0]) if r else None
+        if labels and sum(PAIR_VALUES.match(c) is not None for c in r[1:]) * 2 > len(r) - 1:
+            pairs = [_pair_values(c) for c in r[1:]]
+            rows += [[labels[0], *(p[0] for p in pairs)], [labels[1], *(p[1] for p in pairs)]]
+        else:
+            rows.append(r)
+    return [head, *rows]
+
+
+# "eager/compiled: 0.12/0.08 ms", "0.12/0.08 ms (eager/compiled)": two times and their sides, said in one clause.
+PAIR_SAID = (re.compile(rf"\b({SIDE})\s*/\s*({SIDE})\b(?:\s*\(({TIME_UNIT})\))?\s*[:=]?\s*({NUMBER.pattern})\s*"
+                        rf"({TIME_UNIT})?\s*/\s*({NUMBER.pattern})\s*({TIME_UNIT})?", re.I),
+             re.compile(rf"({NUMBER.pattern})\s*({TIME_UNIT})?\s*/\s*({NUMBER.pattern})\s*({TIME_UNIT})?\s*"
+                        rf"(?:\(\s*|:\s*|for\s+)?({SIDE})\s*/\s*({SIDE})\b\)?", re.I))
+
+
+def unpair(text: str) -> str:
+    """Two times said as a pair ("eager/compiled: 0.12/0.08 ms") said one by one ("eager 0.12 ms, compiled 0.08 ms")."""
+    def labels_first(m) -> str:
+        unit = m.group(5) or m.group(7) or m.group(3) or ""
+        return f"{m.group(1)} {m.group(4)} {m.group(5) or unit}, {m.group(2)} {m.group(6)} {m.group(7) or unit}"
+
+    def values_first(m) -> str:
+        unit = m.group(2) or m.group(4) or ""
+        return f"{m.group(5)} {m.group(1)} {m.group(2) or unit}, {m.group(6)} {m.group(3)} {m.group(4) or unit}"
+
+    if any(bool(EAGER.search(a)) == bool(EAGER.search(b)) for a, b in
+           [(m.group(1), m.group(2)) for m in PAIR_SAID[0].finditer(text)] +
+           [(m.group(5), m.group(6)) for m in PAIR_SAID[1].finditer(text)]):
+        return text          # "eager/eager": no pair of sides
+    return PAIR_SAID[1].sub(values_first, PAIR_SAID[0].sub(labels_first, text))
+
+
+BATCH_CELL = re.compile(r"[*`_\s]*(?:(?:batch(?:\s+size)?|size|bs|b|n)\s*[=:]?\s*)?\d[\d,\u202f\u2009\u00a0']*(?:\s*(?:rows?|samples?))?"
                         r"[*`_\s]*", re.I)   # "64", "**B=64**", "bs=64", "64 rows"
 
 
@@ -1782,8 +1904,10 @@ def per_batch(table: list[list[str]]) -> list[list[str]]:
     if len(head) < 2 or _number(head[0]) is not None or not all(BATCH_CELL.fullmatch(c) for c in head[1:]):
         return table
     body = table[1:]
-    return [["batch", *(r[0] for r in body)]] + [[size, *(r[i] if i < len(r) else "" for r in body)]
-                                                 for i, size in enumerate(head) if i > 0]
+    corner = next((m.group() for u, _ in UNIT_SCALE[:3] if (m := u.search(head[0]))), "")    # "| µs | 1 | 64 |"
+    label = lambda c: c if not corner or any(u.search(c) for u, _ in UNIT_SCALE) else f"{c} ({corner})"
+    return [["batch", *(label(r[0]) for r in body)]] + [[size, *(r[i] if i < len(r) else "" for r in body)]
+                                                        for i, size in enumerate(head) if i > 0]
 
 
 BULLET_HEADER = ["batch", "eager", "compiled", "speedup", "verdict"]
@@ -1795,7 +1919,7 @@ def bullet_cells(line: str) -> list[str] | None:
     as the cells of BULLET_HEADER: the batch (the number before the times), the clause of each time, the speedup and
     its number, the whole line. None for a line that is no such bullet."""
     item = re.match(rf"\s*{ITEM}\s*(.+)", line)
-    text = re.sub(r"[*`]", " ", item.group(1)) if item else ""
+    text = ungroup(unpair(re.sub(r"[*`]", " ", item.group(1)))) if item else ""
     side = re.search(r"eager|compil|inductor", text, re.I)
     batch = NUMBER.search(text, 0, side.start()) if side else None
     if batch is None or not float(batch.group().replace(",", "")).is_integer():
@@ -1811,12 +1935,18 @@ def bullet_cells(line: str) -> list[str] | None:
 
 def _number(cell: str) -> float | None:
     """The first number in a table cell ("0.0306 ms", "**64**", "1,024"), or None."""
-    m = NUMBER.search(cell.replace("`", "").replace("*", ""))
+    m = NUMBER.search(ungroup(cell.replace("`", "").replace("*", "")))
     return float(m.group().replace(",", "")) if m else None
 
 
-UNIT_SCALE = ((re.compile(r"µs|μs|\bus\b|micro", re.I), 1e-3), (re.compile(r"\bms\b|milli", re.I), 1.0),
-              (re.compile(r"\bs\b|\bsec", re.I), 1e3))
+def ungroup(text: str) -> str:
+    """Numbers without the thin spaces, no-break spaces, apostrophes or underscores that group their thousands
+    ("8 192", "8'192", "8_192"; commas are NUMBER's)."""
+    return re.sub(r"(?<=\d)[\u202f\u2009\u00a0'_](?=\d{3}(?!\d))", "", text)
+
+
+UNIT_SCALE = ((re.compile(r"µs|μs|\bus(?:ec)?\b|micro", re.I), 1e-3), (re.compile(r"\bms(?:ec)?\b|milli", re.I), 1.0),
+              (re.compile(r"\bns\b|nano", re.I), 1e-6), (re.compile(r"\bs\b|\bsec", re.I), 1e3))
 
 
 def _columns(cells: list[str]) -> dict | None:
@@ -1832,12 +1962,18 @@ def _columns(cells: list[str]) -> dict | None:
     batch = next((i for i, c in enumerate(cells) if re.search(r"batch|size|rows|\bb\b|\bn\b", c, re.I)), 0)
     speedup = next((i for i, c in enumerate(cells) if re.search(r"speed-?up", c, re.I)   # a "ratio" may be either way
                     and not re.search(r"\bci\b|interval|verdict|%", c, re.I)), None)
-    scale = lambda c: next((f for unit, f in UNIT_SCALE if unit.search(c)), 1.0)
-    return {"batch": batch, "eager": eager, "compiled": compiled, "speedup": speedup,
+    ratio = rf"(?:{COMPILED.pattern})[^/÷\w]*[/÷][^/÷\w]*(?:t_)?eager"          # "compiled ÷ eager": as its header defines it
+    if speedup is None:      # a ratio headed by what it divides: "eager/compiled", "ratio (t_eager ÷ t_compiled)"
+        speedup = next((i for i, c in enumerate(cells) if i not in (eager, compiled) and
+                        re.search(rf"eager[^/÷\w]*[/÷][^/÷\w]*(?:t_)?(?:{COMPILED.pattern})|{ratio}", c, re.I)), None)
+    inverse = speedup is not None and re.search(ratio, cells[speedup], re.I) is not None
+    corner = next((f for unit, f in UNIT_SCALE[:3] if unit.search(cells[0])), 1.0) if 0 not in (eager, compiled) else 1.0
+    scale = lambda c: next((f for unit, f in UNIT_SCALE if unit.search(c)), corner)     # the corner's unit: "| µs | eager |"
+    return {"batch": batch, "eager": eager, "compiled": compiled, "speedup": speedup, "inverse": inverse,
             "scale": (scale(cells[eager]), scale(cells[compiled]))}
 
 
-CELL_UNIT = re.compile(r"\d\s*(µs|μs|us|ms|s|sec)\b", re.I)
+CELL_UNIT = re.compile(r"\d\s*(µs|μs|us|usec|ms|msec|ns|s|sec)\b", re.I)
 
 
 def cell_scale(cell: str, header: float) -> float:
@@ -1846,12 +1982,12 @@ def cell_scale(cell: str, header: float) -> float:
     return next((f for unit, f in UNIT_SCALE if unit.search(m.group(1))), header) if m else header
 
 
-def profile_table(profile: str) -> dict[int, tuple]:
+def profile_table(profile: str, prose: bool = True) -> dict[int, tuple]:
     """{batch: (eager ms, compiled ms, speedup)} from the sweep's rows (`table_rows`): by the columns its header names
     (eager, compiled, their unit, a speedup; a cell's own unit, "30.6 µs", comes before its header's), or, without such
     a header, the first three cells of each row that holds three numbers. The speedup is None where there is no speedup column, or its cell says it in words ("4.8× slower")."""
     table, columns = {}, None
-    for cells in table_rows(profile):
+    for cells in table_rows(profile, prose):
         header = _columns(cells) if _number(cells[0]) is None else None
         if header is not None:
             columns = header
@@ -1864,7 +2000,10 @@ def profile_table(profile: str) -> dict[int, tuple]:
         said = cells[i] if i is not None and i < len(cells) and not re.search(r"slower|faster|%", cells[i], re.I) else ""
         if None not in nums and float(nums[0]).is_integer():
             scale = [cell_scale(cells[where[k]], where["scale"][j]) for j, k in enumerate(("eager", "compiled"))]
-            table.setdefault(int(nums[0]), (nums[1] * scale[0], nums[2] * scale[1], _number(said)))
+            ratio = _number(said)
+            if ratio and where.get("inverse"):
+                ratio = 1 / ratio
+            table.setdefault(int(nums[0]), (nums[1] * scale[0], nums[2] * scale[1], ratio))
     return table
 
 
@@ -1902,14 +2041,14 @@ def crossover_stated_problems(report: str, profile: str, crossover) -> list[str]
     if not lines:
         prose = " ".join(line for line in join_items(profile).splitlines() if "|" not in line and bullet_cells(line) is None)
         said = re.search(r"\bnever\b|\bnot faster\b|\bno (?:batch|size)\b|\bnone\b", prose, re.I) if crossover is None \
-            else re.search(rf"(?<![\d.]){int(crossover)}(?!\d|\.\d)", prose.replace(",", ""))
+            else re.search(rf"(?<![\d.]){int(crossover)}(?!\d|\.\d)", ungroup(prose).replace(",", ""))
         return [] if said else ["'Profile' should state the crossover your sweep found (part E's `crossover`: the batch, "
                                 "or that there is none)."]
     if crossover is None:
         said = any(re.search(r"\bnone\b|\bno\b|\bnever\b|\bnot\b|n['’]t\b|n/a|\bnowhere\b|cross-?over\W*$", line, re.I)
                    for line in lines)
     else:
-        said = any(re.search(rf"(?<![\d.]){int(crossover)}(?!\d|\.\d)", line.replace(",", "")) for line in lines)
+        said = any(re.search(rf"(?<![\d.]){int(crossover)}(?!\d|\.\d)", ungroup(line).replace(",", "")) for line in lines)
     return [] if said else ["the report's crossover is not the one part E found (`crossover`, from your sweep's "
                             "verdicts): state that one, the batch or that there is none, not a value worked out "
                             "another way."]
@@ -1949,7 +2088,11 @@ def explanation_problems(text: str, rows: list) -> list[str]:
         inverse = (way.group().lower() == "slower") != eager_said
         return close({1 / v for v in ratios} if inverse else ratios) or (n < 1 and close(ratios))
 
-    quotes = any(quoted(m) for m in NUMBER.finditer(text) if re.search(r"\d", m.group()))
+    hits = [m for m in NUMBER.finditer(text) if re.search(r"\d", m.group()) and quoted(m)]
+    # a batch size, or a ratio to two decimals, or two ratios: one ratio to a decimal or none ("1.1×–2× faster", the
+    # page's) may match a sweep by chance
+    precise = lambda m: len(re.match(r"[-+]?\d*\.?(\d*)", m.group()).group(1)) >= 2
+    quotes = any(m.start() not in said_ratios or precise(m) for m in hits) or len({m.group() for m in hits}) >= 2
     if says_verdict and quotes:
         return []
     return ["'When compiling pays' should quote your sweep: the verdicts (where compiled was faster, slower or no "
@@ -2017,13 +2160,24 @@ def manifest_digest(meta: dict) -> str | None:
     return value.strip().lower().removeprefix("sha256:") if isinstance(value, str) else value
 
 
+# What makes a section's text clearly that section's, for a heading that names none ("## Results" over the sweep).
+REPORT_CLUES = {
+    "Compile match": lambda body: re.search(r"\b(?:error|diff\w*|match\w*|eager)\b", body, re.I) is not None
+    and re.search(r"\d\s*[eE]\s*[-−]\s*\d|×\s*10|\bnan\b|0\.0", body, re.I) is not None and not profile_table(body, prose=False),
+    "Kernel": lambda body: re.search(r"kernel\.(?:cpp|py)\b|KERNEL_ANNOTATION", body) is not None,
+    "Profile": lambda body: bool(profile_table(body, prose=False)),
+    "When compiling pays": lambda body: len(body.split()) >= 25 and VERDICT_WORDS.search(body) is not None
+    and not profile_table(body, prose=False),
+}
+
+
 def report_problems(info: dict, kernels: list[str]) -> list[str]:
     """Everything wrong with REPORT.md and manifest.json, from probe_report's facts; `kernels` are the softmax kernels
     a real dump holds (the report must name one)."""
     report, manifest = info.get(REPORT_FILE), info.get(MANIFEST_FILE)
     if report is None:
         return [f"{REPORT_FILE} does not exist in the output folder: run write_report."]
-    found, missing = named_sections(report, REPORT_SECTIONS)
+    found, missing = named_sections(report, REPORT_SECTIONS, REPORT_CLUES)
     if missing:
         return [f"REPORT.md lacks the section(s) {', '.join('## ' + m for m in missing)}: {HEADING_HINT}"]
     problems = []

@@ -1244,3 +1244,152 @@ ROUND7_RIGHT_MORE = [
 
 WRONG += ROUND7_MORE
 RIGHT += ROUND7_RIGHT_MORE
+
+
+# ---------------------------------------------------------------- round 8 ("fair grades"): more honest layouts of the
+# report and the annotation (value pairs "eager/compiled: 0.12/0.08 ms", a unit in the corner cell alone, headings that
+# name no section over a text that is clearly one, HTML tables, tab-separated cells, CRLF line ends, numbered headings
+# with emoji and colons, thin-space thousands, a sweep in prose), and the same layouts holding a mistake.
+SLASH_BULLETS = '''    table = "\\n".join(f"- batch {r['batch']}: eager/compiled: {r['eager_ms']:.4f}/{r['compiled_ms']:.4f} ms, "
+                       f"speedup {r['speedup']:.2f}×, {verdict(r)}" for r in rows)
+'''
+SLASH_COLUMN = '''    table = "\\n".join(["| batch | eager/compiled (ms) | speedup | verdict |", "|---:|:---:|---:|---|"]
+                      + [f"| {r['batch']} | {r['eager_ms']:.4f}/{r['compiled_ms']:.4f} | {r['speedup']:.2f}× | {verdict(r)} |"
+                         for r in rows])
+'''
+CORNER_UNIT = '''    line = lambda label, cell: f"| {label} | " + " | ".join(str(cell(r)) for r in rows) + " |"
+    table = "\\n".join([line("µs", lambda r: r["batch"]), "|---|" + "---:|" * len(rows),
+                       line("eager", lambda r: f"{r['eager_ms'] * 1000:.2f}"), line("compiled", lambda r: f"{r['compiled_ms'] * 1000:.2f}"),
+                       line("speedup", lambda r: f"{r['speedup']:.2f}×"), line("verdict", verdict)])
+'''
+HTML = '''    cells = lambda tag, values: "<tr>" + "".join(f"<{tag}>{v}</{tag}>" for v in values) + "</tr>"
+    table = "<table>\\n" + cells("th", ["batch", "eager (ms)", "compiled (ms)", "speedup", "verdict"]) + "\\n" + "\\n".join(
+        cells("td", [r["batch"], f"{r['eager_ms']:.4f}", f"{r['compiled_ms']:.4f}", f"{r['speedup']:.2f}&times;", verdict(r)])
+        for r in rows) + "\\n</table>"
+'''
+TABS = '''    table = "\\n".join(["batch\\teager ms\\tcompiled ms\\tspeedup\\tverdict"]
+                      + [f"{r['batch']}\\t{r['eager_ms']:.4f}\\t{r['compiled_ms']:.4f}\\t{r['speedup']:.2f}\\t{verdict(r)}" for r in rows])
+'''
+PROSE = '''    table = "; ".join(f"at batch {r['batch']:,}".replace(",", "\\u202f") + f", eager took {r['eager_ms'] * 1000:.1f} µs and "
+                      f"compiled {r['compiled_ms'] * 1000:.1f} µs, speedup {r['speedup']:.2f}×: {verdict(r)}" for r in rows) + "."
+'''
+NO_SECTION_NAMED = (('## Profile\n', '## Results\n'), ('## When compiling pays\n', '## Discussion\n'))
+DECORATED = (('## Compile match\n', '## 1. ✅ Compile match:\n'), ('## Kernel\n', '## 2. 🔧 Kernel:\n'),
+             ('## Profile\n', '## 3. ⏱️ Profile:\n'), ('## When compiling pays\n', '## 4. 💡 When compiling pays:\n'))
+CRLF_WRITE = ('    (out_dir / "REPORT.md").write_text(text)\n',
+              '    (out_dir / "REPORT.md").write_bytes(text.replace("\\n", "\\r\\n").encode())\n')
+ANNOTATION_NO_SECTION_NAMED = (('## Input read\n', '## Indexing\n'), ('## What is not there\n', '## Memory\n'))
+ANNOTATION_DECORATED = (('## Fused ATen ops\n', '## 1. 🔗 Fused ATen ops:\n'), ('## Input read\n', '## 2. 📥 Input read:\n'),
+                        ('## Output written\n', '## 3. 📤 Output written:\n'), ('## Reductions\n', '## 4. ➕ Reductions:\n'),
+                        ('## What is not there\n', '## 5. 🚫 What is not there:\n'))
+ANNOTATION_CRLF = ('(out_dir / "KERNEL_ANNOTATION.md").write_text(ANNOTATION)',
+                   '(out_dir / "KERNEL_ANNOTATION.md").write_bytes(ANNOTATION.replace("\\n", "\\r\\n").encode())')
+RECORDED_H200 = '''    rows = [{"batch": b, "eager_ms": e, "compiled_ms": c, "speedup": e / c, "verdict": "slower", "ci": [0.44, 0.46]}
+            for b, e, c in zip([r["batch"] for r in facts.get("sweep_rows") or []],
+                               [0.0441, 0.0438, 0.0436, 0.0598, 0.0357, 0.0370, 0.0540, 0.0712],
+                               [0.0977, 0.0968, 0.0976, 0.1180, 0.0847, 0.0845, 0.1273, 0.1390])]   # the H200's recorded sweep
+'''
+
+ROUND8 = [
+    # ---- D: annotation
+    wrong('04.annotation', "a heading that names no section ('## Indexing') over the store's pointer and index, not the "
+          "load's: no section reads the input", 'ex-d', ('## Input read\n', '## Indexing\n'),
+          ('The logits come in through `{first_load.buffer}` at index `{first_load.index}`',
+           'The logits come in through `{last_store.buffer}` at index `{last_store.index}`'),
+          says='Input read', hidden_says='Input read'),
+    wrong('04.annotation', "numbered headings with emoji ('## 2. 📥 Input read:'), the rows and columns swapped", 'ex-d',
+          *ANNOTATION_DECORATED, (INPUT_ROLES, '`{col_var}` walks the 2 rows\n(step 600), and `{row_var}` walks the 600 '
+                                               'columns of a row, contiguously.'),
+          says='walks the', hidden_says='walks the'),
+    wrong('04.annotation', "'## Memory' (a heading that names no section) over a text that says the logits never get a "
+          "buffer", 'ex-d',
+          (NOT_THERE, "## Memory\nThe logits (the addmm's output) never get a buffer of their own in memory: they stay "
+                      "on chip.\n"),
+          says='logits', hidden_says='logits'),
+    wrong('04.annotation', "the op list in prose copied from the page ('max, sub, exp, sum and div') under a numbered "
+          "heading, on a CPU kernel whose reduction op is amax", 'ex-d', *ANNOTATION_DECORATED,
+          ('{", ".join(k.aten_ops)}\n\nThat is', 'The kernel fuses max, sub, exp, sum and div.\n\nThat is'),
+          says='misses|does not hold', hidden_says='misses|does not hold'),
+    # ---- G: report
+    wrong('04.report', "value pairs in the other order than their label: 'eager/compiled: <compiled>/<eager> ms'", 'ex-g',
+          (PROFILE_TABLE, SLASH_BULLETS.replace("{r['eager_ms']:.4f}/{r['compiled_ms']:.4f}",
+                                                "{r['compiled_ms']:.4f}/{r['eager_ms']:.4f}")),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "a column of value pairs headed compiled/eager while its values are eager's first", 'ex-g',
+          (PROFILE_TABLE, SLASH_COLUMN.replace("eager/compiled (ms)", "compiled/eager (ms)")),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "the batch sizes as columns, µs in the corner cell while the times are in ms", 'ex-g',
+          (PROFILE_TABLE, CORNER_UNIT.replace("{r['eager_ms'] * 1000:.2f}", "{r['eager_ms']:.4f}")
+                                     .replace("{r['compiled_ms'] * 1000:.2f}", "{r['compiled_ms']:.4f}")),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "an HTML table whose header names eager first while its cells give compiled first", 'ex-g',
+          (PROFILE_TABLE, HTML.replace('f"{r[\'eager_ms\']:.4f}", f"{r[\'compiled_ms\']:.4f}"',
+                                       'f"{r[\'compiled_ms\']:.4f}", f"{r[\'eager_ms\']:.4f}"')),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "an HTML table whose speedup is compiled_ms / eager_ms", 'ex-g',
+          (PROFILE_TABLE, HTML.replace("{r['speedup']:.2f}&times;", "{r['compiled_ms'] / r['eager_ms']:.2f}&times;")),
+          says='speedup', hidden_says='speedup'),
+    wrong('04.report', "tab-separated cells that stop one size short (rows[:-1])", 'ex-g',
+          (PROFILE_TABLE, TABS.replace("for r in rows])", "for r in rows[:-1]])")),
+          says='no row gives', hidden_says='no row gives'),
+    wrong('04.report', "the sweep in prose, eager's and compiled's times swapped", 'ex-g',
+          (PROFILE_TABLE, PROSE.replace("{r['eager_ms'] * 1000:.1f}", "{SWAP}").replace("{r['compiled_ms'] * 1000:.1f}",
+                          "{r['eager_ms'] * 1000:.1f}").replace("{SWAP}", "{r['compiled_ms'] * 1000:.1f}")),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "'## Results' (a heading that names no section) over the explanation, and no profile at all",
+          'ex-g', ('## Profile\n{table if rows else \'not measured\'}\n\nCrossover (compiled faster by its verdict from '
+                   'this batch on): {crossover_text}. Plot: sweep.png.\n\n## When compiling pays\n', '## Results\n'),
+          says='## Profile', hidden_says='## Profile'),
+    wrong('04.report', "'## Results' over the table and the explanation together: no section explains when compiling pays",
+          'ex-g', ('## Profile\n', '## Results\n'), ('## When compiling pays\n', ''),
+          says='## When compiling pays', hidden_says='## When compiling pays'),
+    wrong('04.report', "the sweep's numbers copied from the recorded H200 figures (figures.show), not this run's", 'ex-g',
+          ('    rows = facts.get("sweep_rows") or []\n', RECORDED_H200),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "the kernel's name typed from the page (cpp_fused_softmax_0, one underscore), not the dump's", 'facts',
+          ('"kernel_name": softmax_kernel.name if "softmax_kernel" in globals() else None',
+           '"kernel_name": "cpp_fused_softmax_0"'),
+          says='name the fused softmax kernel', hidden_says='name the fused softmax kernel'),
+    wrong('04.report', "a ratio column headed 'compiled / eager' that holds eager_ms / compiled_ms", 'ex-g',
+          ('| speedup | compiled vs eager (speedup, 95 % CI) |', '| compiled / eager | compiled vs eager (speedup, 95 % CI) |'),
+          says='speedup', hidden_says='speedup'),
+    wrong('04.report', "value pairs in bullets without each size's verdict ('- batch 2: eager/compiled: 0.0300/0.0700 ms')",
+          'ex-g', (PROFILE_TABLE, SLASH_BULLETS.replace(", {verdict(r)}", "")),
+          says="each size's verdict", hidden_says="each size's verdict"),
+    wrong('04.report', "the sweep in prose that leaves out the largest size (rows[:-1])", 'ex-g',
+          (PROFILE_TABLE, PROSE.replace("for r in rows)", "for r in rows[:-1])")),
+          says='no row gives', hidden_says='no row gives'),
+    wrong('04.report', "CRLF line ends and numbered headings with emoji, the profile's columns in the other order", 'ex-g',
+          *DECORATED, CRLF_WRITE, (TABLE_ROW, "{r['compiled_ms']:.4f} | {r['eager_ms']:.4f}"),
+          says='do not match', hidden_says='do not match'),
+]
+
+ROUND8_RIGHT = [
+    right('04.annotation', "headings that name no section ('## Indexing', '## Memory') over texts that are clearly "
+          "'Input read' and 'What is not there'", 'ex-d', *ANNOTATION_NO_SECTION_NAMED),
+    right('04.annotation', "numbered headings with emoji and a colon ('## 2. 📥 Input read:'), CRLF line ends, the ops "
+          "in a sentence ('The kernel fuses amax, sub, exp, sum and div.')", 'ex-d', *ANNOTATION_DECORATED,
+          ('{", ".join(k.aten_ops)}\n\nThat is', 'The kernel fuses {", ".join(k.aten_ops[:-1])} and {k.aten_ops[-1]}.\n\nThat is'),
+          also=(Edit('write-d', (ANNOTATION_CRLF,)),)),
+    right('04.report', "value pairs: '- batch 2: eager/compiled: 0.0300/0.0700 ms, speedup 0.43×, slower (...)'", 'ex-g',
+          (PROFILE_TABLE, SLASH_BULLETS)),
+    right('04.report', "a column of value pairs: '| batch | eager/compiled (ms) |' over '| 2 | 0.0300/0.0700 |'", 'ex-g',
+          (PROFILE_TABLE, SLASH_COLUMN)),
+    right('04.report', "the batch sizes as columns, the unit in the corner cell alone ('| µs | 2 | 64 |')", 'ex-g',
+          (PROFILE_TABLE, CORNER_UNIT)),
+    right('04.report', "headings that name no section ('## Results' over the sweep, '## Discussion' over the explanation)",
+          'ex-g', *NO_SECTION_NAMED),
+    right('04.report', "the sweep as an HTML table (<table><tr><th>batch</th>..., '&times;' for ×)", 'ex-g',
+          (PROFILE_TABLE, HTML)),
+    right('04.report', "tab-separated cells, numbered headings with emoji and colons, CRLF line ends", 'ex-g',
+          (PROFILE_TABLE, TABS), *DECORATED, CRLF_WRITE),
+    right('04.report', "the sweep in prose, one clause a size, times in µs, the batch with a thin-space thousands "
+          "separator ('at batch 1 024, eager took 30.6 µs and compiled 72.5 µs, ...')", 'ex-g',
+          (PROFILE_TABLE, PROSE), ('crossover_text = f"batch {facts[\'crossover\']}"', 'crossover_text = f"batch {facts[\'crossover\']:,}".replace(",", "\\u202f")')),
+    right('04.report', "a ratio column headed 'compiled / eager' that holds compiled_ms / eager_ms, as its header says",
+          'ex-g', ('| speedup | compiled vs eager (speedup, 95 % CI) |', '| compiled / eager | compiled vs eager (speedup, 95 % CI) |'),
+          ("{r['speedup']:.2f}× | {verdict(r)}", "{r['compiled_ms'] / r['eager_ms']:.2f} | {verdict(r)}")),
+]
+
+WRONG += ROUND8
+RIGHT += ROUND8_RIGHT
