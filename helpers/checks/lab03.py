@@ -671,6 +671,10 @@ def two_readers_end(x):
     return h.exp() + h
 
 
+def where_positive(x):
+    return torch.where(x > 0, x, 0.0) * 2
+
+
 def half_mul_relu(x, y):
     """An fp32 input converted once (x.half() reads 4 bytes an element, writes 2), then fp16 ops with an fp16 y."""
     return (x.half() * y).relu()
@@ -684,10 +688,11 @@ def relu_inplace_between(x, y):
 
 
 class KeywordChain(nn.Module):
-    """A chain whose ops take keyword arguments (alpha=, other=, min=): a copy of each node must keep them."""
+    """A chain whose ops take keyword arguments (alpha=, other=, min=): a copy of each node must keep them; y is read
+    by keyword only, so an outside input found in node.args alone is missed."""
 
     def forward(self, x, y):
-        return torch.sub(torch.add(x, y, alpha=2).relu(), other=y).clamp(min=-0.5)
+        return torch.sub(torch.add(x, x, alpha=2).relu(), other=y).clamp(min=-0.5)
 
 
 class ActDivide(nn.Module):
@@ -858,7 +863,9 @@ def bytes_problems(fn_name: str, got: list, want: list[int], about: list[str], r
     for g, w, what, twice in zip(got, want, about, again or [False] * len(got)):
         if isinstance(g, str):
             hint = (" (a call node whose result is not a tensor, such as x.size(0), has no TensorMetadata: count it "
-                    "as 0 bytes)") if "tensor_meta" in g or "'NoneType' object has no attribute" in g else ""
+                    "as 0 bytes)") if "tensor_meta" in g or "'NoneType' object has no attribute" in g else \
+                (" (a bool or integer tensor, such as the mask x > 0, has no torch.finfo: take the bytes per element "
+                 "from meta.dtype.itemsize, 1 for a bool)") if "finfo" in g else ""
             problems.append(f"{fn_name} {g} on {what}{hint}.")
         elif not isinstance(g, (int, float)) or isinstance(g, bool):
             problems.append(f"{fn_name} should return a number of bytes; on {what} it returned a {type(g).__name__}.")
@@ -914,6 +921,8 @@ EVERY_RUN_TRAFFIC = (
     BytesCase("h = x.exp(); h.mul_(y); h.sigmoid() on 6×10 fp32 x and y: the in-place h.mul_(y) is a call node like "
               "any other (it reads h and y, and writes its result, h, again)", scale_in_place, tensors(15, (6, 10), (6, 10)),
               (2 + 3 + 2) * 60 * 4),
+    BytesCase("torch.where(x > 0, x, 0.0) * 2 on 60 fp32 elements: x > 0 writes a bool mask, 1 byte an element, which "
+              "torch.where reads with x", where_positive, tensors(16, (6, 10)), 60 * ((4 + 1) + (1 + 4 + 4) + (4 + 4))),
 )
 
 
@@ -996,6 +1005,10 @@ def chain_problems(facts: dict, found: Any, about: str) -> list[str]:
             if n not in fusible:
                 problems.append(f"{where} contains {n} ({facts['what'][n]}), which is not elementwise "
                                 "(elementwise_op returns None).")
+        if len(names) > 1 and all(b in inputs[a] for a, b in zip(names, names[1:])):
+            problems.append(f"{where} is listed from its last node back to its first: list each chain in graph order, "
+                            f"each node after the one it reads.")
+            continue
         for a, b in zip(names, names[1:]):
             if a not in inputs[b]:
                 problems.append(f"{where}: {b} does not read {a}; each node must read the one before it.")
@@ -1211,11 +1224,12 @@ def fuse_cases() -> list[FuseCase]:
 def every_run_fuse() -> list[FuseCase]:
     """Models every run fuses, the notebook's and the grader's: a chain whose ops take keyword arguments, and two
     chains whose fused names must differ though the graph's count of call_module nodes does not change."""
-    return [FuseCase("a chain whose ops take keyword arguments, torch.sub(torch.add(x, y, alpha=2).relu(), other=y)"
-                     ".clamp(min=-0.5)", KeywordChain(), (("add", "relu", "sub", "clamp"),),
+    return [FuseCase("a chain whose ops take keyword arguments, torch.sub(torch.add(x, x, alpha=2).relu(), other=y)"
+                     ".clamp(min=-0.5) (y is read by keyword only)", KeywordChain(), (("add", "relu", "sub", "clamp"),),
                      tensors(305, (3, 6), (3, 6)),
                      hint="copy each chain node whole, its keyword arguments too: graph.node_copy(node, lambda n: "
-                          "env[n]) keeps alpha=, other= and min="),
+                          "env[n]) keeps alpha=, other= and min=; and find the chain's outside inputs in its "
+                          "keyword arguments too (node.all_input_nodes holds them all)"),
             FuseCase("two chains around a Linear, the first ending in an activation module (after the first fusion the "
                      "graph holds as many call_module nodes as before)", seeded(ModuleChains, 306),
                      (("relu", "act"), ("exp", "mul", "sigmoid")), tensors(306, (3, 6)))]
@@ -1298,9 +1312,30 @@ def probe_kernel(learner: Learner, inputs: list[tuple], bad_block: int) -> dict:
             outs.append({"wrong_device": True})
         except Exception as err:
             outs.append({"error": failure(err)})
-    return {"outs": outs, "reused": reused_output(learner, inputs[0][0], device), "bad_block": bad_block_refused(
+    return {"outs": outs, "reused": reused_output(learner, inputs[0][0], device), "whole_blocks": whole_blocks(
+        learner, device), "bad_block": bad_block_refused(
         learner, inputs[0][0][:10].to(device), bad_block), "zero_block": bad_block_refused(
         learner, inputs[0][0][:10].to(device), 0), "device": str(device)}
+
+
+WHOLE = (256, 128)      # every run: elements, block; the block divides the size, so cdiv is exactly 2 programs
+
+
+def whole_blocks(learner: Learner, device: torch.device) -> int | None:
+    """The programs chain_triton(x, block=128) launches for 256 elements, two whole blocks (under the interpreter,
+    which counts them); None when it did not run or nothing was counted."""
+    n, block = WHOLE
+    guard = GuardSpace()
+    try:
+        with guard:
+            x = guard.guard(torch.linspace(-3, 3, n).to(device))
+        with watched_launches(device) as launches, guard:
+            learner.call("chain_triton", x, block=block)
+        return launches.programs[0] if launches.programs and not guard.overrun() else None
+    except CheckFailed:
+        raise
+    except Exception:
+        return None
 
 
 def bad_block_refused(learner: Learner, x: torch.Tensor, bad_block: int) -> str | None:
@@ -1381,6 +1416,11 @@ def kernel_problems(report: dict, cases: list[KernelCase], bad_block: int, revea
         else:
             problems.append(f"on {about}, the result {diff}. Check the masks (offsets < n_elements) and that the "
                             f"arithmetic is done in fp32 and rounded once, at the store.")
+    n, block = WHOLE
+    if report.get("whole_blocks") not in (None, n // block):
+        problems.append(f"on {n} elements with block={block} (two whole blocks), chain_triton launched "
+                        f"{report['whole_blocks']} programs, not triton.cdiv({n}, {block}) = {n // block}: launch "
+                        f"(triton.cdiv(n, block),) programs (n // block + 1 is one too many when the block divides n).")
     if report.get("reused"):
         problems.append("a second call of chain_triton on an input of the same shape changed the result of the first "
                         "(the same output tensor returned twice): allocate a new output on every call.")
@@ -1439,6 +1479,7 @@ class CodegenCase:
     fn: Callable
     inputs: tuple
     supported: bool
+    block: int = 1024        # TritonChain's block: the generated kernel must use the BLOCK it is launched with
 
     @property
     def dtype(self) -> torch.dtype:
@@ -1457,7 +1498,7 @@ class CodegenCase:
         return self.fn(*[t.float() for t in self.inputs]).to(self.dtype)
 
 
-def probe_codegen(learner: Learner, fn: Callable, inputs: tuple) -> dict:
+def probe_codegen(learner: Learner, fn: Callable, inputs: tuple, block: int = 1024) -> dict:
     """Build a TritonChain of the traced chain and run it on the run's device, recording ATen compute ops and launches
     (first, emit_triton asked for a kernel of a name of the probe's: is it called what it is asked to be?)."""
     device = device_of(learner)
@@ -1470,7 +1511,7 @@ def probe_codegen(learner: Learner, fn: Callable, inputs: tuple) -> dict:
         if isinstance(source, str) and "def kernel_under_test(" not in source:
             return {"misnamed": True}
         with learner.running("emit_triton"):
-            runner = runner_cls(gm)
+            runner = runner_cls(gm, block=block)
         before = sum(runner_cls.launches.values())
         rec = OpRecorder()
         with rec, guard, guard.reads_watched():
@@ -1539,8 +1580,10 @@ def every_run_codegen() -> list[CodegenCase]:
     one op alive at once (a variable named after its op would hold one of them only)."""
     return [CodegenCase("nn.Sequential(nn.SiLU(), nn.Tanh()) then a division by 3: call_module nodes and "
                         "operator.truediv, named by elementwise_op", ActDivide(), tensors(50, (300,)), True),
-            CodegenCase("x.sigmoid() * y.sigmoid(): two values of one op alive at once, so each node needs a variable "
-                        "of its own (a name per node, not per op)", two_sigmoids, tensors(51, (200,), (200,)), True)]
+            CodegenCase("x.sigmoid() * y.sigmoid() run by TritonChain(..., block=64): two values of one op alive at "
+                        "once, so each node needs a variable of its own (a name per node, not per op); and the "
+                        "kernel's offsets use the BLOCK it is launched with", two_sigmoids, tensors(51, (200,), (200,)),
+                        True, block=64)]
 
 
 @register("03.codegen", points=3, exercise="4", title="emit_triton generates a working kernel for any supported chain",
@@ -1549,7 +1592,7 @@ def _codegen(ctx: Context, cases: list[CodegenCase]) -> str:
     problems = []
     cases = [*cases, *every_run_codegen()]
     for case in cases:
-        report = ctx.probe(probe_codegen, case.fn, case.inputs, timeout=240)
+        report = ctx.probe(probe_codegen, case.fn, case.inputs, case.block, timeout=240)
         problems += codegen_problems(report, case.want(), case.about, case.supported, ctx.reveal, case.rounded_once())
     fail_if(problems)
     made = sum(c.supported for c in cases)
@@ -1615,7 +1658,8 @@ def _probe_backend(learner: Learner, fn: Callable, inputs: tuple, grad_mode: boo
 
 
 def backend_problems(report: dict, about: str, want: torch.Tensor, chains: int, reveal: bool = True,
-                     grad_mode: bool = False, inputs_after: list[torch.Tensor] | None = None) -> list[str]:
+                     grad_mode: bool = False, inputs_after: list[torch.Tensor] | None = None,
+                     inputs_before: tuple | None = None) -> list[str]:
     """No backend registered, an error, a wrong output, fewer generated kernels than chains, or (`inputs_after`:
     the inputs as eager leaves them) an input changed in place a different number of times than eager changes it."""
     if not report["registered"]:
@@ -1626,6 +1670,13 @@ def backend_problems(report: dict, about: str, want: torch.Tensor, chains: int, 
     changed = inputs_after is not None and "inputs_after" in report and (
         len(report["inputs_after"]) != len(inputs_after) or
         any(close(got, want_in, atol=1e-6) for got, want_in in zip(report["inputs_after"], inputs_after)))
+    untouched = changed and inputs_before is not None and len(inputs_before) == len(report["inputs_after"]) and \
+        all(torch.equal(got, t) for got, t in zip(report["inputs_after"], inputs_before))
+    if untouched:
+        problems.append(f"on {about}, the compiled call left the inputs as they were: its in-place op on an input "
+                        f"never ran. Keep every node of Dynamo's graph (an in-place op is read by nothing, so "
+                        f"eliminate_dead_code drops it): fuse the chains and leave the rest as it is.")
+        changed = False
     if changed:
         problems.append(f"on {about}, after one compiled call the inputs are not what one eager call leaves (its "
                         f"in-place op on an input ran more than once): a backend only builds the callable it returns. "
@@ -1717,7 +1768,7 @@ def _backend(ctx: Context, cases: tuple[list[BackendCase], PitfallCase]) -> str:
     for case in [*graphs, *EVERY_RUN_BACKEND]:
         report = ctx.probe(probe_backend, case.fn, case.inputs, case.grad_mode, timeout=240)
         problems += backend_problems(report, case.about, case.want(), case.chains, ctx.reveal, case.grad_mode,
-                                     case.inputs_after() if case.in_place else None)
+                                     case.inputs_after() if case.in_place else None, case.inputs)
     report = ctx.probe(probe_pitfalls, memfuse_case, MEMFUSE_STEPS, True, timeout=300)
     problems += pitfall_problems(report, memfuse_case, ctx.reveal, MEMFUSE_STEPS)
     fail_if(problems)
@@ -2127,7 +2178,9 @@ def linear_gelu_problems(report: dict, cases: list[LinearCase], wrong_shapes: li
                  "(rows, columns, K; in the launcher's grid and arguments too), which 32×32×32 tiles cannot show."
                  if case.blocks else "")
         if "error" in r:
-            problems.append(f"on {about}, linear_gelu raised {r['error']}.{tiles}")
+            math16 = (" (tl.erf and Triton's other math functions take fp32: keep the bias and the GELU in the fp32 "
+                      "accumulator and round once, at the store)") if "Expected dtype" in r["error"] else ""
+            problems.append(f"on {about}, linear_gelu raised {r['error']}{math16}.{tiles}")
             continue
         if r.get("overrun"):
             problems.append(f"on {about}, the kernel's store wrote past the end of the output (into guard space put "

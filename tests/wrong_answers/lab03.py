@@ -737,6 +737,35 @@ WRONG = [
           ('    return peak\n', '    PEAKS[gm.code] = peak\n    return peak\n'),
           says='too high|too low|measured just before', hidden_says='too high|too low|measured just before'),
 
+    # fair-grades round 4 (let through before, public or hidden, unless marked "caught before")
+    wrong('03.triton_kernel', 'a grid of numel // block + 1 programs: one program too many when the block divides the size', 'ex-3',
+          ('triton.cdiv(x.numel(), block)', 'x.numel() // block + 1'),
+          says='one too many', hidden_says='one too many'),
+    wrong('03.traffic', 'bytes per element from torch.finfo(dtype).bits // 8: a bool or integer tensor has no finfo', 'ex-1',
+          ('meta.dtype.itemsize', 'torch.finfo(meta.dtype).bits // 8'),
+          says='no torch.finfo', hidden_says='no torch.finfo'),
+    wrong('03.traffic', "a module's state counted as mod.weight and mod.bias: a module without them raises, a batch norm's "
+          "buffers are missed (caught before)", 'ex-1',
+          ('sum(t.numel() * t.element_size() for t in [*mod.parameters(), *mod.buffers()])',
+           'sum(t.numel() * t.element_size() for t in (mod.weight, mod.bias) if t is not None)'),
+          says='weight', hidden_says='weight'),
+    wrong('03.chains', 'each chain listed from its last node back to its first (grown backwards, never reversed)', 'ex-2a',
+          ('            chains.append(chain)', '            chains.append(chain[::-1])'),
+          says='graph order', hidden_says='graph order'),
+    wrong('03.chains', "the nodes of a found chain never marked as taken: the chain's tail starts a second chain (caught before)", 'ex-2a',
+          ('            taken.update(chain)\n', ''),
+          says='two chains', hidden_says='two chains'),
+    wrong('03.fuse', "outside inputs gathered from node.args only: an input read by keyword (other=y) is missed", 'ex-2b',
+          ('outside = list(dict.fromkeys(i for n in chain for i in n.all_input_nodes if i not in members))',
+           'outside = list(dict.fromkeys(i for n in chain for i in n.args if isinstance(i, fx.Node) and i not in members))'),
+          says='keyword arguments too', hidden_says='keyword arguments too'),
+    wrong('03.codegen', "the generated offsets hard-code 1024 (TritonChain's default block) instead of BLOCK", 'ex-4',
+          ('"    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)"', '"    offsets = tl.program_id(0) * 1024 + tl.arange(0, BLOCK)"'),
+          says='BLOCK it is launched with', hidden_says='BLOCK it is launched with'),
+    wrong('03.backend', "the graph cleaned first with gm.graph.eliminate_dead_code(): an in-place op on an input, read by "
+          "nothing, is dropped (caught before, blamed on a warm-up call)", 'ex-5',
+          ('    gm = fusion_pass(gm)\n', '    gm.graph.eliminate_dead_code()\n    gm.recompile()\n    gm = fusion_pass(gm)\n'),
+          says='never ran', hidden_says='never ran'),
     *lab03_part8.WRONG,
 ]
 
@@ -989,5 +1018,20 @@ RIGHT = [
           ('    gm = fusion_pass(gm)\n', '    ShapeProp(gm).propagate(*example_inputs)   # shapes for the page\'s peak-memory report\n'
            '    print("[memfuse] call nodes before fusing:", sum(n.op.startswith("call") for n in gm.graph.nodes))\n'
            '    gm = fusion_pass(gm)\n')),
+    # fair-grades round 4
+    right('03.triton_kernel', 'sigmoid written out as 1 / (1 + exp(-v)), the output from torch.zeros_like', 'ex-3',
+          (KERNEL_MATH, 'v = tl.maximum((x + 1.0) * 2.0, 0.0) - 0.5\n    y = 1.0 / (1.0 + tl.exp(-v))'),
+          ('    out = torch.empty_like(x)\n', '    out = torch.zeros_like(x)\n')),
+    right('03.backend', 'fused children replaced while iterating gm.named_children() directly (setattr on an existing name)', 'ex-5',
+          ('for name, sub in list(gm.named_children()):', 'for name, sub in gm.named_children():')),
+    right('03.backend', 'returns a lambda that calls the fused graph module', 'ex-5',
+          ('    return gm.forward\n    ### END', '    return lambda *args: gm(*args)\n    ### END')),
+    right('03.fuse', 'the fused submodule registered with gm.register_module', 'ex-2b',
+          ('gm.add_submodule(f"fused_{k}", fx.GraphModule(gm, sub_graph))', 'gm.register_module(f"fused_{k}", fx.GraphModule(gm, sub_graph))')),
+    right('03.chains', 'chains returned as tuples of nodes, each grown by listing its last node\'s users', 'ex-2a',
+          ('        while len(chain[-1].users) == 1:\n            nxt = next(iter(chain[-1].users))\n',
+           '        while True:\n            users = list(chain[-1].users)\n            if len(users) != 1:\n                break\n'
+           '            nxt = users[0]\n'),
+          ('            chains.append(chain)', '            chains.append(tuple(chain))')),
     *lab03_part8.RIGHT,
 ]

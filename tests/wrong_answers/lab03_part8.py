@@ -297,6 +297,67 @@ WRONG = [
           ('    return 1 - t_fused / t_unfused',
            '    return 1 - linear_gelu_cost(M, N, K, itemsize, True)["bytes"] / linear_gelu_cost(M, N, K, itemsize, False)["bytes"]'),
           says='epilogue_saving', hidden_says='epilogue_saving'),
+    # fair-grades round 4 (let through before, public or hidden, unless marked "caught before")
+    wrong("03.linear_gelu", "GELU's erf taken of y itself, the 1/√2 forgotten (caught before)", "ex-8a",
+          ("tl.erf(y * 0.7071067811865476)", "tl.erf(y)"),
+          says="differs", hidden_says="differs"),
+    wrong("03.linear_gelu", "GELU without its factor 0.5: y·(1 + erf(y/√2)) (caught before)", "ex-8a",
+          (GELU, "    y = y * (1.0 + tl.erf(y * 0.7071067811865476))"),
+          says="differs", hidden_says="differs"),
+    wrong("03.linear_gelu", "w's rows wrapped with M (rn % M) where N belongs (caught before)", "ex-8a",
+          ("(rn % N)[None, :] * stride_wn", "(rn % M)[None, :] * stride_wn"),
+          says="differs", hidden_says="differs"),
+    wrong("03.linear_gelu", "x's tile advanced by w's K stride, both 1 when the inputs are contiguous (caught before)", "ex-8a",
+          ("x_tile += BLOCK_K * stride_xk", "x_tile += BLOCK_K * stride_wk"),
+          says="past the end|differs", hidden_says="differs"),
+    wrong("03.linear_gelu", "the grid's column blocks counted from w.shape[1] (K), as if w were K×N (caught before)", "ex-8a",
+          ("grid = (triton.cdiv(out.shape[0], block_m), triton.cdiv(out.shape[1], block_n))",
+           "grid = (triton.cdiv(x.shape[0], block_m), triton.cdiv(w.shape[1], block_n))"),
+          says="differs", hidden_says="differs"),
+    wrong("03.linear_gelu", "the accumulator rounded to the output's dtype before the bias and GELU (an fp16 epilogue; "
+          "caught before, with only Triton's own error)", "ex-8a",
+          ("    y = acc + tl.load", "    y = acc.to(out_ptr.dtype.element_ty) + tl.load"),
+          (BIAS, "tl.load(b_ptr + rn, mask=rn < N, other=0.0)[None, :]"),
+          says="take fp32", hidden_says="take fp32"),
+    wrong("03.linear_gelu", "the store's masks swapped: rows checked against N, columns against M (caught before)", "ex-8a",
+          ("mask=(rm[:, None] < M) & (rn[None, :] < N))", "mask=(rm[:, None] < N) & (rn[None, :] < M))"),
+          says="past the end", hidden_says="past the end"),
+    wrong("03.linear_gelu", "the row offsets computed with BLOCK_N (rm = program_id(0) * BLOCK_N + ...): square tiles hide it "
+          "(caught before)", "ex-8a",
+          ("rm = tl.program_id(0) * BLOCK_M", "rm = tl.program_id(0) * BLOCK_N"),
+          says="not square", hidden_says="not square"),
+    wrong("03.linear_gelu", "the whole-block loop runs over range(0, K, BLOCK_K): the partial block read unmasked, and the "
+          "tail adds it again (caught before)", "ex-8a",
+          ("for k0 in range(0, K - BLOCK_K + 1, BLOCK_K):", "for k0 in range(0, K, BLOCK_K):"),
+          says="read past the end", hidden_says="read past the end"),
+    wrong("03.smem", "configs_that_fit removes the configs that don't fit from the list it is given and returns it "
+          "(caught before)", "ex-8b",
+          (FIT, '    for c in list(configs):\n'
+                '        if smem_bytes(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], itemsize) > limit:\n'
+                '            configs.remove(c)\n    return configs'),
+          says="changed the configs", hidden_says="changed the configs"),
+    wrong("03.smem", "the bytes per element applied to the A tile only: BLOCK_M·BLOCK_K·itemsize + BLOCK_K·BLOCK_N "
+          "(caught before)", "ex-8b",
+          ("return num_stages * (block_m * block_k + block_k * block_n) * itemsize",
+           "return num_stages * (block_m * block_k * itemsize + block_k * block_n)"),
+          says="bytes, not elements", hidden_says="bytes, not elements"),
+    wrong("03.linear_roofline", "each kernel timed at the smaller of its FLOPs time and bytes time (min, not max) "
+          "(caught before)", "ex-8c",
+          ("roof = lambda cost: max(", "roof = lambda cost: min("),
+          says="epilogue_saving", hidden_says="epilogue_saving"),
+    wrong("03.linear_roofline", "the bias counted at M elements (one per row), not N (caught before)", "ex-8c",
+          ("moved = (M * K + N * K + N + M * N) * itemsize", "moved = (M * K + N * K + M + M * N) * itemsize"),
+          says="bytes", hidden_says="bytes"),
+    wrong("03.linear_roofline", "the GELU pass counted twice: the unfused cost (which holds it) timed, plus the GELU kernel "
+          "again (caught before)", "ex-8c",
+          ("    t_unfused = t_fused + roof(", "    t_unfused = roof(linear_gelu_cost(M, N, K, itemsize, False)) + roof("),
+          says="epilogue_saving", hidden_says="epilogue_saving"),
+    wrong("03.linear_roofline", "the saving returned in seconds, t_unfused − t_fused, not as a fraction (caught before)", "ex-8c",
+          ("    return 1 - t_fused / t_unfused", "    return t_unfused - t_fused"),
+          says="epilogue_saving", hidden_says="epilogue_saving"),
+    wrong("03.linear_roofline", "peak_flops read as TFLOP/s (multiplied by 1e12 again) (caught before)", "ex-8c",
+          ('roof = lambda cost: max(cost["flops"] / peak_flops,', 'roof = lambda cost: max(cost["flops"] / (peak_flops * 1e12),'),
+          says="epilogue_saving", hidden_says="epilogue_saving"),
 ]
 
 RIGHT = [
@@ -357,4 +418,27 @@ RIGHT = [
            '                                 ((block_m, x.shape[0]), (block_n, w.shape[0]), (block_k, x.shape[1])))\n')),
     right('03.linear_roofline', "the GELU kernel timed with its few FLOPs too (8 per element): it stays bandwidth-bound", 'ex-8c',
           ('roof({"flops": 0, "bytes": 2 * M * N * itemsize})', 'roof({"flops": 8 * M * N, "bytes": 2 * M * N * itemsize})')),
+    # fair-grades round 4
+    right("03.linear_gelu", "the weight tile loaded as BLOCK_N×BLOCK_K and transposed with tl.trans before tl.dot", "ex-8a",
+          ("w_tile = w_ptr + (rn % N)[None, :] * stride_wn + rk[:, None] * stride_wk",
+           "w_tile = w_ptr + (rn % N)[:, None] * stride_wn + rk[None, :] * stride_wk"),
+          ("        acc += tl.dot(a, b)\n        x_tile", "        acc += tl.dot(a, tl.trans(b))\n        x_tile"),
+          ("b = tl.load(w_tile, mask=kk[:, None] < K, other=0.0)", "b = tl.load(w_tile, mask=kk[None, :] < K, other=0.0)"),
+          ("        acc += tl.dot(a, b)\n    y =", "        acc += tl.dot(a, tl.trans(b))\n    y =")),
+    right("03.linear_gelu", "GELU with 1/√2 to eight decimals (y / 1.41421356)", "ex-8a",
+          ("tl.erf(y * 0.7071067811865476)", "tl.erf(y / 1.41421356)")),
+    right("03.linear_gelu", "the launcher passes the strides itself (*x.stride(), *w.stride(), *out.stride())", "ex-8a",
+          ("        linear_gelu_kernel[grid](*args, BLOCK_M", "        M, N, K = x.shape[0], w.shape[0], x.shape[1]\n"
+           "        linear_gelu_kernel[grid](x, w, b.contiguous(), out, M, N, K, *x.stride(), *w.stride(), *out.stride(), BLOCK_M")),
+    right("03.smem", "configs_that_fit as list(filter(...)), smem_bytes from the tile sizes summed", "ex-8b",
+          ("return num_stages * (block_m * block_k + block_k * block_n) * itemsize",
+           "return itemsize * num_stages * sum(a * b for a, b in ((block_m, block_k), (block_k, block_n)))"),
+          (FIT, '    return list(filter(lambda c: smem_bytes(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"],\n'
+                '                                            itemsize) <= limit, configs))')),
+    right("03.linear_roofline", "the saving as the GELU kernel's share of the unfused time; the bytes summed from a dict",
+          "ex-8c",
+          ("    moved = (M * K + N * K + N + M * N) * itemsize\n",
+           '    elements = {"x": M * K, "w": N * K, "b": N, "out": M * N}\n    moved = sum(elements.values()) * itemsize\n'),
+          ('    t_unfused = t_fused + roof({"flops": 0, "bytes": 2 * M * N * itemsize})\n    return 1 - t_fused / t_unfused',
+           "    t_gelu = 2 * M * N * itemsize / bandwidth\n    return t_gelu / (t_fused + t_gelu)")),
 ]
