@@ -741,7 +741,8 @@ class Lookalikes(nn.Module):
 class KeywordSpellings(nn.Module):
     """torch.relu with its input given by keyword (torch.relu(input=x): the node has no args), an nn.ReLU inside a
     Sequential (a dotted target, 'block.1'), a submodule named `relu` that is a LeakyReLU (a call_module node's target
-    is a name, not a class), and an in-place t.add_(1) whose result nobody reads (t is read later: it must stay)."""
+    is a name, not a class), an in-place t.add_(1) whose result nobody reads (t is read later: it must stay), and the
+    ReLU's result read by keyword (torch.sub(..., other=a): a pass that rewires node.args by hand misses that reader)."""
 
     def __init__(self, gelu: bool = False):
         super().__init__()
@@ -753,22 +754,29 @@ class KeywordSpellings(nn.Module):
         a = F.gelu(x) if self.gelu else torch.relu(input=x)
         t = x * 2
         t.add_(1)
-        return self.block(a) * 2 - a + self.relu(t)
+        return torch.sub(self.block(a) * 2, other=a) + self.relu(t)
+
+
+READERS_HINT = (" A node's readers can hold it anywhere in their arguments: by keyword (torch.sub(h, other=a)) or "
+                "inside a list or tuple (torch.cat([a, b]), the output node's tuple). node.replace_all_uses_with(new) "
+                "rewires every one of them; a loop that rewrites each reader's node.args misses the others.")
 
 
 def keyword_cases() -> list[RewriteCase]:
     """Checked for relu_to_gelu on every run, the grader's too: a spelling the other cases do not hold."""
     with seeded(12):
         x = (torch.randn(3, 4),)
-    return [rewrite_case("a model with torch.relu(input=x) (its input given by keyword, so node.args is empty), an "
-                         "nn.ReLU inside a Sequential, a submodule named relu that is a LeakyReLU, and an in-place "
-                         "t.add_(1) whose result nobody reads", built(13, KeywordSpellings), x)]
+    return [replace(rewrite_case("a model with torch.relu(input=x) (its input given by keyword, so node.args is "
+                                 "empty), an nn.ReLU inside a Sequential, a submodule named relu that is a LeakyReLU, an "
+                                 "in-place t.add_(1) whose result nobody reads, and the ReLU's result read by keyword "
+                                 "(torch.sub(h, other=a))", built(13, KeywordSpellings), x), hint=READERS_HINT)]
 
 
 class ModuleOnRelu(nn.Module):
     """An nn.ReLU module called on a torch.relu's result, and again on the input: a call added at the end of the graph
-    (no inserting_before) is read before it exists once the patterns replace what reads it. Beside them, an in-place
-    u.mul_(0.5) whose result nobody reads (u is read later: it must stay)."""
+    (no inserting_before) is read before it exists once the patterns replace what reads it; the second call's result
+    is read by keyword (torch.add(..., other=...)). Beside them, an in-place u.mul_(0.5) whose result nobody reads (u is
+    read later: it must stay)."""
 
     def __init__(self, gelu: bool = False):
         super().__init__()
@@ -779,7 +787,7 @@ class ModuleOnRelu(nn.Module):
         t = F.gelu(x) if self.gelu else torch.relu(x)
         u = x * 3
         u.mul_(0.5)
-        return self.act(t) + self.act(x) + u
+        return torch.add(self.act(t), other=self.act(x)) + u
 
 
 WHERE_NODES_GO = (" A node a pass adds goes where the node it replaces stood (with gm.graph.inserting_before(node)): "
@@ -790,9 +798,10 @@ def rewriter_cases_always() -> list[RewriteCase]:
     """Checked for relu_to_gelu_pattern on every run, the grader's too: an nn.ReLU module on a torch.relu's result."""
     with seeded(22):
         x = (torch.randn(3, 5),)
-    return [replace(rewrite_case("a model with an nn.ReLU module called on a torch.relu's result and again on the input, "
-                                 "and an in-place u.mul_(0.5) whose result nobody reads", ModuleOnRelu(), x),
-                    hint=WHERE_NODES_GO)]
+    return [replace(rewrite_case("a model with an nn.ReLU module called on a torch.relu's result and again on the input "
+                                 "(that call's result read by keyword: torch.add(h, other=...)), and an in-place "
+                                 "u.mul_(0.5) whose result nobody reads", ModuleOnRelu(), x),
+                    hint=WHERE_NODES_GO + READERS_HINT)]
 
 
 def relu_cases(main: type, about: str) -> list[RewriteCase]:
@@ -990,6 +999,26 @@ class ConvNotBefore(nn.Module):
         return self.bn(a) + b
 
 
+class SharedBN(nn.Module):
+    """One batch-norm module called twice: after a conv (a pair to fold) and after a ReLU (nothing to fold it into:
+    that call must still normalize); the folded pair's output is also returned as it is, inside the output tuple."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 3, padding=1)
+        self.bn = nn.BatchNorm2d(3)
+
+    def forward(self, x):
+        h = self.bn(self.conv(x))
+        return self.bn(F.relu(h)), h
+
+
+SHARED_BN_HINT = (" Here one batch-norm module is called twice, and only its call after the conv is folded: fold by "
+                  "replacing the node (replace_all_uses_with, then erase_node), never by changing, swapping or deleting "
+                  "the module, which its other call still needs. The folded pair's output is also read inside the output "
+                  "node's tuple: replace_all_uses_with finds that reader, a loop over each reader's node.args does not.")
+
+
 def small_variances(model: nn.Module, eps: float, seed: int) -> nn.Module:
     """Every batch norm gets this eps and running variances of the same order: folding that leaves eps out, or
     assumes PyTorch's default 1e-5, is then visibly wrong (with variances near 1 it hides under the tolerance)."""
@@ -1023,8 +1052,8 @@ FLOAT64_HINT = (" This model is in float64: a module or tensor you build (nn.Con
 
 
 def fold_cases_always() -> list[FoldCase]:
-    """Checked on every run, the grader's too: a transposed conv before a batch norm (left, or folded correctly), and a
-    model in float64."""
+    """Checked on every run, the grader's too: a transposed conv before a batch norm (left, or folded correctly), a
+    model in float64, a batch norm whose conv is not the node before it, and a batch-norm module called twice."""
     with seeded(16):
         x = (torch.randn(2, 3, 4, 4),)
         doubles = randomize_bn(nn.Sequential(nn.Conv2d(3, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4)), 31).double()
@@ -1034,7 +1063,10 @@ def fold_cases_always() -> list[FoldCase]:
             fold_case("a conv → batch norm in float64 (model.double())", doubles, (x[0].double(),), 0, FLOAT64_HINT),
             fold_case("a model whose batch norm reads a conv that is not the node just before it (another conv runs in "
                       "between): the conv to fold is the batch norm's input, node.args[0], not node.prev",
-                      randomize_bn(built(19, ConvNotBefore), 20), x, 0)]
+                      randomize_bn(built(19, ConvNotBefore), 20), x, 0),
+            fold_case("a model that calls one batch-norm module twice, after a conv and after a ReLU, and returns the "
+                      "conv → batch norm's output inside a tuple", randomize_bn(built(32, SharedBN), 33), x, 1,
+                      SHARED_BN_HINT)]
 
 
 def fold_cases() -> list[FoldCase]:
@@ -1329,6 +1361,53 @@ DTYPE_HINT = (" Its constants are a boolean mask and an integer index: a folded 
               "with (torch.where needs a boolean condition, indexing an integer index).")
 
 
+class SharedDead(nn.Module):
+    """One Linear called twice, one call dead (its module stays: the live call needs it); a dead computation on that
+    Linear's weight (a get_attr with a dotted target, fc.weight, whose parameter the live call still needs); and two
+    outputs, the second a list (the output node's args[0] is a tuple, not a node)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        self.fc(x * 2).exp()
+        self.fc.weight.t().sum()
+        h = self.fc(x)
+        return h.sin(), [h, x]
+
+
+SHARED_DEAD_HINT = (" Here one Linear is called twice and only one call is dead, a dead node reads that Linear's weight "
+                    "(fc.weight), and the graph returns a tuple (the output node's args[0] is a tuple of nodes, not a "
+                    "node: its inputs are output.all_input_nodes). Erase the dead nodes only: a module or parameter that "
+                    "a dead node used may still be used by a live one (gm.delete_all_unused_submodules() knows which).")
+
+
+class ConstKeywords(nn.Module):
+    """A constant computed with a constant keyword argument (torch.sub(w.exp(), other=w)) and read by a live node by
+    keyword (torch.mul(x, other=c)); another read by a live node from inside a list (torch.cat([x, s.unsqueeze(0)]));
+    and a value computed from the parameter alone, then changed in place by a function (torch.sigmoid_(g)), not a
+    method: folded, the sigmoid_ would change that buffer again at every call."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        c = torch.sub(self.w.exp(), other=self.w)
+        s = self.w.sin()
+        g = self.w * 3
+        torch.sigmoid_(g)
+        return torch.mul(x, other=c) + torch.cat([x, s.unsqueeze(0)]).sum(0) + g
+
+
+CONST_KEYWORDS_HINT = (" Here a constant is computed with a keyword argument that is a node itself (other=w), and "
+                       "constants are read by keyword (other=c) and from inside a list: evaluate with the values of the "
+                       "nodes in args and kwargs, at any depth (fx.node.map_arg), and rewire every reader with "
+                       "replace_all_uses_with. A value that a call changes in place stays unfolded, whether that call is "
+                       "a method (g.mul_()) or a function (torch.sigmoid_(g)): ask has_side_effects.")
+
+
 class ListsAndKeywords(nn.Module):
     """Nodes read only from inside a list (torch.cat([x, x * c])) or by keyword (torch.sub(c.sin(), other=joined)),
     beside a dead x.cos(): a pass that looks at the positional arguments alone misses those readers and inputs (a live
@@ -1367,7 +1446,11 @@ def cleanup_cases_always(fn_name: str) -> list[CleanupCase]:
                 replace(cleanup_case("remove_dead_code", "a model whose nodes are read only from inside a list "
                                      "(torch.cat([x, x * c])) or by keyword (torch.sub(c.sin(), other=joined)), beside a "
                                      "dead x.cos()", built(25, ListsAndKeywords), x,
-                                     {"exp": 1, "mul": 1, "cat": 1, "sin": 1, "sub": 1}, placeholders=1), hint=LISTS_HINT)]
+                                     {"exp": 1, "mul": 1, "cat": 1, "sin": 1, "sub": 1}, placeholders=1), hint=LISTS_HINT),
+                replace(cleanup_case("remove_dead_code", "a model that calls one Linear twice, one call dead, computes "
+                                     "something dead from that Linear's weight (fc.weight), and returns a tuple (a "
+                                     "tensor and a list)", built(34, SharedDead), x, {"Linear": 1, "sin": 1},
+                                     placeholders=1), hint=SHARED_DEAD_HINT)]
     return [cleanup_case("fold_constants", "a model with g = w * 2 from a parameter, then g.add_(1) in place before g is "
                          "read; two constants computed by the same op (w.sin() and (w * 3).sin(), each read by a live "
                          "node); and a constant w.cos() * 2 that the graph returns as it is (a second output)",
@@ -1382,7 +1465,12 @@ def cleanup_cases_always(fn_name: str) -> list[CleanupCase]:
                                  "a Dropout module called on a parameter, and a random method on a parameter "
                                  "(p.bernoulli())", built(26, ConstTraps), x,
                                  {"mul": 2, "getitem": 1, "mul_": 1, "add": 4, "Dropout": 1, "bernoulli": 1}),
-                    hint=CONST_TRAPS_HINT)]
+                    hint=CONST_TRAPS_HINT),
+            replace(cleanup_case("fold_constants", "a model with a constant computed with a constant keyword argument "
+                                 "(torch.sub(w.exp(), other=w)) and read by keyword (torch.mul(x, other=c)), and another "
+                                 "read from inside a list (torch.cat([x, s.unsqueeze(0)])), and g = w * 3 changed in "
+                                 "place by torch.sigmoid_(g) before it is read", built(35, ConstKeywords), x,
+                                 {"mul": 2, "sigmoid_": 1, "cat": 1, "sum": 1, "add": 2}), hint=CONST_KEYWORDS_HINT)]
 
 
 def dead_code_cases() -> list[CleanupCase]:
@@ -1747,6 +1835,28 @@ def shape_divided_truth(gm: fx.GraphModule | None = None, inputs: tuple | None =
             "truediv": {"flops": 0, "bytes": f * (x + x)}}
 
 
+class GroupedFunctional(nn.Module):
+    """F.conv2d with groups=2: its weight holds in_channels / groups = 2 channels per filter, the input 4."""
+
+    def __init__(self):
+        super().__init__()
+        self.k = nn.Parameter(torch.randn(6, 2, 3, 3))
+
+    def forward(self, x):
+        return F.conv2d(x, self.k, groups=2)
+
+
+def grouped_functional_truth(gm: fx.GraphModule | None = None, inputs: tuple | None = None) -> dict[str, dict]:
+    """GroupedFunctional's cost by hand (one 4×5×5 image, float32): 6×3×3 = 54 outputs, each from 2 × 3 × 3 = 18
+    weights (the weight's elements per output channel, not the input's 4 channels × 3 × 3)."""
+    f, x, k, out = 4, 4 * 5 * 5, 6 * 2 * 3 * 3, 6 * 3 * 3
+    return {"conv2d": {"flops": 2 * out * 18, "bytes": f * (x + k + out)}}
+
+
+GROUPED_HINT = (" A grouped convolution's filter sees in_channels / groups channels: its FLOPs come from the weight's "
+                "elements per output channel (weight.shape[1:]), not from the input's channels.")
+
+
 ZERO_BYTES_HINT = (" One node here moves no tensor (the getitem of x.shape[0] reads a torch.Size and writes an int): it "
                    "moves 0 bytes, and its intensity is 0 (not flops / 0), as the task says.")
 
@@ -1754,11 +1864,13 @@ ZERO_BYTES_HINT = (" One node here moves no tensor (the getitem of x.shape[0] re
 def cost_cases_always() -> list[CostCase]:
     """Checked on every run, the grader's too: a node that moves 0 bytes."""
     with seeded(20):
-        x = (torch.randn(4, 3),)
+        x, x4 = (torch.randn(4, 3),), torch.randn(1, 4, 5, 5)
     return [replace(cost_case("a model that calls one Linear twice (each call reads the module's weights) and divides by "
                               "x.shape[0] (a getattr node, then a getitem node that reads and writes no tensor: it moves 0 "
                               "bytes)", built(21, ShapeDivided), x, 4.0,
-                              shape_divided_truth), hint=ZERO_BYTES_HINT)]
+                              shape_divided_truth), hint=ZERO_BYTES_HINT),
+            replace(cost_case("a model of one F.conv2d with groups=2 (a weight of 2 channels per filter, an input of 4)",
+                              built(36, GroupedFunctional), (x4,), 4.0, grouped_functional_truth), hint=GROUPED_HINT)]
 
 
 def cost_cases() -> list[CostCase]:
@@ -1792,8 +1904,9 @@ def _node_costs(ctx: Context, cases: list[CostCase]) -> str:
             got = {**ctx.probe(probe_costs, case.model, case.inputs, case.ridge, case.export, timeout=180),
                    "flop_counter": case.flops}
         describe = (lambda name: f"node '{name}'") if ctx.reveal else (lambda name: case.labels.get(name, "a node"))
-        fail_if(cost_problems(got, case.truth, case.ridge, case.about, describe=describe, reveal=ctx.reveal,
-                              targets=case.targets))
+        problems = cost_problems(got, case.truth, case.ridge, case.about, describe=describe, reveal=ctx.reveal,
+                                 targets=case.targets)
+        fail_if([problems[0] + case.hint, *problems[1:]] if problems else [])
     return "every node annotated; FLOPs, bytes and the memory-bound verdicts are right; the total matches FlopCounterMode"
 
 
@@ -2923,6 +3036,27 @@ def sin_off_by_1e4(gm):
     return _sin_times(gm, 1 + 1e-4)
 
 
+def repeats_the_output(gm):
+    """Returns torch.cat([out, out], dim=-1): a shape that does not broadcast with the expected one."""
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    if not any(a.op == "call_function" and a.target is torch.cat for a in out.all_input_nodes):
+        with gm.graph.inserting_before(out):
+            twice = gm.graph.call_function(torch.cat, ([out.args[0], out.args[0]],), {"dim": -1})
+        out.args = (twice,)
+    return _done(gm)
+
+
+def new_module_shifted(gm):
+    """Returns a new GraphModule whose output is 0.5 larger, leaving the one it was given as it was."""
+    new = fx.GraphModule(gm, copy.deepcopy(gm.graph))
+    return _add_once(new, 0.5)
+
+
+def new_module_same(gm):
+    """Correct: returns a new GraphModule around a copy of the graph, x.sin() spelled as torch.sin(x) in it."""
+    return ok_pass(fx.GraphModule(gm, copy.deepcopy(gm.graph)))
+
+
 def shifts_by_7e_3(gm):
     """Adds 7e-3 to every value: below 1e-5 of the largest outputs (near 1000), above 1e-5 of the smallest (near 500)."""
     return _add_once(gm, 7e-3)
@@ -2932,20 +3066,31 @@ LARGE_HINT = (" The outputs here are in the hundreds: torch.allclose(got, expect
               "element atol + rtol × |that element|, so rounding relative to a large value is no error, while an error "
               "that is small beside the largest value but not beside an element's own is one. A fixed absolute "
               "tolerance, or one scaled by the largest value (the pipeline's rule), judges otherwise.")
+NEW_MODULE_HINT = (" Here the passes return a new GraphModule and leave the one they were given as it was: judge the "
+                   "module the pass returns (gm = pass_fn(...)), not the one you handed it.")
+SHAPE_HINT = (" Here the output's first dimension is 1, so a leading dimension of 1 added to it leaves its len() as it "
+              "was: compare the whole shape (got.shape == expected.shape), and before the values (torch.allclose "
+              "broadcasts, and raises on shapes that do not broadcast).")
 STALE_HINT = (" Run the GraphModule as the pass returned it, as its users will: a harness that recompiles it (or "
               "interprets its graph) hides a pass that forgot gm.recompile() and still runs its old code.")
 
 
 def harness_cases_always() -> list[HarnessCase]:
-    """Checked on every run, the grader's too: outputs in the hundreds, a pass right up to rounding and two that are
-    not; a rewrite whose graph is right and whose code is stale (not recompiled)."""
+    """Checked on every run, the grader's too: outputs in the hundreds (of shape (1, 6)), a pass right up to rounding and
+    three that are not; two passes that return a new GraphModule; a rewrite whose graph is right and whose code is stale
+    (not recompiled)."""
     with seeded(24):
-        x = (torch.randn(6) * 3,)
+        x = (torch.randn(1, 6) * 3,)
     gallery = [gallery_case("large outputs", LargeOutputs(), x)]
     passes = (harness_pass(sin_rounded, {}), harness_pass(sin_off_by_1e4, {"large outputs": "output"}),
               harness_pass(shifts_by_7e_3, {"large outputs": "output"}))
+    new = (harness_pass(new_module_same, {}), harness_pass(new_module_shifted, {"large outputs": "output"}))
+    shape = (harness_pass(adds_a_dimension, {"large outputs": "output"}),
+             harness_pass(repeats_the_output, {"large outputs": "output"}))
     stale = (harness_pass(relu_as_gelu_stale, {"single op": "output"}),)
-    return [HarnessCase(gallery, passes, LARGE_HINT), HarnessCase(rewrite_gallery(), stale, STALE_HINT)]
+    return [HarnessCase(gallery, passes, LARGE_HINT), HarnessCase(gallery, new, NEW_MODULE_HINT),
+            HarnessCase(gallery, shape, SHAPE_HINT),
+            HarnessCase(rewrite_gallery(), stale, STALE_HINT)]
 
 
 def plain_harness_row(row: Any) -> dict:
@@ -2986,7 +3131,7 @@ def harness_problems(got: list, passes: list[HarnessPass], cases: tuple, hint: s
         if result.get("raised"):
             return [f"check_pass itself raised {result['raised']} while checking {p.words}: run the pass (and the "
                     "graph it returns) inside try/except, and report what it raised as the case's problem "
-                    "(starting with 'raised')."]
+                    "(starting with 'raised')." + hint]
         if result["changed"]:
             return [f"checking {p.words}, check_pass let it change the case's own model ('{result['changed'][0]}'): run "
                     "the pass on a trace of a deep copy of case['model'], so a pass never touches the model it checks."]

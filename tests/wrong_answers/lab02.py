@@ -2165,3 +2165,199 @@ RIGHT += [
           'ex-5', ('        return [(n.op, str(n.target)) for n in gm.graph.nodes]\n',
                    '        return [(n.op, n.target) for n in gm.graph.nodes]\n')),
 ]
+
+# ---------------------------------------------------------------- a fifth fair-grades round: readers by keyword or inside
+# containers rewired by hand, shared modules, tuple outputs, erased nodes still read, passes that return a new module
+REMOVE_DEAD_CODE = ('def remove_dead_code(gm):\n    """Erase nodes nobody reads (except those with side effects and the inputs); '
+                    'lint, recompile, return gm."""\n    ### BEGIN SOLUTION\n')
+SOLUTION_DCE_LOOP = ('    changed = True\n    while changed:\n        changed = False\n        for node in reversed(list(gm.graph.nodes)):\n'
+                     '            if node.op not in ("placeholder", "output") and not node.users and not has_side_effects(gm, node):\n'
+                     '                gm.graph.erase_node(node)\n                changed = True\n')
+
+DCE_FROM_OUTPUT_ARG = '''    output = next(n for n in gm.graph.nodes if n.op == "output")
+    live, stack = set(), [output.args[0], *(n for n in gm.graph.nodes if n.op.startswith("call") and has_side_effects(gm, n))]
+    while stack:                                   # everything the result or a side effect needs is live
+        n = stack.pop()
+        if n not in live:
+            live.add(n)
+            stack.extend(n.all_input_nodes)
+    for node in reversed(list(gm.graph.nodes)):
+        if node.op not in ("placeholder", "output") and node not in live:
+            gm.graph.erase_node(node)
+'''
+
+DCE_RECURSIVE_AFTER_ERASE = '''    def drop(node):
+        if node.op in ("placeholder", "output") or node.users or has_side_effects(gm, node):
+            return
+        gm.graph.erase_node(node)
+        for i in node.all_input_nodes:        # its inputs may be dead now
+            drop(i)
+
+    for node in list(gm.graph.nodes):
+        if not getattr(node, "_erased", False):
+            drop(node)
+'''
+
+DCE_SWEEP_IN_GRAPH_ORDER = '''    live, stack = set(), [n for n in gm.graph.nodes if n.op in ("placeholder", "output") or has_side_effects(gm, n)]
+    while stack:
+        n = stack.pop()
+        if n not in live:
+            live.add(n)
+            stack.extend(n.all_input_nodes)
+    for node in list(gm.graph.nodes):
+        if node not in live:
+            gm.graph.erase_node(node)
+'''
+
+WRONG += [
+    wrong('02.relu_to_gelu', "each reader's positional args rewired by hand: a reader that takes the ReLU by keyword "
+          "(or inside a list) still reads it, and erasing it raises", 'ex-2a',
+          ('        node.replace_all_uses_with(gelu)\n',
+           '        for user in list(node.users):             # point each reader at the GELU\n'
+           '            user.args = tuple(gelu if a is node else a for a in user.args)\n'),
+          says='keyword.*replace_all_uses_with', hidden_says='keyword.*replace_all_uses_with'),
+    wrong('02.rewriter', "the nn.ReLU calls' readers rewired by hand through their positional args: a reader that takes "
+          "the module's result by keyword still reads the old node", 'ex-2b',
+          ('            node.replace_all_uses_with(call)\n',
+           '            for user in list(node.users):\n'
+           '                user.args = tuple(call if a is node else a for a in user.args)\n'),
+          says='keyword.*replace_all_uses_with', hidden_says='keyword.*replace_all_uses_with'),
+    wrong('02.fold_conv_bn', "the folded batch norm's module swapped for nn.Identity under its own name (as "
+          "torch.ao.quantization.fuse_modules does): a batch-norm module called a second time, where nothing is folded, "
+          "stops normalizing", 'ex-2c',
+          ('        bn_node.replace_all_uses_with(conv_node)\n        gm.graph.erase_node(bn_node)\n',
+           '        gm.add_submodule(bn_node.target, nn.Identity())     # folded: the batch norm passes values through\n'),
+          says='computes something else.*called twice.*never by changing, swapping',
+          hidden_says='computes something else.*called twice'),
+    wrong('02.fold_conv_bn', "each folded batch norm's submodule deleted right after its fold: a batch-norm module "
+          'called twice is gone before its second call', 'ex-2c',
+          ('        gm.graph.erase_node(bn_node)\n',
+           '        gm.graph.erase_node(bn_node)\n        gm.delete_submodule(bn_node.target)\n'),
+          says='raised.*called twice.*deleting the module', hidden_says='raised.*called twice'),
+    wrong('02.fold_conv_bn', "the batch norm's readers rewired by hand through their positional args: the output node, "
+          'which holds it inside a tuple, still reads it', 'ex-2c',
+          ('        bn_node.replace_all_uses_with(conv_node)\n',
+           '        for user in list(bn_node.users):\n'
+           '            user.args = tuple(conv_node if a is bn_node else a for a in user.args)\n'),
+          says="raised.*output node's tuple", hidden_says="raised.*output node's tuple"),
+    wrong('02.dead_code', "dead code by mark and sweep from output.args[0]: a graph that returns a tuple hands it a tuple, "
+          'not a node', 'ex-2d', (REMOVE_DEAD_CODE + SOLUTION_DCE_LOOP, REMOVE_DEAD_CODE + DCE_FROM_OUTPUT_ARG),
+          says=r'raised.*returns a tuple.*all_input_nodes', hidden_says=r'raised.*returns a tuple'),
+    wrong('02.dead_code', "the submodule of each dead call_module deleted with it: a module also called by a live node "
+          'is gone', 'ex-2d',
+          ('                gm.graph.erase_node(node)\n                changed = True\n',
+           '                gm.graph.erase_node(node)\n                if node.op == "call_module":\n'
+           '                    gm.delete_submodule(node.target)      # the module goes with its call\n'
+           '                changed = True\n'),
+          says='raised.*called twice.*may still be used', hidden_says='raised.*called twice'),
+    wrong('02.dead_code', "the attribute of each dead get_attr deleted with it (delattr(gm, node.target)): a dotted "
+          "target (fc.weight) raises", 'ex-2d',
+          ('                gm.graph.erase_node(node)\n                changed = True\n',
+           '                gm.graph.erase_node(node)\n                if node.op == "get_attr":\n'
+           '                    delattr(gm, node.target)               # the parameter goes with its read\n'
+           '                changed = True\n'),
+          says='raised.*fc.weight.*may still be used', hidden_says='raised.*may still be used'),
+    wrong('02.dead_code', "a recursive DCE that reads an erased node's inputs after erasing it (erase_node clears them): "
+          'a dead chain is cut at its end only', 'ex-2d', (SOLUTION_DCE_LOOP, DCE_RECURSIVE_AFTER_ERASE),
+          says='second time|still there', hidden_says='second time|still there'),
+    wrong('02.dead_code', 'mark and sweep with the sweep in graph order: a dead node is erased while a dead node after it '
+          'still reads it', 'ex-2d', (SOLUTION_DCE_LOOP, DCE_SWEEP_IN_GRAPH_ORDER),
+          says='raised', hidden_says='raised'),
+    wrong('02.fold_constants', "the readers of a folded value rewired by hand through their positional args: a reader "
+          'that takes it by keyword or inside a tuple keeps the computation', 'ex-2e',
+          ('        node.replace_all_uses_with(attr)\n',
+           '        for user in list(node.users):\n'
+           '            user.args = tuple(attr if a is node else a for a in user.args)\n'),
+          says='still there|buffer', hidden_says='still there|buffer'),
+    wrong('02.fold_constants', "a constant's keyword arguments passed as they are (only the positional ones looked up): "
+          'a constant computed with a constant keyword argument gets the Node itself', 'ex-2e',
+          ('args, kwargs = fx.node.map_arg((node.args, node.kwargs), lambda n: values[n])',
+           'args, kwargs = fx.node.map_arg(node.args, lambda n: values[n]), node.kwargs'),
+          says='raised.*keyword.*map_arg', hidden_says='raised.*keyword'),
+    wrong('02.fold_constants', 'its own dead-code step with gm.graph.eliminate_dead_code(is_impure_node=...), and no '
+          'recompile after it', 'ex-2e',
+          ('    return remove_dead_code(gm)', '    gm.graph.eliminate_dead_code(is_impure_node=lambda n: has_side_effects(gm, n))\n    return gm'),
+          says=r'recompile', hidden_says=r'recompile'),
+    wrong('02.fold_constants', "what an in-place call changes found from the in-place methods only (x.mul_()): a "
+          'function that works in place on a constant (torch.sigmoid_(g)) is not seen, and g is folded into a buffer it '
+          'then changes at every call', 'ex-2e',
+          ('    changed, stack = set(), [i for n in gm.graph.nodes if n.op.startswith("call") and has_side_effects(gm, n)\n',
+           '    changed, stack = set(), [i for n in gm.graph.nodes if n.op == "call_method" and n.target.endswith("_")\n'),
+          says='called again.*function', hidden_says='called again'),
+    wrong('02.fold_constants', 'the folded nodes erased directly, in graph order, instead of by dead-code elimination: a '
+          'folded node is erased while another folded node still reads it', 'ex-2e',
+          ('    return remove_dead_code(gm)',
+           '    for node in list(gm.graph.nodes):\n        if node in folded and all(u in folded for u in node.users):\n'
+           '            gm.graph.erase_node(node)\n    gm.graph.lint()\n    gm.recompile()\n    return gm'),
+          says='raised', hidden_says='raised'),
+    wrong('02.node_costs', "F.conv FLOPs from the input's channels × the kernel (inner(0)[1] × kernel): a grouped F.conv2d "
+          'counts groups times too many', 'ex-3',
+          ('        return 2 * out * math.prod(inner(1)[1:])', '        return 2 * out * inner(0)[1] * math.prod(inner(1)[2:])'),
+          says='flops.*grouped', hidden_says='flops.*grouped'),
+    wrong('02.check_pass', "shapes compared by len() (the first dimension): a pass that adds a leading dimension of 1 to "
+          'an output whose first dimension is 1 goes through', 'ex-5',
+          ('got.shape == case["expected"].shape', 'len(got) == len(case["expected"])'),
+          says=r'let .* through.*whole shape', hidden_says=r'let .* through'),
+    wrong('02.check_pass', "the pass's return value ignored (pass_fn(gm) as if it always changed gm in place): a pass that "
+          'returns a new GraphModule is judged on the graph it was given', 'ex-5',
+          ('            gm = pass_fn(fx.symbolic_trace(copy.deepcopy(case["model"])))\n',
+           '            gm = fx.symbolic_trace(copy.deepcopy(case["model"]))\n            pass_fn(gm)\n'),
+          says=r'new GraphModule.*gm = pass_fn', hidden_says=r'new GraphModule'),
+    wrong('02.check_pass', 'values compared before shapes (allclose first): a pass whose output does not broadcast with '
+          'the expected one makes torch.allclose raise, and check_pass with it', 'ex-5',
+          ('        if not (isinstance(got, torch.Tensor) and got.shape == case["expected"].shape\n'
+           '                and torch.allclose(got, case["expected"], rtol=tol, atol=tol)):\n',
+           '        if not (isinstance(got, torch.Tensor) and torch.allclose(got, case["expected"], rtol=tol, atol=tol)\n'
+           '                and got.shape == case["expected"].shape):\n'),
+          says='itself raised.*before the values', hidden_says='itself raised.*before the values'),
+    wrong('02.check_pass', "check_pass's default tol copied from run_pipeline (1e-4): a pass off by 1e-4 of each value "
+          'goes through', 'ex-5',
+          ('def check_pass(pass_fn, cases, tol=1e-5):', 'def check_pass(pass_fn, cases, tol=1e-4):'),
+          says='let .* through', hidden_says='let .* through'),
+]
+
+RIGHT += [
+    right('02.relu_to_gelu', "each reader rewired with user.replace_input_with(node, gelu), which looks in its kwargs "
+          'and nested lists too', 'ex-2a',
+          ('        node.replace_all_uses_with(gelu)\n',
+           '        for user in list(node.users):\n            user.replace_input_with(node, gelu)\n')),
+    right('02.rewriter', 'the three patterns and the replacement written as lambdas', 'ex-2b',
+          ('    for pattern in (as_function, as_functional, as_method):\n        subgraph_rewriter.replace_pattern(gm, pattern, gelu)\n',
+           '    for pattern in (lambda x: torch.relu(x), lambda x: F.relu(x), lambda x: x.relu()):\n'
+           '        subgraph_rewriter.replace_pattern(gm, pattern, lambda x: F.gelu(x))\n')),
+    right('02.fold_conv_bn', 'the folded conv set with setattr(gm, name, folded), its name from a counter',
+          'ex-2c',
+          ('        name = conv_node.target.replace(".", "_") + "_folded"\n        while hasattr(gm, name):\n'
+           '            name += "_"\n        gm.add_submodule(name, folded)\n',
+           '        k = 0\n        while hasattr(gm, f"folded_conv_{k}"):\n            k += 1\n        name = f"folded_conv_{k}"\n'
+           '        setattr(gm, name, folded)\n')),
+    right('02.dead_code', 'sweeps over reversed(gm.graph.nodes) itself (no list copy), repeated until '
+          'one erases nothing', 'ex-2d',
+          ('        for node in reversed(list(gm.graph.nodes)):\n', '        for node in reversed(gm.graph.nodes):\n')),
+    right('02.dead_code', "a worklist: the nodes nobody reads, and each erased node's "
+          'inputs (taken before the erase) tried again', 'ex-2d',
+          (SOLUTION_DCE_LOOP,
+           '    work = [n for n in gm.graph.nodes if not n.users]\n    while work:\n        node = work.pop()\n'
+           '        if node.op in ("placeholder", "output") or node.users or has_side_effects(gm, node) or node.graph is None:\n'
+           '            continue\n        inputs = node.all_input_nodes\n        gm.graph.erase_node(node)\n'
+           '        work.extend(i for i in inputs if not i.users)\n')),
+    right('02.fold_constants', 'each reader of a folded value rewired with user.replace_input_with(node, attr)',
+          'ex-2e',
+          ('        node.replace_all_uses_with(attr)\n',
+           '        for user in list(node.users):\n            if user is not attr:\n                user.replace_input_with(node, attr)\n')),
+    right('02.node_costs', "F.conv FLOPs from the weight's in-channels × its kernel (weight.shape[1] × prod(shape[2:]))",
+          'ex-3',
+          ('        return 2 * out * math.prod(inner(1)[1:])', '        w = inner(1)\n        return 2 * out * w[1] * math.prod(w[2:])')),
+    right('02.check_pass', 'shapes compared with .size(), values with torch.isclose(...).all()', 'ex-5',
+          ('got.shape == case["expected"].shape\n                and torch.allclose(got, case["expected"], rtol=tol, atol=tol)',
+           'got.size() == case["expected"].size()\n'
+           '                and bool(torch.isclose(got, case["expected"], rtol=tol, atol=tol).all())')),
+    right('02.pipeline', 'outputs flattened by a small recursive function over tuples, lists and dicts, not pytree', 'ex-4b',
+          ('    leaves = torch.utils._pytree.tree_leaves\n',
+           '    def leaves(v):\n        if isinstance(v, torch.Tensor):\n            return [v]\n'
+           '        if isinstance(v, dict):\n            v = list(v.values())\n'
+           '        return [t for item in v for t in leaves(item)] if isinstance(v, (tuple, list)) else []\n')),
+    right('02.graph_table', 'inputs collected with fx.node.map_arg over (args, kwargs), duplicates kept', 'ex-1',
+          ('"inputs": [n.name for n in node.all_input_nodes]',
+           '"inputs": (lambda found: (fx.node.map_arg((node.args, node.kwargs), lambda n: found.append(n.name)), found)[1])([])')),
+]
