@@ -173,3 +173,30 @@ def test_the_grader_cases_hold_what_they_claim():
         skewed = lab01.break_inputs(seed, shapes)[-1]
         assert skewed.shape == shapes[0] and skewed.sum() > 0 and skewed.median() < 0 and 2 * (skewed < 0).sum() > skewed.numel()
         assert skewed.abs().max() > 1          # with_item divides there
+
+
+def test_parameters_made_keyword_only_or_renamed_get_their_values():
+    """The checks call factor=, fused=, bytes_per_element= and max_batch= by name where the learner's signature takes
+    them so (keyword-only, as the notebook passes them), positionally where it renamed them."""
+    from helpers.checks import Learner, lab01
+
+    def keyword_only(numel, n_ops, *, fused, bytes_per_element=4):
+        return numel, n_ops, fused, bytes_per_element
+
+    def renamed(elements, ops, merged, bpe=4):
+        return elements, ops, merged, bpe
+
+    for fn in (keyword_only, renamed):
+        learner = Learner({"bytes_moved": fn})
+        args, kwargs = lab01.named(learner, "bytes_moved", (10, 3), {"fused": True, "bytes_per_element": 2})
+        assert fn(*args, **kwargs) == (10, 3, True, 2)
+
+
+def test_the_fit_is_judged_on_more_rows_than_four_and_repeated_chains():
+    """A fit of the first four rows, or of one row per n_ops, gives another line on the points every run judges."""
+    from helpers.checks import lab01
+
+    case = lab01.DEFINITION_FIT_CASES[0]
+    assert len(case.points) > 4 and len({k for k, _ in case.points}) < len(case.points)
+    firsts = lab01.least_squares(case.points[:4])
+    assert abs(float(firsts[0]) - case.slope) > 0.01

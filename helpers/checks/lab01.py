@@ -69,6 +69,21 @@ def call(learner: Learner, name: str, *args, hint: str = "", explain: Callable[[
         return learner.call(name, *args, **kwargs)
 
 
+def named(learner: Learner, name: str, positional: tuple, keywords: dict) -> tuple[tuple, dict]:
+    """The arguments for the learner's `name`: `keywords` by name where its signature takes them so (a parameter made
+    keyword-only, as `fused=` or `max_batch=` are passed in the notebook, is as right as a positional one), else
+    positionally, in order, as the exercise's signature lists them (a parameter renamed still gets its value)."""
+    import inspect
+
+    fn = getattr(learner, "ns", {}).get(name)
+    try:
+        signature = inspect.signature(fn)
+        signature.bind(*positional, **keywords)
+        return positional, dict(keywords)
+    except (TypeError, ValueError):
+        return (*positional, *keywords.values()), {}
+
+
 # ---------------------------------------------------------------- 1: dispatch overhead
 def synthetic_op_rows(floor_us: float, per_element_ns: float, sizes) -> list[dict]:
     """Rows as time_op_sweep returns them, from a fixed cost plus a cost per element."""
@@ -205,7 +220,8 @@ def probe_knees(learner: Learner, row_lists: list[list[dict]], factors: list, ab
             changed = "overhead_floor_us"
         given = [dict(r) for r in rows]
         kept = copy.deepcopy(given)
-        knee = call(learner, "first_size_beyond_overhead", *([given] if factor is None else [given, factor]),
+        args, kwargs = named(learner, "first_size_beyond_overhead", (given,), {} if factor is None else {"factor": factor})
+        knee = call(learner, "first_size_beyond_overhead", *args, **kwargs,
                     hint=f" (The rows: {about}; asked {'without a factor' if factor is None else 'with a factor'}.)")
         if changed is None and given != kept:
             changed = "first_size_beyond_overhead"
@@ -305,6 +321,12 @@ def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None, calls:
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         return ["time_op_sweep should return a list of dicts {numel, median_us, q25_us, q75_us}."]
     got = [r.get("numel") for r in rows]
+    import numbers
+
+    odd = next((n for n in got if not isinstance(n, numbers.Real) or isinstance(n, bool)), None)
+    if got and odd is not None:
+        return [f"each row's numel should be the number of elements, a number; one row has {type(odd).__name__} "
+                f"{str(odd)[:20]!r} (keep the size as it is given, not a label formatted from it)."]
     if sizes is not None and got != list(sizes):
         return ["time_op_sweep should return one row per size, in the order given."]
     if sizes is None and (len(got) < 6 or not all(isinstance(n, int) and n > 0 for n in got) or max(got) / min(got) < 1e5):
@@ -537,7 +559,11 @@ def probe_fit(learner: Learner, point_lists: list[tuple], chain_rows: bool) -> d
     """fit_per_op_us on each list of (n_ops, median_us) points; the notebook's chain_rows when asked."""
     info = {"fits": []}
     for points in point_lists:
-        got = call(learner, "fit_per_op_us", [{"n_ops": k, "median_us": t} for k, t in points])
+        try:        # what one case raises is judged in the order of the cases (a wrong line before it says more)
+            got = call(learner, "fit_per_op_us", [{"n_ops": k, "median_us": t} for k, t in points])
+        except LearnerError as err:
+            info["fits"].append({"raised": str(err)})
+            continue
         try:
             info["fits"].append([float(v) for v in got])
         except (TypeError, ValueError):
@@ -553,6 +579,9 @@ FIT_ROUNDING = 0.0051   # µs: a slope or intercept rounded to two decimals (rou
 def fit_problems(fits: list, cases: list[FitCase], reveal: bool) -> list[str]:
     """Wrong answers of the learner's least-squares fit."""
     for got, case in zip(fits, cases):
+        if isinstance(got, dict) and "raised" in got:
+            return [f"{got['raised'].rstrip('.')} (on {case.about}): fit the least-squares line through every row, "
+                    "whatever the n_ops (two rows of the same n_ops are two points)."]
         if not (isinstance(got, list) and len(got) == 2):
             return [f"fit_per_op_us should return (slope, intercept); it returned {got!r}."]
         s, b = got
@@ -593,10 +622,34 @@ PUBLIC_FIT_CASES = [_line(3.0, 1.5, (1, 2, 4, 8), "points exactly on 3·k + 1.5"
                     _line(-0.5, 9.0, (1, 2, 4, 8), "points exactly on −0.5·k + 9 (times that fall with k, as noise can give)")]
 
 
+def least_squares(points) -> tuple:
+    """The least-squares line through these (n_ops, µs) points: (slope, intercept), exactly (as fractions)."""
+    from fractions import Fraction
+
+    xs, ys = [Fraction(k) for k, _ in points], [Fraction(t) for _, t in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return slope, my - slope * mx
+
+
+def _fit(points, about) -> FitCase:
+    slope, intercept = least_squares(points)
+    return FitCase(tuple(points), float(slope), float(intercept), about)
+
+
+# Points every run judges, the notebook's and the grader's: the fit is asked of any rows, not only of four chains of
+# distinct lengths (more rows than the notebook's four, and a chain timed twice, each of its rows a point of its own).
+DEFINITION_FIT_CASES = (
+    _fit(((1, 2.5), (2, 4.0), (2, 5.5), (4, 8.5), (8, 15.0), (8, 18.5)),
+         "six noisy points, chains of 2 and 8 ops timed twice (every row is a point, repeated n_ops too)"),
+)
+
+
 @register("01.per_op", points=2, exercise="1", title="the overhead adds up per op in a chain",
           cases=(PUBLIC_FIT_CASES, True))
 def _per_op(ctx: Context, cases: tuple) -> str:
     fits, with_rows = cases
+    fits = [*fits, *DEFINITION_FIT_CASES]
     info = ctx.probe(probe_fit, [c.points for c in fits], with_rows)
     fail_if(fit_problems(info["fits"], fits, ctx.reveal) or (chain_rows_problems(info["chain_rows"]) if with_rows else []))
     return "the least-squares fit is right"
@@ -729,16 +782,17 @@ def _sine(x):
 
 
 def same_twice(x):
-    """The same step on either side of one graph break: two graphs with the same code, both of them graphs the
-    backend receives (a count of the distinct graphs finds one)."""
+    """The same step on either side of each of two graph breaks: three graphs with the same code, all of them graphs
+    the backend receives (a count of the distinct graphs finds one; and three, where the other functions give two)."""
     x = _sine(x)
     torch._dynamo.graph_break()
     x = _sine(x)
-    torch._dynamo.graph_break()     # (nothing after it: no third graph)
+    torch._dynamo.graph_break()
+    x = _sine(x)
     return x
 
 
-SAME_TWICE_GRAPHS = 2
+SAME_TWICE_GRAPHS = 3
 
 
 @dataclass(frozen=True)
@@ -875,9 +929,10 @@ def recording_problems(info: dict, case: BreakCase) -> list[str]:
                         f"{info['two_inputs']!r}; expected {TWO_INPUT_GRAPHS}: call the compiled fn on all the arguments "
                         "count_graphs is given, fn(*args).")
     elif info.get("same_twice", SAME_TWICE_GRAPHS) != SAME_TWICE_GRAPHS:
-        problems.append(f"count_graphs on a function that runs the same step on either side of one graph break (two "
-                        f"graphs with the same code) returned {info['same_twice']!r}; expected {SAME_TWICE_GRAPHS}: "
-                        "count every GraphModule the backend received, len(graphs), not the distinct ones.")
+        problems.append(f"count_graphs on a function that runs the same step on either side of each of its two graph "
+                        f"breaks ({SAME_TWICE_GRAPHS} graphs with the same code) returned {info['same_twice']!r}: count "
+                        "every GraphModule the backend received, len(graphs), not the distinct ones (nor a number read "
+                        "off the notebook's functions: the count depends on the function).")
     return problems
 
 
@@ -970,6 +1025,8 @@ def no_break_problems(got: dict, inputs: list[torch.Tensor]) -> list[str]:
                 total = x.sum()
                 sign = "positive" if total > 0 else "negative" if total < 0 else "zero (exactly: the test is > 0)"
                 shape = f", a {x.dim()}-d tensor" if x.dim() > 1 else ""
+                if x.dtype != torch.float32:
+                    shape += f", of dtype {str(x.dtype).removeprefix('torch.')}"
                 if total != 0 and 2 * int((torch.sign(x) == -torch.sign(total)).sum()) > x.numel():
                     shape += ", most of them of the other sign than the sum"
                 problems.append(f"{name} computes something else than {BREAKERS[name]} on an input with elements {signs} "
@@ -982,7 +1039,8 @@ def break_inputs(seed: int, shapes) -> list[torch.Tensor]:
     """Inputs of these shapes: random signs, all positive, all negative, random signs with a positive sum, small
     random signs (every magnitude below 1, where with_item does not divide), and random signs whose sum is exactly
     zero (halves, added exactly in any order: `sum > 0` is false there, `sum >= 0` true), and one large positive element
-    among small negative ones (a positive sum, while most elements, and so the median, are negative)."""
+    among small negative ones (a positive sum, while most elements, and so the median, are negative). The all-negative
+    input is float64, the others float32."""
     g = torch.Generator().manual_seed(seed)
     a = 3 * torch.randn(*shapes[0], generator=g)
     mixed = a.abs() - 0.5 * a.abs().mean()      # negative elements, positive sum
@@ -991,6 +1049,7 @@ def break_inputs(seed: int, shapes) -> list[torch.Tensor]:
     halves = 0.5 * torch.randint(1, 5, (numel // 2,), generator=g).float()
     balanced = torch.cat([halves, -halves, torch.zeros(numel % 2)])[torch.randperm(numel, generator=g)]
     positive, negative = torch.rand(*shapes[1], generator=g) + 0.5, -torch.rand(*shapes[2], generator=g) - 0.5
+    negative = negative.double()     # another floating dtype: the originals compute in the input's own dtype
     skewed = -(0.05 + 0.2 * torch.rand(numel, generator=g))      # small negative elements, and one large positive
     one = int(torch.randint(numel, (1,), generator=g))
     skewed[one] = 1.0 - (skewed.sum() - skewed[one])             # the sum is 1: positive, while most elements are not
@@ -1014,6 +1073,23 @@ def measured_compiles(fn, calls) -> int:
     for args in calls:
         run(*args)
     return stats["unique_graphs"] - before
+
+
+_REFERENCE_COUNTS: dict = {}
+
+
+def reference_compiles(fn, make_calls) -> int:
+    """measured_compiles(fn, make_calls()), measured once per process for the same Dynamo settings (a count depends on
+    nothing else: every measurement starts from a reset Dynamo), so that the checks of part 4 do not compile the
+    grader's functions again on every run."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")        # (reading a setting torch deprecated warns)
+        key = (fn, make_calls, repr(sorted(torch._dynamo.config.get_config_copy().items())))
+    if key not in _REFERENCE_COUNTS:
+        _REFERENCE_COUNTS[key] = measured_compiles(fn, make_calls())
+    return _REFERENCE_COUNTS[key]
 
 
 def scale(x, n):
@@ -1040,6 +1116,19 @@ def negate(x):
 def negate_calls() -> list[tuple]:
     """One-argument calls for count_compiles: a call seen before, a dtype."""
     return [(torch.ones(3),), (torch.ones(3),), (torch.ones(3, dtype=torch.float64),)]
+
+
+def scale_then_break(x, n):
+    """A graph break between two steps: every compile of the frame gives two graphs (CompileCounter counts both), and
+    a new int n recompiles the graph before the break only (the one that reads n)."""
+    y = x * n
+    torch._dynamo.graph_break()
+    return y + 1
+
+
+def break_calls() -> list[tuple]:
+    """Calls for count_compiles on scale_then_break: a call seen before, then a new int constant."""
+    return [(torch.ones(3), 2), (torch.ones(3), 2), (torch.ones(3), 5)]
 
 
 def lab_calls() -> list[tuple]:
@@ -1083,7 +1172,7 @@ def probe_count(learner: Learner, fn: Callable, calls: list, also: list = ()) ->
     warm = torch.compile(fn, backend="eager")     # the function compiled before: a count that does not start from a
     for args in calls:                             # reset Dynamo is then wrong
         warm(*args)
-    failed = backend_failed("count_compiles")
+    failed = compiles_not_counted
     counted = call(learner, "count_compiles", fn, list(calls), explain=failed)
     info = {"counted": counted, "again": call(learner, "count_compiles", fn, list(calls), explain=failed), "also": [],
             "raised": []}
@@ -1096,6 +1185,18 @@ def probe_count(learner: Learner, fn: Callable, calls: list, also: list = ()) ->
             info["also"].append(None)
             info["raised"].append(str(err))
     return info
+
+
+def compiles_not_counted(err: Exception) -> str | None:
+    """count_compiles raised: at a graph break under fullgraph=True, or in its backend."""
+    from torch._dynamo.exc import Unsupported
+
+    if isinstance(err, Unsupported):
+        return ("`count_compiles` stopped at a graph break (Dynamo raised Unsupported): compiled with fullgraph=True "
+                "(or nopython=True), a break is an error, and a function of the grader's has one. Compile fn without "
+                "fullgraph, with a CompileCounter as the backend: it counts every graph Dynamo compiles, those on either "
+                "side of a break too.")
+    return backend_failed("count_compiles")(err)
 
 
 def count_problems(info: dict, case: RecompileCase, reveal: bool) -> list[str]:
@@ -1117,9 +1218,9 @@ def count_problems(info: dict, case: RecompileCase, reveal: bool) -> list[str]:
 
 
 def public_recompile_case() -> RecompileCase:
-    lab = measured_compiles(scale, lab_calls())
+    lab = reference_compiles(scale, lab_calls)
     return RecompileCase(lab, scale, tuple(lab_calls()), lab,
-                         ((shift_scale, tuple(shift_calls()), measured_compiles(shift_scale, shift_calls())),))
+                         ((shift_scale, tuple(shift_calls()), reference_compiles(shift_scale, shift_calls)),))
 
 
 @register("01.recompiles", points=1, exercise="4", title="predict how many times Dynamo compiles the lab's calls",
@@ -1133,7 +1234,9 @@ def _recompiles(ctx: Context, case: RecompileCase) -> str:
           cases=public_recompile_case)
 def _count_compiles(ctx: Context, case: RecompileCase) -> str:
     case = replace(case, also=(*case.also, (negate, tuple(negate_calls()),      # every run: one argument
-                                             measured_compiles(negate, negate_calls()))))
+                                             reference_compiles(negate, negate_calls)),
+                               (scale_then_break, tuple(break_calls()),         # ... and a graph break, a new int
+                                reference_compiles(scale_then_break, break_calls))))
     fail_if(count_problems(ctx.probe(probe_count, case.fn, list(case.calls), [(f, list(c)) for f, c, _ in case.also]),
                            case, ctx.reveal))
     return "count_compiles agrees with Dynamo on every call sequence"
@@ -1191,7 +1294,9 @@ def probe_export(learner: Learner, case: ExportCase) -> dict:
     """export_dynamic on the case's model: outputs at each batch, whether max_batch + 1 is refused, the batch range it
     declares, save and load."""
     model = case.model()
-    program = call(learner, "export_dynamic", model, torch.randn(case.example_batch, case.d_in), case.max_batch,
+    args, kwargs = named(learner, "export_dynamic", (model, torch.randn(case.example_batch, case.d_in)),
+                         {"max_batch": case.max_batch})
+    program = call(learner, "export_dynamic", *args, **kwargs,
                    hint=" Declare dimension 0 of the example (the batch) dynamic, keyed by the name of forward's "
                         "argument: dynamic_shapes={name: {0: Dim}}.", explain=shape_mismatch)
     if not isinstance(program, torch.export.ExportedProgram):
@@ -1280,7 +1385,9 @@ class TrafficCases:
 
 def probe_traffic(learner: Learner, moved: list[tuple], speedups: list[int], payoff: bool) -> dict:
     """bytes_moved on each (numel, n_ops, fused, bytes_per_element), predicted_speedup on each n_ops, the payoff table."""
-    info = {"moved": [call(learner, "bytes_moved", *args) for args in moved],
+    keys = ("fused", "bytes_per_element")
+    info = {"moved": [call(learner, "bytes_moved", *a, **k) for a, k in
+                      (named(learner, "bytes_moved", tuple(args[:2]), dict(zip(keys, args[2:]))) for args in moved)],
             "speedups": [call(learner, "predicted_speedup", k) for k in speedups]}
     if payoff:
         info["payoff"] = learner.value("payoff")

@@ -1226,3 +1226,154 @@ def fit_per_op_us(rows):
 
 WRONG += ROUND6
 RIGHT += ROUND6_RIGHT
+
+
+# ---------------------------------------------------------------- round 7 ("fair grades"): mistakes that held only on
+# the notebook's own examples (a fit of four distinct chains, functions without a break, float32 inputs, counts of 2),
+# and right answers that the checks called in another way than the notebook does (keyword-only parameters).
+ROUND7 = [
+    # ---- per_op: the fit of any rows, not only of four chains of distinct lengths
+    late('01.per_op', "the fit on the first four rows only (the notebook's four chains)", 'ex-1b',
+         ('xs = [float(r["n_ops"]) for r in rows]', 'rows = rows[:4]\n    xs = [float(r["n_ops"]) for r in rows]'),
+         says='least-squares line', hidden_says='another line'),
+    late('01.per_op', 'the rows collected in a dict by n_ops (a chain measured twice keeps only its last time)', 'ex-1b',
+         ('xs = [float(r["n_ops"]) for r in rows]\n    ys = [float(r["median_us"]) for r in rows]',
+          'by_k = {r["n_ops"]: r["median_us"] for r in rows}\n    xs = [float(k) for k in by_k]\n    ys = [float(t) for t in by_k.values()]'),
+         says='least-squares line', hidden_says='another line'),
+    late('01.per_op', 'the slope as the median of the pairwise slopes (Theil-Sen, robust to noise)', 'ex-1b',
+         (FIT_SLOPE, 'import itertools\n    slope = statistics.median((b[1] - a[1]) / (b[0] - a[0]) for a, b in '
+                     'itertools.combinations(zip(xs, ys), 2) if b[0] != a[0])'),
+         says='least-squares line', hidden_says='another line'),
+    late('01.per_op', 'the slope and intercept rounded to one decimal, as a table would print them', 'ex-1b',
+         ('return slope, my - slope * mx', 'return round(slope, 1), round(my - slope * mx, 1)'),
+         says='least-squares line', hidden_says='another line'),
+    late('01.per_op', 'the point farthest from the line dropped as an outlier, and the line fitted again', 'ex-1b',
+         ('    return slope, my - slope * mx',
+          '    b = my - slope * mx\n    if n > 2:\n        worst = max(range(n), key=lambda i: abs(ys[i] - slope * xs[i] - b))\n'
+          '        return fit_per_op_us([r for i, r in enumerate(rows) if i != worst])\n    return slope, b'),
+         says='least-squares line', hidden_says='another line'),
+    late('01.per_op', 'the line fitted against log2(n_ops): the chains double in length', 'ex-1b',
+         ('xs = [float(r["n_ops"]) for r in rows]', 'xs = [math.log2(r["n_ops"]) for r in rows]'),
+         says='least-squares line', hidden_says='another line'),
+    # ---- dispatch
+    late('01.dispatch', 'the rows keyed by the size formatted as the paired rounds label it (f"{n:,}")', 'ex-1',
+         (SWEEP_ROW, SWEEP_ROW.replace('"numel": n', '"numel": f"{n:,}"')),
+         says='numel should be the number of elements', hidden_says='numel should be the number of elements'),
+    # ---- capture table
+    wrong('01.capture_table', "torch.export said not serialisable (thought to need the model's class, like a pickle)", 'ex-2',
+          ('"python_coverage": "one graph only", "serialisable": True', '"python_coverage": "one graph only", "serialisable": False'),
+          says='not what its experiment in part 2 printed', hidden_says='not what its experiment'),
+    # ---- recording backend, no breaks
+    wrong('01.recording_backend', "count_graphs returns 2, the count the notebook's functions printed", 'ex-3',
+          ('    return len(graphs)\n', '    return 2   # every function above printed 2 graphs\n'),
+          says='count_graphs', hidden_says='count_graphs'),
+    wrong('01.no_breaks', 'no_item divides by the largest magnitude of each row (amax over the last dim)', 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'return x / x.abs().amax(dim=-1, keepdim=True).clamp(min=1) + 1'),
+          says='computes something else than with_item', hidden_says='computes something else than with_item'),
+    wrong('01.no_breaks', 'no_item converts to float32 (.float()) to be safe', 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'x = x.float()\n    return x / x.abs().max().clamp(min=1) + 1'),
+          says='returns float32 where with_item returns float64', hidden_says='returns float32 where with_item returns float64'),
+    wrong('01.no_breaks', "no_item's scale as torch.maximum(x.max(), x.min()) (the larger extreme, not the larger magnitude)", 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'return x / torch.maximum(x.max(), x.min()).clamp(min=1) + 1'),
+          says='computes something else than with_item', hidden_says='computes something else than with_item'),
+    wrong('01.no_breaks', 'no_print takes sin and cos in place (x.sin_().cos_()): the caller\'s x changes', 'ex-3b',
+          ('    return x.sin().cos()', '    return x.sin_().cos_()'),
+          says='no_print changes its input in place', hidden_says='no_print changes its input in place'),
+    # ---- count_compiles
+    wrong('01.count_compiles', 'count_compiles compiles with fullgraph=True (copied from part 3): a function with a break raises', 'ex-4',
+          ('torch.compile(fn, backend=counter)', 'torch.compile(fn, backend=counter, fullgraph=True)'),
+          says='stopped at a graph break', hidden_says='stopped at a graph break'),
+    wrong('01.count_compiles', "count_compiles with the page's torch._dynamo.optimize(counter, nopython=True)", 'ex-4',
+          ('compiled = torch.compile(fn, backend=counter)', 'compiled = torch._dynamo.optimize(counter, nopython=True)(fn)'),
+          says='stopped at a graph break', hidden_says='stopped at a graph break'),
+    wrong('01.count_compiles', 'count_compiles passes the ints as tensors (to avoid recompiles on constants)', 'ex-4',
+          ('    for args in calls:\n        compiled(*args)',
+           '    for args in calls:\n        compiled(*(a if isinstance(a, torch.Tensor) else torch.tensor(a) for a in args))'),
+          says='count_compiles returned', hidden_says='count_compiles returned'),
+    wrong('01.count_compiles', 'count_compiles counts the distinct graphs the backend received (by their code)', 'ex-4',
+          (COUNT_BODY, '    codes = set()\n    compiled = torch.compile(fn, backend=lambda gm, ex: codes.add(gm.code) or gm.forward)\n'
+                       '    for args in calls:\n        compiled(*args)\n    return len(codes)'),
+          says='count_compiles returned', hidden_says='count_compiles returned'),
+    wrong('01.count_compiles', 'count_compiles returns 4, the count the notebook printed for its calls', 'ex-4',
+          ('    return counter.frame_count', '    return 4'),
+          says='count_compiles returned', hidden_says='count_compiles returned'),
+    wrong('01.count_compiles', 'count_compiles with assume_static_by_default=False (every size dynamic from the start)', 'ex-4',
+          ('    for args in calls:\n        compiled(*args)\n    return counter.frame_count',
+           '    with torch._dynamo.config.patch(assume_static_by_default=False):\n        for args in calls:\n'
+           '            compiled(*args)\n    return counter.frame_count'),
+          says='count_compiles returned', hidden_says='count_compiles returned'),
+    # ---- export
+    wrong('01.export', "the Dim's max from the notebook's example: 16 × the example's batch (4 × 16 = 64)", 'ex-5',
+          ('max=max_batch)', 'max=16 * example.shape[0])'),
+          says='max_batch', hidden_says='max_batch'),
+]
+
+ROUND7_RIGHT = [
+    late_right('01.traffic_model', 'fused and bytes_per_element keyword-only, as the notebook passes fused=', 'ex-6', source='''
+def bytes_moved(numel, n_ops, *, fused, bytes_per_element=4):
+    return (1 if fused else n_ops) * 2 * numel * bytes_per_element
+
+
+def predicted_speedup(n_ops):
+    return bytes_moved(1, n_ops, fused=False) / bytes_moved(1, n_ops, fused=True)
+'''),
+    late_right('01.traffic_model', 'bytes_moved with its parameters renamed, the factor as a power of n_ops', 'ex-6', source='''
+def bytes_moved(elements, ops, fused, bpe=4):
+    return 2 * elements * bpe * ops ** (not fused)
+
+
+def predicted_speedup(n_ops):
+    return float(n_ops)
+'''),
+    late_right('01.dispatch', 'factor keyword-only in first_size_beyond_overhead', 'ex-1', source='''
+def first_size_beyond_overhead(rows, *, factor=2.0):
+    floor = overhead_floor_us(rows)
+    return next((r["numel"] for r in sorted(rows, key=lambda r: r["numel"]) if r["median_us"] > factor * floor), None)
+'''),
+    right('01.export', 'max_batch keyword-only, as the notebook passes it', 'ex-5',
+          ('def export_dynamic(model, example, max_batch):', 'def export_dynamic(model, example, *, max_batch):')),
+    right('01.export', 'the batch declared with torch.export.ShapesCollection', 'ex-5',
+          ('    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+           '    shapes = torch.export.ShapesCollection()\n    shapes[example] = {0: batch}\n'
+           '    return torch.export.export(model, (example,), dynamic_shapes=shapes)')),
+    right('01.export', 'torch.export.export with mod= and args= by keyword, the Dim made inline under another name', 'ex-5',
+          ('    batch = torch.export.Dim("batch", min=1, max=max_batch)\n    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+           '    return torch.export.export(mod=model, args=(example,),\n'
+           '                               dynamic_shapes={"x": {0: torch.export.Dim("rows", min=1, max=max_batch)}})')),
+    right('01.count_compiles', 'count_compiles compiles a lambda that calls fn', 'ex-4',
+          ('torch.compile(fn, backend=counter)', 'torch.compile(lambda *a: fn(*a), backend=counter)')),
+    right('01.count_compiles', 'count_compiles counts the calls to a backend of its own with a nonlocal counter', 'ex-4',
+          (COUNT_BODY, '    n = 0\n\n    def backend(gm, ex):\n        nonlocal n\n        n += 1\n        return gm.forward\n\n'
+                       '    compiled = torch.compile(fn, backend=backend)\n    for args in calls:\n        compiled(*args)\n    return n')),
+    right('01.recording_backend', 'the backend keeps a deep copy of each GraphModule; count_graphs compiles a lambda around fn', 'ex-3',
+          ('graphs.append(gm)', 'import copy\n        graphs.append(copy.deepcopy(gm))'),
+          ('torch.compile(fn, backend=backend)(*args)', 'torch.compile(lambda *a: fn(*a), backend=backend)(*args)')),
+    right('01.no_breaks', 'no_item with torch.linalg.vector_norm(x, inf); no_branch with clamp and mul', 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'return x / torch.linalg.vector_norm(x, float("inf")).clamp(min=1) + 1'),
+          ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.sum() > 0, y.clamp(min=0), y.mul(-1))')),
+    right('01.no_breaks', "no_item's largest magnitude as torch.maximum(x.max(), -x.min())", 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'return x / torch.maximum(x.max(), -x.min()).clamp(min=1) + 1')),
+    late_right('01.per_op', 'numpy.polyfit on the rows sorted by n_ops, the coefficients unpacked from the highest power', 'ex-1b', source='''
+import numpy as np
+
+
+def fit_per_op_us(rows):
+    rows = sorted(rows, key=lambda r: r["n_ops"])
+    slope, intercept = np.polyfit(np.asarray([r["n_ops"] for r in rows], float),
+                                  np.asarray([r["median_us"] for r in rows], float), deg=1)
+    return slope.item(), intercept.item()
+'''),
+    right('01.capture_table', 'the table built from rows of values zipped with the column names', 'ex-2', source='''
+COLS = ("control_flow", "dynamic_shapes", "python_coverage", "serialisable")
+CAPTURE_TABLE = {method: dict(zip(COLS, values)) for method, values in [
+    ("torch.jit.trace", ("baked", "baked", "tensor ops only", True)),
+    ("torch.jit.script", ("kept", "dynamic", "typed subset", True)),
+    ("torch.fx.symbolic_trace", ("error", "error", "no data-dependent control flow", True)),
+    ("torch.compile", ("graph break", "dynamic", "any (falls back to Python)", False)),
+    ("torch.export", ("torch.cond", "specialized", "one graph only", True)),
+]}
+'''),
+]
+
+WRONG += ROUND7
+RIGHT += ROUND7_RIGHT
