@@ -214,3 +214,31 @@ def test_tiles_given_takes_the_tiles_asked_for_or_a_clamp_to_a_small_problem():
     assert tiles_given([16, 32, 16], (64, 32, 16), (10, 256, 256))           # M = 10: 64 clamped to 16
     assert not tiles_given([8, 32, 16], (64, 32, 16), (10, 256, 256))        # below M rounded up: not a clamp
     assert tiles_given([64, 32, 16], (64, 32, 16), (10, 256, 256))           # a clamp is allowed, not required
+
+
+def test_fp16_cancelling_case_is_exact_in_fp32_and_not_in_fp16_partial_sums():
+    """Part 8a's every-run fp16 case: every input is exact in fp16 and every partial sum exact in fp32, so an fp32
+    accumulator (the interpreter's, or a GPU's tensor cores) gets the exact product, while rounding each 32-wide K
+    block's partial sum to fp16 (out_dtype=tl.float16) misses the tolerance; and the positive results it is judged
+    on are a few units, not hundreds."""
+    import torch
+
+    x, w, b = lab03.cancelling_halves()
+    assert x.dtype == w.dtype == b.dtype == torch.float16
+    exact = x.double() @ w.double().T
+    assert torch.equal((x.float() @ w.float().T).double(), exact)
+    rounded = sum((x[:, k:k + 32].double() @ w[:, k:k + 32].double().T).half().double() for k in range(0, 128, 32))
+    ref = torch.nn.functional.gelu(exact + b.double())
+    got = torch.nn.functional.gelu(rounded + b.double())
+    tol = lab03.linear_tolerance(torch.float16, "cuda", False)
+    assert ((got - ref).abs() > tol * (1 + ref.abs())).any()
+    assert exact.abs().max() < 32
+
+
+def test_linear_gelu_errors_are_explained():
+    """An exception linear_gelu raised on shapes that fit gets words about its likely cause."""
+    hint = lab03.linear_error_hint
+    assert "next_power_of_2" in hint("InterpreterError: ValueError(\"arange's range must be a power of 2\")")
+    assert "fp32" in hint("InterpreterError: ValueError('out_dtype=bfloat16 is unsupported.')")
+    assert "masks" in hint("ValueError: K=33 is not a multiple of BLOCK_K=32")
+    assert hint("RuntimeError: something else") == ""

@@ -2167,6 +2167,23 @@ def linear_tolerance(dtype: torch.dtype, device: str, epilogue: bool) -> float:
     return LINEAR_TOLERANCE[dtype]
 
 
+def linear_error_hint(error: str) -> str:
+    """What an exception linear_gelu raised on shapes that fit most likely means, in words ("" when unknown)."""
+    if "Expected dtype" in error:
+        return (" (tl.erf and Triton's other math functions take fp32: keep the bias and the GELU in the fp32 "
+                "accumulator and round once, at the store)")
+    if "power of 2" in error:
+        return (" (every tile size must be a power of two, as tl.arange and tl.dot need: a launcher that fits a tile "
+                "to a small M, N or K rounds it up with triton.next_power_of_2, never down to the size itself)")
+    if "out_dtype" in error:
+        return (" (accumulate in fp32: tl.dot's default out_dtype is tl.float32; an accumulator in the inputs' dtype "
+                "rounds every K block's partial sum, and round once, at the store)")
+    if error.startswith("ValueError"):
+        return (" (these shapes fit together: raise ValueError only for shapes that do not; a size that is not a "
+                "multiple of a block is what the masks, or the wrapped indices, are for)")
+    return ""
+
+
 def linear_gelu_problems(report: dict, cases: list[LinearCase], wrong_shapes: list[str], reveal: bool = True) -> list[str]:
     """Wrong values (with the likely cause), work done in PyTorch, copies of strided inputs, shapes not refused."""
     problems = []
@@ -2178,9 +2195,7 @@ def linear_gelu_problems(report: dict, cases: list[LinearCase], wrong_shapes: li
                  "(rows, columns, K; in the launcher's grid and arguments too), which 32×32×32 tiles cannot show."
                  if case.blocks else "")
         if "error" in r:
-            math16 = (" (tl.erf and Triton's other math functions take fp32: keep the bias and the GELU in the fp32 "
-                      "accumulator and round once, at the store)") if "Expected dtype" in r["error"] else ""
-            problems.append(f"on {about}, linear_gelu raised {r['error']}{math16}.{tiles}")
+            problems.append(f"on {about}, linear_gelu raised {r['error']}{linear_error_hint(r['error'])}.{tiles}")
             continue
         if r.get("overrun"):
             problems.append(f"on {about}, the kernel's store wrote past the end of the output (into guard space put "
@@ -2191,7 +2206,9 @@ def linear_gelu_problems(report: dict, cases: list[LinearCase], wrong_shapes: li
             problems.append(f"on {about}, the kernel read past the end of an input (from guard space put there to "
                             f"catch it; on a GPU such a read can fault or read another tensor's memory): a last block "
                             f"of rows, columns or K runs past M, N or K, so its loads need masks (rows < M, columns "
-                            f"< N, and k < K with other=0.0) or wrapped row and column indices (rm % M, rn % N).{tiles}")
+                            f"< N, and k < K with other=0.0) or wrapped row and column indices (rm % M, rn % N); and "
+                            f"each stride must go with its own dimension (the kernel's parameters in the order "
+                            f"linear_gelu_args passes them: stride_wn before stride_wk).{tiles}")
             continue
         got = r["out"]
         if r["computed"]:
@@ -2276,17 +2293,42 @@ def linear_cases() -> tuple[list[LinearCase], list[tuple], list[str]]:
              LinearCase("x all zeros with a bias from −5 to 5: the output is GELU(bias) exactly", torch.zeros(5, 16),
                         torch.randn(40, 16), b6, epilogue=True)]
     wrong = [(torch.zeros(4, 10), torch.zeros(6, 11), torch.zeros(6)), (torch.zeros(4, 10), torch.zeros(6, 10),
-                                                                          torch.zeros(5))]
-    about_wrong = ["x 4×10 with w 6×11 (K differs)", "w 6×10 with a bias of 5 (N differs)"]
+                                                                          torch.zeros(5)),
+             (torch.zeros(2, 4, 10), torch.zeros(6, 10), torch.zeros(6))]
+    about_wrong = ["x 4×10 with w 6×11 (K differs)", "w 6×10 with a bias of 5 (N differs)",
+                   "a batched x of 2×4×10 (x must be M×K: linear_gelu takes 2-D x only)"]
     return cases, wrong, about_wrong
+
+
+def cancelling_halves(m: int = 16, k: int = 128, n: int = 32) -> tuple[torch.Tensor, ...]:
+    """fp16 x (1s and 2s, its two K halves equal) and w whose two K halves nearly cancel (+16 and −16, plus multiples of 1/64): the partial
+    sums of a K loop reach a few thousand, where fp16's spacing is 2, while the result is a few units. Every value
+    is exact in fp16, and every sum exact in fp32, so an fp32 accumulator gets the exact product (a GPU's tensor
+    cores too); one that rounds a K block's partial sum to fp16 (out_dtype=tl.float16, an fp16 accumulator) is off
+    by up to 1 per block."""
+    gen = torch.Generator().manual_seed(208)
+    half = torch.randint(1, 3, (m, k // 2), generator=gen)
+    x = torch.cat([half, half], dim=1).to(torch.float16)         # the ±16 parts cancel exactly, row by row
+    sign = torch.cat([torch.ones(k // 2), -torch.ones(k - k // 2)])
+    w = (16 * sign + torch.randint(-32, 33, (n, k), generator=gen) / 64).to(torch.float16)
+    b = (torch.randint(-64, 65, (n,), generator=gen) / 64).to(torch.float16)
+    return x, w, b
 
 
 def every_run_linear() -> list[LinearCase]:
     """Cases every run judges, the notebook's and the grader's: tiles that are not square, one each way (part 8b's
-    autotuned configs are such tiles; with the default 32×32×32 a BLOCK_M written for a BLOCK_N cannot show)."""
+    autotuned configs are such tiles; with the default 32×32×32 a BLOCK_M written for a BLOCK_N cannot show); a K
+    smaller than one block that is no power of two; and fp16 partial sums that only an fp32 accumulator keeps."""
     x1, w1, b1 = linear_inputs(206, 40, 50, 150, torch.float32)
     x2, w2, b2 = linear_inputs(207, 150, 40, 30, torch.float16)
-    return [LinearCase("x 40×50, w 150×50, fp32, with tiles of 16 rows, 64 columns and BLOCK_K 16 (linear_gelu(x, w, b, "
+    x3, w3, b3 = linear_inputs(209, 6, 12, 20, torch.float32)
+    x4, w4, b4 = cancelling_halves()
+    return [LinearCase("x 6×12, w 20×12, fp32: K = 12, less than one K block and no power of two (the tile stays a "
+                       "power of two, masked past K)", x3, w3, b3),
+            LinearCase("x 16×128 and w 32×128 in fp16 whose two K halves nearly cancel (partial sums in the thousands, "
+                       "a result of a few units): only an fp32 accumulator keeps it (no out_dtype=tl.float16, no fp16 "
+                       "accumulator)", x4, w4, b4),
+            LinearCase("x 40×50, w 150×50, fp32, with tiles of 16 rows, 64 columns and BLOCK_K 16 (linear_gelu(x, w, b, "
                        "block_m=16, block_n=64, block_k=16))", x1, w1, b1, blocks=(16, 64, 16)),
             LinearCase("x 150×40, w 30×40, fp16, with tiles of 64 rows, 16 columns and BLOCK_K 32 (linear_gelu(x, w, b, "
                        "block_m=64, block_n=16, block_k=32))", x2, w2, b2, blocks=(64, 16, 32))]

@@ -766,6 +766,28 @@ WRONG = [
           "nothing, is dropped (caught before, blamed on a warm-up call)", 'ex-5',
           ('    gm = fusion_pass(gm)\n', '    gm.graph.eliminate_dead_code()\n    gm.recompile()\n    gm = fusion_pass(gm)\n'),
           says='never ran', hidden_says='never ran'),
+    # fair-grades round 5 (caught before; kept so that they stay caught)
+    wrong('03.backend', 'memfuse hands the graph to Inductor (compile_fx) instead of fusing it itself (caught before)', 'ex-5',
+          ('    gm = fusion_pass(gm)\n', '    from torch._inductor.compile_fx import compile_fx\n'
+           '    return compile_fx(gm, example_inputs)   # the grown-up fuser\n    gm = fusion_pass(gm)\n'),
+          says='TritonChain', hidden_says='TritonChain'),
+    wrong('03.backend', 'memfuse never falls back: it runs the fused graph under torch.no_grad(), so that kernels without a '
+          'backward "do not matter" (caught before)', 'ex-5',
+          ('    if needs_grad:\n', '    if False:\n'),
+          ('    return gm.forward\n    ### END', '    def run(*args):\n        with torch.no_grad():\n            return gm(*args)\n'
+           '    return run\n    ### END'),
+          says='grad_fn', hidden_says='grad_fn'),
+    wrong('03.backend', 'memfuse swaps in the TritonChains before fusion_pass runs, when no fused child exists yet (caught before)', 'ex-5',
+          ('    gm = fusion_pass(gm)\n    for name, sub in list(gm.named_children()):\n'
+           '        if name.startswith("fused_") and isinstance(sub, fx.GraphModule):\n'
+           '            setattr(gm, name, TritonChain(sub))   # the chain now runs its generated kernel\n',
+           '    for name, sub in list(gm.named_children()):\n'
+           '        if name.startswith("fused_") and isinstance(sub, fx.GraphModule):\n'
+           '            setattr(gm, name, TritonChain(sub))\n    gm = fusion_pass(gm)\n'),
+          says='TritonChain', hidden_says='TritonChain'),
+    wrong('03.traffic', "the graph's inputs (placeholders) taken to be read for free: only intermediates count as reads (caught before)", 'ex-1',
+          ('sum(nbytes(i) for i in node.all_input_nodes)', "sum(nbytes(i) for i in node.all_input_nodes if i.op != 'placeholder')"),
+          says='too low|expected', hidden_says='too low'),
     *lab03_part8.WRONG,
 ]
 
@@ -1033,5 +1055,17 @@ RIGHT = [
            '        while True:\n            users = list(chain[-1].users)\n            if len(users) != 1:\n                break\n'
            '            nxt = users[0]\n'),
           ('            chains.append(chain)', '            chains.append(tuple(chain))')),
+    # fair-grades round 5
+    right('03.backend', 'each fused chain run by TritonChain(sub, block=256)', 'ex-5',
+          ('setattr(gm, name, TritonChain(sub))', 'setattr(gm, name, TritonChain(sub, block=256))')),
+    right('03.backend', 'the fused children collected into a dict first, then swapped in with add_submodule', 'ex-5',
+          ('    for name, sub in list(gm.named_children()):\n        if name.startswith("fused_") and isinstance(sub, fx.GraphModule):\n'
+           '            setattr(gm, name, TritonChain(sub))   # the chain now runs its generated kernel\n',
+           '    fused = {name: sub for name, sub in gm.named_children()\n'
+           '             if name.startswith("fused_") and isinstance(sub, fx.GraphModule)}\n'
+           '    for name, sub in fused.items():\n        gm.add_submodule(name, TritonChain(sub))\n')),
+    right('03.traffic', 'distinct inputs from set(node.all_input_nodes), sizes from torch.Size(...).numel()', 'ex-1',
+          (TRAFFIC_ITEMSIZE, 'return torch.Size(meta.shape).numel() * meta.dtype.itemsize if'),
+          ('sum(nbytes(i) for i in node.all_input_nodes)', 'sum(nbytes(i) for i in set(node.all_input_nodes))')),
     *lab03_part8.RIGHT,
 ]

@@ -8,6 +8,7 @@ CELLS = ["ex-8a", "ex-8b", "ex-8c"]
 GELU = "    y = 0.5 * y * (1.0 + tl.erf(y * 0.7071067811865476))"
 STRIDES = "x.stride(0), x.stride(1), w.stride(0), w.stride(1)"
 BIAS = "tl.load(b_ptr + rn, mask=rn < N, other=0.0).to(tl.float32)[None, :]"
+LAUNCH8 = "    out, args = linear_gelu_args(x, w, b)\n    if out.numel():\n"
 FIT = ('    return [c for c in configs\n'
        '            if smem_bytes(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_stages"], itemsize) <= limit]')
 KERNEL = next(c.source for c in notebooks.read(ROOT / "solutions" / "03_operator_fusion.ipynb").cells if c.id == "ex-8a")
@@ -358,6 +359,85 @@ WRONG = [
     wrong("03.linear_roofline", "peak_flops read as TFLOP/s (multiplied by 1e12 again) (caught before)", "ex-8c",
           ('roof = lambda cost: max(cost["flops"] / peak_flops,', 'roof = lambda cost: max(cost["flops"] / (peak_flops * 1e12),'),
           says="epilogue_saving", hidden_says="epilogue_saving"),
+    # fair-grades round 5 (let through before, public or hidden, or caught only with a raw exception, unless marked
+    # "caught before")
+    wrong("03.linear_gelu", "fp16 inputs' K blocks multiplied with out_dtype=tl.float16 (bf16 and fp32 left to the default): "
+          "every block's partial sum rounded to fp16", "ex-8a",
+          ("        acc += tl.dot(a, b)\n        x_tile",
+           "        if x_ptr.dtype.element_ty == tl.float16:\n            acc += tl.dot(a, b, out_dtype=tl.float16)\n"
+           "        else:\n            acc += tl.dot(a, b)\n        x_tile"),
+          says="fp32 accumulator", hidden_says="fp32 accumulator"),
+    wrong("03.linear_gelu", "each K block's tl.dot given out_dtype=x's dtype (raised for bf16 with only Triton's words)", "ex-8a",
+          ("        acc += tl.dot(a, b)\n        x_tile", "        acc += tl.dot(a, b, out_dtype=x_ptr.dtype.element_ty)\n        x_tile"),
+          ("        acc += tl.dot(a, b)\n    y =", "        acc += tl.dot(a, b, out_dtype=x_ptr.dtype.element_ty)\n    y ="),
+          says="accumulate in fp32", hidden_says="accumulate in fp32"),
+    wrong("03.linear_gelu", "the accumulator made in the inputs' dtype and passed to tl.dot (acc = tl.dot(a, b, acc)): fp16 "
+          "sums in fp16 (raised for bf16 with only Triton's words)", "ex-8a",
+          ("acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)", "acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=x_ptr.dtype.element_ty)"),
+          ("acc += tl.dot(a, b)", "acc = tl.dot(a, b, acc)"),
+          says="accumulate in fp32", hidden_says="accumulate in fp32"),
+    wrong("03.linear_gelu", "the launcher fits its tiles to the problem as max(16, min(block, size)): 17 rows give BLOCK_M = 17, "
+          "no power of two (raised with only Triton's words)", "ex-8a",
+          (LAUNCH8, "    out, args = linear_gelu_args(x, w, b)\n"
+                    "    block_m, block_n, block_k = (max(16, min(blk, n)) for blk, n in\n"
+                    "                                 ((block_m, x.shape[0]), (block_n, w.shape[0]), (block_k, x.shape[1])))\n"
+                    "    if out.numel():\n"),
+          says="power of two", hidden_says="power of two"),
+    wrong("03.linear_gelu", "BLOCK_K shrunk to K when K is smaller than the block (min(block_k, K)): no public K was below 32",
+          "ex-8a", (LAUNCH8, "    out, args = linear_gelu_args(x, w, b)\n    block_k = min(block_k, x.shape[1])\n    if out.numel():\n"),
+          says="power of two", hidden_says="power of two"),
+    wrong("03.linear_gelu", "x reshaped to 2-D (x.reshape(-1, K)) so that a batched 3-D x runs instead of being refused (no "
+          "public case had one)", "ex-8a",
+          (LAUNCH8, "    x = x.reshape(-1, x.shape[-1])   # a batch of rows is rows too\n" + LAUNCH8),
+          says="ValueError", hidden_says="ValueError"),
+    wrong("03.linear_gelu", "the launcher refuses a K that is not a multiple of BLOCK_K (ValueError) instead of masking the "
+          "tail (caught before, with only the learner's own words)", "ex-8a",
+          (LAUNCH8, "    out, args = linear_gelu_args(x, w, b)\n    if x.shape[1] % block_k:\n"
+                    "        raise ValueError(f'K={x.shape[1]} is not a multiple of BLOCK_K={block_k}')\n    if out.numel():\n"),
+          says="what the masks", hidden_says="what the masks"),
+    wrong("03.linear_gelu", "the kernel's parameters list w's strides in the page's order (stride_wk, stride_wn) while the "
+          "arguments come as linear_gelu_args passes them (caught before)", "ex-8a",
+          ("stride_xm, stride_xk, stride_wn, stride_wk, stride_om, stride_on,\n                       BLOCK_M",
+           "stride_xm, stride_xk, stride_wk, stride_wn, stride_om, stride_on,\n                       BLOCK_M"),
+          says="stride", hidden_says="stride"),
+    wrong("03.linear_gelu", "the grid rounds down (M // block_m, N // block_n, at least 1): the last partial tiles never run "
+          "(caught before)", "ex-8a",
+          ("grid = (triton.cdiv(out.shape[0], block_m), triton.cdiv(out.shape[1], block_n))",
+           "grid = (max(1, out.shape[0] // block_m), max(1, out.shape[1] // block_n))"),
+          says="differs", hidden_says="differs"),
+    wrong("03.linear_gelu", "the bias added twice: the accumulator starts from it and the epilogue adds it again (caught before)",
+          "ex-8a",
+          ("    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n",
+           "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32) + " + BIAS + "\n"),
+          says="differs", hidden_says="differs"),
+    wrong("03.linear_gelu", "the launcher passes x's strides for w too (equal for contiguous inputs of one K) (caught before)",
+          "ex-8a",
+          ("        linear_gelu_kernel[grid](*args, BLOCK_M",
+           "        M, N, K = x.shape[0], w.shape[0], x.shape[1]\n"
+           "        linear_gelu_kernel[grid](x, w, b, out, M, N, K, *x.stride(), *x.stride(), *out.stride(), BLOCK_M"),
+          says="stride", hidden_says="stride"),
+    wrong("03.linear_gelu", "the tutorial's masked loads with w's K mask copied from x's, kk[None, :]: square tiles broadcast it "
+          "along N (caught before)", "ex-8a",
+          (LOADS, MASKED_LOADS.replace("mask=(rn[None, :] < N) & (kk[:, None] < K)", "mask=(rn[None, :] < N) & (kk[None, :] < K)")),
+          says="differs", hidden_says="differs|past the end"),
+    wrong("03.smem", "one more stage counted for the epilogue, (num_stages + 1) (caught before)", "ex-8b",
+          ("return num_stages * (block_m * block_k + block_k * block_n) * itemsize",
+           "return (num_stages + 1) * (block_m * block_k + block_k * block_n) * itemsize"),
+          says="A tile", hidden_says="A tile"),
+    wrong("03.smem", "configs_that_fit stops at the first config that does not fit (itertools.takewhile) (caught before)", "ex-8b",
+          (FIT, "    import itertools\n    return list(itertools.takewhile(lambda c: smem_bytes(c['BLOCK_M'], c['BLOCK_N'], "
+                "c['BLOCK_K'], c['num_stages'], itemsize) <= limit, configs))"),
+          says="left out", hidden_says="left out"),
+    wrong("03.linear_roofline", "the bytes leave x out, a few rows of activations taken to stay in cache (caught before)", "ex-8c",
+          ("moved = (M * K + N * K + N + M * N) * itemsize", "moved = (N * K + N + M * N) * itemsize"),
+          says="bytes", hidden_says="bytes"),
+    wrong("03.linear_roofline", "the GELU kernel timed with the matmul's FLOPs, the cost dict copied (caught before)", "ex-8c",
+          ('roof({"flops": 0, "bytes": 2 * M * N * itemsize})', 'roof({"flops": 2 * M * N * K, "bytes": 2 * M * N * itemsize})'),
+          says="epilogue_saving", hidden_says="epilogue_saving"),
+    wrong("03.linear_roofline", "unfused, the matmul hands its result to the GELU kernel in fp32 (4 bytes an element) "
+          "(caught before)", "ex-8c",
+          ("moved if fused else moved + 2 * M * N * itemsize", "moved if fused else moved + 2 * M * N * 4"),
+          says="bytes", hidden_says="bytes"),
 ]
 
 RIGHT = [
@@ -441,4 +521,61 @@ RIGHT = [
            '    elements = {"x": M * K, "w": N * K, "b": N, "out": M * N}\n    moved = sum(elements.values()) * itemsize\n'),
           ('    t_unfused = t_fused + roof({"flops": 0, "bytes": 2 * M * N * itemsize})\n    return 1 - t_fused / t_unfused',
            "    t_gelu = 2 * M * N * itemsize / bandwidth\n    return t_gelu / (t_fused + t_gelu)")),
+    # fair-grades round 5
+    right("03.linear_gelu", "both tiles always converted to fp32 before tl.dot (exact for fp16 and bf16 products, tf32 too)",
+          "ex-8a",
+          ("        if DOT_IN_FP32:\n            a, b = a.to(tl.float32), b.to(tl.float32)\n        acc += tl.dot(a, b)\n        x_tile",
+           "        acc += tl.dot(a.to(tl.float32), b.to(tl.float32))\n        x_tile")),
+    right("03.linear_gelu", "GELU as y·(0.5 + 0.5·erf(y/√2)), the bias loaded once before the K loop", "ex-8a",
+          ("    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n",
+           "    bias = tl.load(b_ptr + rn, mask=rn < N, other=0.0).to(tl.float32)\n"
+           "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"),
+          (BIAS, "bias[None, :]"), (GELU, "    y = y * (0.5 + 0.5 * tl.erf(y * 0.7071067811865476))")),
+    right("03.linear_gelu", "erf written out with Abramowitz and Stegun's 7.1.26 polynomial (error below 1.5e-7)", "ex-8a",
+          (GELU, "    z = tl.abs(y) * 0.7071067811865476\n    t = 1.0 / (1.0 + 0.3275911 * z)\n"
+                 "    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))\n"
+                 "    erf_abs = 1.0 - poly * tl.exp(-z * z)\n    y = 0.5 * y * (1.0 + tl.where(y >= 0, erf_abs, -erf_abs))")),
+    right("03.linear_gelu", "the grid as a function of the meta-parameters (lambda meta: ...), launched with num_warps=4", "ex-8a",
+          ("        grid = (triton.cdiv(out.shape[0], block_m), triton.cdiv(out.shape[1], block_n))\n",
+           "        grid = lambda meta: (triton.cdiv(out.shape[0], meta['BLOCK_M']), triton.cdiv(out.shape[1], meta['BLOCK_N']))\n"),
+          ("DOT_IN_FP32=INTERPRETED and x.dtype == torch.bfloat16)", "DOT_IN_FP32=INTERPRETED and x.dtype == torch.bfloat16, num_warps=4)")),
+    right("03.linear_gelu", "one masked K loop whose mask is rk < K - k0, the tile pointers advanced", "ex-8a",
+          (LOADS, """    x_tile = x_ptr + (rm % M)[:, None] * stride_xm + rk[None, :] * stride_xk
+    w_tile = w_ptr + (rn % N)[None, :] * stride_wn + rk[:, None] * stride_wk
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(x_tile, mask=rk[None, :] < K - k0, other=0.0)
+        b = tl.load(w_tile, mask=rk[:, None] < K - k0, other=0.0)
+        if DOT_IN_FP32:
+            a, b = a.to(tl.float32), b.to(tl.float32)
+        acc += tl.dot(a, b)
+        x_tile += BLOCK_K * stride_xk
+        w_tile += BLOCK_K * stride_wk
+""")),
+    right("03.linear_gelu", "rows and columns past the end clamped with tl.minimum(r, M - 1) instead of wrapped", "ex-8a",
+          ("(rm % M)[:, None]", "tl.minimum(rm, M - 1)[:, None]"), ("(rn % N)[None, :]", "tl.minimum(rn, N - 1)[None, :]")),
+    right("03.linear_gelu", "DOT_IN_FP32 whenever the inputs are bf16, on a GPU too (bf16 fits in tf32: the same products)", "ex-8a",
+          ("DOT_IN_FP32=INTERPRETED and x.dtype == torch.bfloat16)", "DOT_IN_FP32=x.dtype == torch.bfloat16)")),
+    right("03.smem", "configs_that_fit as a loop that appends; smem_bytes as BLOCK_K·(BLOCK_M + BLOCK_N) per stage, an int",
+          "ex-8b",
+          ("return num_stages * (block_m * block_k + block_k * block_n) * itemsize",
+           "per_stage = block_k * (block_m + block_n)\n    return int(per_stage * num_stages * itemsize)"),
+          (FIT, "    kept = []\n    for c in configs:\n"
+                "        need = smem_bytes(c['BLOCK_M'], c['BLOCK_N'], c['BLOCK_K'], c['num_stages'], itemsize)\n"
+                "        if need <= limit:\n            kept.append(c)\n    return kept")),
+    right("03.linear_roofline", "the fused time written out, the GELU kernel timed by its bytes alone", "ex-8c",
+          ('    roof = lambda cost: max(cost["flops"] / peak_flops, cost["bytes"] / bandwidth)\n'
+           '    t_fused = roof(linear_gelu_cost(M, N, K, itemsize, True))\n',
+           '    fused = linear_gelu_cost(M, N, K, itemsize, True)\n'
+           '    t_fused = max(fused["flops"] / peak_flops, fused["bytes"] / bandwidth)\n'
+           '    roof = lambda cost: cost["bytes"] / bandwidth   # the GELU kernel: bandwidth-bound\n')),
+    right("03.linear_roofline", "FLOPs and bytes computed in floating point (2.0 * M * N * K)", "ex-8c",
+          ('"flops": 2 * M * N * K', '"flops": 2.0 * M * N * K'),
+          ("moved = (M * K + N * K + N + M * N) * itemsize", "moved = float(M * K + N * K + N + M * N) * itemsize")),
+    right("03.linear_roofline", "FLOPs counted by torch's FlopCounterMode on meta tensors (F.linear), the bytes by hand", "ex-8c",
+          ('"flops": 2 * M * N * K', '"flops": flops'),
+          ("    moved = (M * K + N * K + N + M * N) * itemsize\n",
+           "    from torch.utils.flop_counter import FlopCounterMode\n    with FlopCounterMode(display=False) as counter:\n"
+           "        F.linear(torch.empty(M, K, device='meta'), torch.empty(N, K, device='meta'), torch.empty(N, device='meta'))\n"
+           "    flops = counter.get_total_flops()\n    moved = (M * K + N * K + N + M * N) * itemsize\n")),
 ]
