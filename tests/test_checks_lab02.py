@@ -8,6 +8,7 @@ trip; test_grading_labs.py runs the same checks through real grading jobs.
 
 from __future__ import annotations
 
+import copy
 import pickle
 import tempfile
 from pathlib import Path
@@ -242,7 +243,7 @@ def test_fourth_fair_grades_round_cases_hold_what_their_messages_say():
     bns = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
     assert sum(not m.training and m.running_mean is not None for m in bns) == matches["FoldConvBN"] == 1 < len(bns)
 
-    (two,) = lab02.pipeline_cases_always()
+    two = lab02.pipeline_cases_always()[0]
     assert len(two.inputs) == 2 and two.hint
 
     large, stale = lab02.harness_cases_always()[0], lab02.harness_cases_always()[-1]
@@ -300,3 +301,30 @@ def test_fifth_fair_grades_round_cases_hold_what_their_messages_say():
     wider = lab02.repeats_the_output(fx.symbolic_trace(case["model"]))(*case["inputs"])
     with pytest.raises(RuntimeError):
         torch.allclose(wider, case["expected"])
+
+
+def test_sixth_fair_grades_round_cases_hold_what_their_messages_say():
+    """The cases a sixth round added: a dead module and parameter whose names end in one underscore (2d), a pass
+    function that returns a new GraphModule for nodes_removed (4a), and a pipeline case with a nested output, a module
+    left in training mode and tol=0 (4b)."""
+    traced = fx.symbolic_trace(lab02.UnreadNotInPlace())
+    trailing = [n for n in traced.graph.nodes if n.op in ("call_module", "get_attr") and n.target.endswith("_")]
+    assert {n.op for n in trailing} == {"call_module", "get_attr"}
+    assert not any(lab02.works_in_place(traced, n) for n in trailing)
+    dead = [c for c in lab02.cleanup_cases_always("remove_dead_code") if isinstance(c.model, lab02.UnreadNotInPlace)]
+    assert dead[0].hint and "trailing underscore" in dead[0].hint
+
+    _, model, _ = lab02.DEAD_PARAMETER_CASE()
+    given = fx.symbolic_trace(model)
+    before = len(given.graph.nodes)
+    returned = lab02.rebuilt_without_dead_code(given)
+    assert returned is not given and len(given.graph.nodes) == before and len(returned.graph.nodes) == before - 2
+
+    nested = lab02.pipeline_cases_always()[1]
+    out = lab02.output_of(copy.deepcopy(nested.model), nested.inputs)
+    assert isinstance(out[1], tuple) and len(torch.utils._pytree.tree_leaves(out)) == 3
+    assert nested.tol == 0.0 and any(m.training for m in nested.model.modules()) and nested.hint
+    with torch.no_grad():
+        again = lab02.IdentityPass().apply(fx.symbolic_trace(copy.deepcopy(nested.model)))(*nested.inputs)
+        direct = nested.model(*nested.inputs)
+    assert lab02.max_diff(again, direct) == 0.0

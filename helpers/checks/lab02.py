@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import math
+import numbers
 import operator
 import time
 from collections import Counter
@@ -1305,20 +1306,31 @@ class InPlaceOnConstant(nn.Module):
 
 class UnreadNotInPlace(nn.Module):
     """Calls that take an inplace argument and work out of place, their results unread: F.relu(x) (traced with
-    inplace=False), an nn.ReLU() and an nn.Dropout() module (inplace=False); and x.log_softmax(-1), an underscore
-    inside its name, not at its end. They change nothing: dead code."""
+    inplace=False), an nn.ReLU() and an nn.Dropout() module (inplace=False); x.log_softmax(-1), an underscore
+    inside its name, not at its end; and a Linear named `in_` called on x times a parameter named `lambda_` (names with
+    a trailing underscore, Python's way around a keyword, that are a module and a parameter, not in-place calls). They
+    change nothing: dead code."""
 
     def __init__(self):
         super().__init__()
         self.act = nn.ReLU()
         self.drop = nn.Dropout(0.25)
+        self.in_ = nn.Linear(4, 4)
+        self.lambda_ = nn.Parameter(torch.ones(4))
 
     def forward(self, x):
         F.relu(x - 1)
         self.act(x)
         self.drop(x * 2)
         x.log_softmax(-1)
+        self.in_(x * self.lambda_)
         return x.sin()
+
+
+TRAILING_NAMES_HINT = (" The trailing-underscore rule is about what a call does, so it reads the names of functions and "
+                       "methods (call_function, call_method targets); a submodule or a parameter may be named with a "
+                       "trailing underscore too (in_, lambda_: Python's way around a keyword), and calling or reading it "
+                       "changes nothing in place.")
 
 
 class MaskedConstants(nn.Module):
@@ -1438,11 +1450,12 @@ def cleanup_cases_always(fn_name: str) -> list[CleanupCase]:
         return [cleanup_case("remove_dead_code", "a model with t.add_(1) twice and torch.relu_(u) twice, their results "
                              "unread (the second node of each is named add__1 or relu__1)", RepeatedInPlace(), x,
                              {"mul": 1, "add_": 2, "sub": 1, "relu": 2, "add": 1}, placeholders=1),
-                cleanup_case("remove_dead_code", "a model whose unread calls take an inplace argument and work out of "
-                             "place: F.relu(x - 1) (traced with inplace=False), an nn.ReLU() and an nn.Dropout() module "
-                             "(their inplace is False), and an unread x.log_softmax(-1) (an underscore inside the name, "
-                             "not at its end): they change nothing, so they are dead code", UnreadNotInPlace(), x,
-                             {"sin": 1}, placeholders=1),
+                replace(cleanup_case("remove_dead_code", "a model whose unread calls take an inplace argument and work "
+                                     "out of place: F.relu(x - 1) (traced with inplace=False), an nn.ReLU() and an "
+                                     "nn.Dropout() module (their inplace is False), an unread x.log_softmax(-1) (an "
+                                     "underscore inside the name, not at its end), and an unread call of a Linear named "
+                                     "in_ on x times a parameter named lambda_: they change nothing, so they are dead code",
+                                     built(36, UnreadNotInPlace), x, {"sin": 1}, placeholders=1), hint=TRAILING_NAMES_HINT),
                 replace(cleanup_case("remove_dead_code", "a model whose nodes are read only from inside a list "
                                      "(torch.cat([x, x * c])) or by keyword (torch.sub(c.sin(), other=joined)), beside a "
                                      "dead x.cos()", built(25, ListsAndKeywords), x,
@@ -1584,7 +1597,10 @@ def probe_costs(learner: Learner, model: nn.Module, inputs: tuple, ridge: float,
     plain = [{k: (v if isinstance(v, (bool, str)) else f"<{type(v).__name__}, not text>" if k == "target"
                   else float(v) if isinstance(v, (int, float)) else str(v)) for k, v in r.items()}
              if isinstance(r, dict) else str(r) for r in rows]
-    return {"rows": plain, "no_meta": no_meta}
+    # FLOPs and bytes are counts: integers (an int, or an integer type such as numpy's), never floats
+    not_int = sorted({k for r in rows if isinstance(r, dict) for k in ("flops", "bytes")
+                      if k in r and (isinstance(r[k], bool) or not isinstance(r[k], numbers.Integral))})
+    return {"rows": plain, "no_meta": no_meta, "not_int": not_int}
 
 
 def cost_problems(probe: dict, truth: dict[str, dict], ridge: float, about: str, describe=lambda name: f"node '{name}'",
@@ -1629,6 +1645,10 @@ def cost_problems(probe: dict, truth: dict[str, dict], ridge: float, about: str,
         if bool(row["memory_bound"]) != (intensity < ridge):
             return [f"on {about}, {describe(name)} has memory_bound {row['memory_bound']!r}; with its intensity and the ridge "
                     f"{ridge:g} it should be {intensity < ridge} (intensity < ridge)."]
+    if probe.get("not_int"):
+        return [f"on {about}, {' and '.join(probe['not_int'])} should be integers (counts of FLOPs and of bytes); yours "
+                "are not ints (a float such as 2.0 * ..., or a tensor): compute them with ints (math.prod of the shape, "
+                "dtype.itemsize)."]
     total = sum(r["flops"] for r in rows)
     if total != probe["flop_counter"]:
         return [f"on {about}, your FLOPs add up to {total:g}, FlopCounterMode counts{num(probe['flop_counter'])}."]
@@ -2235,6 +2255,40 @@ def _probe_pass_classes(learner: Learner, class_names: list[str], model: nn.Modu
     return out
 
 
+def rebuilt_without_dead_code(gm: fx.GraphModule) -> fx.GraphModule:
+    """A pass function that leaves the GraphModule it is given as it was and returns a new one, without its dead code."""
+    return RebuildWithoutDeadCode().apply(gm)
+
+
+def probe_nodes_removed(learner: Learner, model: nn.Module) -> dict:
+    """nodes_removed with a pass function that returns a new GraphModule: all nodes, and the call_module nodes only;
+    beside it, what the learner's answers should be and whether gm stayed as it was."""
+    fn = learner.ns.get("nodes_removed")
+    if not callable(fn) or stub_message(fn) is not None:
+        return {"skipped": True}      # the classes may count their sites another way: nodes_removed is a means
+    gm = fx.symbolic_trace(copy.deepcopy(model))
+    sig = signature(gm)
+    new = rebuilt_without_dead_code(fx.symbolic_trace(copy.deepcopy(model)))
+    count = lambda g, ops: sum(ops is None or n.op in ops for n in g.graph.nodes)
+    got = [learner.call("nodes_removed", rebuilt_without_dead_code, gm, ops) for ops in (None, ("call_module",))]
+    want = [count(gm, ops) - count(new, ops) for ops in (None, ("call_module",))]
+    return {"got": [g if isinstance(g, int) and not isinstance(g, bool) else repr(g) for g in got], "want": want,
+            "unchanged": signature(gm) == sig}
+
+
+def nodes_removed_problems(probe: dict, about: str, reveal: bool = True) -> list[str]:
+    if probe.get("skipped"):
+        return []
+    if not probe["unchanged"]:
+        return [f"on {about}, nodes_removed changed the graph it was given: dry-run the pass on copy.deepcopy(gm)."]
+    if probe["got"] != probe["want"]:
+        said = f" (all nodes, then ops=('call_module',)): {probe['want']} expected, yours says {probe['got']}" if reveal else ""
+        return [f"on {about}, nodes_removed counted wrong for a pass function that returns a new GraphModule and leaves "
+                f"the copy it was given as it was{said}. Count the nodes of the GraphModule fn returns (it may be the copy, "
+                "changed in place, or a new one), not of the copy you handed it."]
+    return []
+
+
 def _apply_counts(gm: fx.GraphModule) -> dict:
     """The counts APPLY_COUNTS speaks of: ReLUs (any spelling), all nodes, call_function/call_method nodes."""
     nodes = list(gm.graph.nodes)
@@ -2302,6 +2356,7 @@ def probe_pipeline(learner: Learner, model: nn.Module, inputs: tuple, ok_passes:
     """Run the learner's pipeline with the grader's passes on copies of `model`: the report and the result, as plain data."""
     run_pipeline, error_cls = learner.fn("run_pipeline"), learner.value("PassVerificationError")
     fresh = copy.deepcopy(model)
+    modes = [m.training for m in fresh.modules()]
     with torch.no_grad():
         before = fresh(*inputs)
     SLOW_RUNS.clear()
@@ -2355,7 +2410,8 @@ def probe_pipeline(learner: Learner, model: nn.Module, inputs: tuple, ok_passes:
             "out_diff": max_diff(out, before) if out is not None else math.inf,
             "ref_scale": output_scale(before), "original_unchanged": max_diff(before, after) == 0.0,
             "recompiled": isinstance(gm, fx.GraphModule) and "torch.mean(" in gm.code, "errors": errors,
-            "windows": after_analysis(marks), "slow_windows": slow_windows, "given_unchanged": given_unchanged}
+            "windows": after_analysis(marks), "slow_windows": slow_windows, "given_unchanged": given_unchanged,
+            "modes_unchanged": [m.training for m in fresh.modules()] == modes}
 
 
 @contextlib.contextmanager
@@ -2498,6 +2554,10 @@ def pipeline_problems(p: dict, tol: float, about: str, reveal: bool = True, hint
     if not p["original_unchanged"]:
         return [f"on {about}, the original model's output changed: a pass changed a module in place. Trace a deep copy "
                 "(copy.deepcopy(model)) so the passes never touch the model you were given."]
+    if not p.get("modes_unchanged", True):
+        return [f"on {about}, run_pipeline switched the model you were given (or one of its submodules) to another mode: "
+                "part of it was in training mode and came back in eval mode (or the other way round). Leave the caller's "
+                "model as it is: call it as it is for the reference, and trace and change only a deep copy."]
     if not p.get("given_unchanged", True):
         return [f"on {about}, given the model as a GraphModule (already traced), run_pipeline let the passes change that "
                 "GraphModule (its graph or its weights): deep-copy a GraphModule too (copy.deepcopy(model)) and run the "
@@ -2666,15 +2726,38 @@ class TwoInputPipe(nn.Module):
         return self.bn(self.conv(x)) * y.mean()
 
 
+class NestedOutputs(nn.Module):
+    """Two outputs, the second a tuple of two (a nested output), and a Dropout(p=0) left in training mode: it computes
+    the same in either mode, and a pipeline must leave the mode of the model it was given as it is."""
+
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout(0.0)
+
+    def forward(self, x, y):
+        a = self.drop(x * 2) + y.mean()
+        return a, (a.sin(), y - 1)
+
+
 def pipeline_cases_always() -> list[PipelineCase]:
-    """Checked on every run, the grader's too: a model of two inputs."""
+    """Checked on every run, the grader's too: a model of two inputs; a nested output checked with tol=0."""
     with seeded(28):
         inputs = (torch.randn(2, 2, 5, 5), torch.randn(3))
+        nested_inputs = (torch.randn(3, 4), torch.randn(4))
     ok = (IdentityPass(), NoRecompile(), ScaleOutput(1 + 1e-7, "tiny_rounding"))
     bad = (((ScaleOutput(1.01, "scale_by_1.01"),), "changes the output by 1%"),)
+    exact_bad = (((IdentityPass(), ScaleOutput(1 + 1e-6, "rounds_by_1e-6")),
+                  "changes the output by 1e-6 of itself when run_pipeline is called with tol=0"),)
     return [PipelineCase("a model of two inputs", randomize_bn(built(29, TwoInputPipe), 30), inputs, {}, ok, bad,
                          hint=" The model here takes two inputs: call it, and every graph a pass leaves, with all of "
-                              "them (model(*example)), never with example[0] alone.")]
+                              "them (model(*example)), never with example[0] alone."),
+            PipelineCase("a model whose output is a tensor and a tuple of two tensors (a nested output), with a "
+                         "Dropout(p=0) left in training mode, run with tol=0", NestedOutputs().train(), nested_inputs, {},
+                         (IdentityPass(), NoRecompile()), exact_bad, tol=0.0,
+                         hint=" Here the output nests a tuple inside a tuple: flatten it all the way down "
+                              "(torch.utils._pytree.tree_leaves does), not one level. And tol=0 asks for outputs equal "
+                              "bit for bit: passes that change nothing have a difference of 0, which is within "
+                              "tol × max(1, max |ref|) = 0 (refuse only a difference above it).")]
 
 
 @register("02.passes", points=1, exercise="4a", title="four passes behind name/analyze/apply: analyze counts what apply "
@@ -2686,6 +2769,8 @@ def _passes(ctx: Context, cases: list[PipelineCase]) -> str:
     for about, model, matches in [(case.about, case.model, case.matches) for case in cases[:1]] + always:
         classes = ctx.probe(probe_pass_classes, list(matches), model)
         fail_if(pass_class_problems(classes, about, matches, reveal=ctx.reveal))
+    about, model, _ = DEAD_PARAMETER_CASE()
+    fail_if(nodes_removed_problems(ctx.probe(probe_nodes_removed, model), about, reveal=ctx.reveal))
     return "each pass has a name of its own; analyze counts the sites without touching the graph; apply changes them"
 
 

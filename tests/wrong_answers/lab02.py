@@ -1532,7 +1532,8 @@ ANOTHER_EX_2D = '''
 def has_side_effects(gm, node):
     name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
     module_inplace = node.op == "call_module" and getattr(gm.get_submodule(node.target), "inplace", False)
-    return node.is_impure() or bool(node.kwargs.get("inplace")) or module_inplace or (name.endswith("_") and not name.startswith("__"))
+    in_place_name = node.op in ("call_function", "call_method") and name.endswith("_") and not name.startswith("__")
+    return node.is_impure() or bool(node.kwargs.get("inplace")) or module_inplace or in_place_name
 
 
 def remove_dead_code(gm):
@@ -2360,4 +2361,77 @@ RIGHT += [
     right('02.graph_table', 'inputs collected with fx.node.map_arg over (args, kwargs), duplicates kept', 'ex-1',
           ('"inputs": [n.name for n in node.all_input_nodes]',
            '"inputs": (lambda found: (fx.node.map_arg((node.args, node.kwargs), lambda n: found.append(n.name)), found)[1])([])')),
+]
+
+# Round 3: a trailing underscore on a module or parameter name, tol=0, nested outputs, the caller's model's mode,
+# nodes_removed on a pass that returns a new GraphModule, FLOPs as floats, idempotence by str(graph).
+WRONG += [
+    # ---- fold_conv_bn
+    wrong('02.fold_conv_bn', "the folded weight set on the model's own conv (conv.weight = nn.Parameter(...)): rebinding the shared module's parameter changes the model", 'ex-2c',
+          ('        folded = copy.deepcopy(conv)\n', '        folded = conv\n'),
+          says='original model'),
+    wrong('02.fold_conv_bn', 'the folded conv added as a new node that reads the conv\'s input; the old conv node left in the graph, dead', 'ex-2c',
+          ('        conv_node.target = name\n        bn_node.replace_all_uses_with(conv_node)\n        gm.graph.erase_node(bn_node)\n',
+           '        with gm.graph.inserting_before(bn_node):\n            new = gm.graph.call_module(name, conv_node.args, conv_node.kwargs)\n'
+           '        bn_node.replace_all_uses_with(new)\n        gm.graph.erase_node(bn_node)\n'),
+          says='conv|dead|node'),
+    # ---- dead_code
+    wrong('02.dead_code', "the trailing-underscore rule applied to every string target, whatever node.op: a dead call of a submodule named 'in_' is kept", 'ex-2d',
+          ('    if node.op == "call_module":\n        return getattr(gm.get_submodule(node.target), "inplace", False) is True\n    name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")\n    return node.op in ("call_function", "call_method") and name.endswith("_") and not name.endswith("__")\n',
+           '    name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")\n'
+           '    if name.endswith("_") and not name.endswith("__"):\n        return True\n'
+           '    if node.op == "call_module":\n        return getattr(gm.get_submodule(node.target), "inplace", False) is True\n    return False\n'),
+          says='trailing underscore'),
+    # ---- passes
+    wrong('02.passes', "nodes_removed counts the deep copy after the pass, ignoring what the pass returned: a pass that returns a new GraphModule shows 0", 'ex-4a',
+          ('    return count(gm) - count(fn(copy.deepcopy(gm)))\n',
+           '    dry = copy.deepcopy(gm)\n    fn(dry)\n    return count(gm) - count(dry)\n'),
+          says='returns a new GraphModule'),
+    # ---- pipeline
+    wrong('02.pipeline', 'refuses when diff >= tol × scale: with tol=0 a pass that changes nothing is refused', 'ex-4b',
+          ('        if not diff <= tol * scale:\n', '        if not diff < tol * scale:\n'),
+          says='tol=0|bit for bit'),
+    wrong('02.pipeline', "model.eval() called on the caller's model before the reference 'to be sure': a module left in training mode is switched to eval", 'ex-4b',
+          ('    with torch.no_grad():\n        reference = model(*example)\n',
+           '    model.eval()\n    with torch.no_grad():\n        reference = model(*example)\n'),
+          says='mode'),
+    wrong('02.pipeline', 'outputs flattened one level (a tuple of tensors): a nested tuple output compares a tuple with .shape', 'ex-4b',
+          ('    leaves = torch.utils._pytree.tree_leaves\n',
+           '    leaves = lambda out: list(out) if isinstance(out, (tuple, list)) else [out]\n'),
+          says='nests a tuple|flatten'),
+    # ---- node_costs
+    wrong('02.node_costs', 'FLOPs as floats (2.0 × ...) instead of integers', 'ex-3',
+          ('        flops = node_flops(gm, node)\n', '        flops = float(node_flops(gm, node))\n'),
+          says='int'),
+    # ---- check_pass
+    wrong('02.check_pass', 'idempotence judged by str(gm.graph), which names each node: a pass that rebuilds the same nodes under new names is called not idempotent', 'ex-5',
+          ('    def signature(gm):\n        return [(n.op, str(n.target)) for n in gm.graph.nodes]\n',
+           '    def signature(gm):\n        return str(gm.graph)\n'),
+          says='idempotent'),
+    wrong('02.rewriter', 'the method pattern written as torch.Tensor.relu(x): it traces as a call_function, so x.relu() is never matched', 'ex-2b',
+          ('    def as_method(x):\n        return x.relu()\n', '    def as_method(x):\n        return torch.Tensor.relu(x)\n'),
+          says='relu_to_gelu_pattern raised'),
+    wrong('02.fold_conv_bn', 'the conv found by comparing conv_node.users with {bn_node} (a dict of users is never equal to a set): nothing is folded', 'ex-2c',
+          ('and len(conv_node.users) == 1):', 'and conv_node.users == {bn_node}):'),
+          says='batch norm|fold'),
+    wrong('02.pipeline', "the caller's model put in eval mode by tracing model.eval() (it returns the model itself, not a copy)", 'ex-4b',
+          ('fx.symbolic_trace(copy.deepcopy(model))', 'fx.symbolic_trace(copy.deepcopy(model.eval()))'),
+          says='mode'),
+]
+
+RIGHT += [
+    right('02.graph_table', "a function's target as torch.typename(target) ('torch.nn.functional.relu')", 'ex-1',
+          ('fx.node._get_qualified_name(node.target)', 'torch.typename(node.target)')),
+    right('02.pipeline', 'outputs flattened with tree_flatten, the structures (treespecs) compared as well as the shapes', 'ex-4b',
+          ('        pairs = list(zip(leaves(out), leaves(reference)))\n        if len(leaves(out)) != len(leaves(reference)) or any(a.shape != b.shape for a, b in pairs):\n',
+           '        (got, got_spec), (ref, ref_spec) = torch.utils._pytree.tree_flatten(out), torch.utils._pytree.tree_flatten(reference)\n'
+           '        pairs = list(zip(got, ref))\n        if got_spec != ref_spec or any(a.shape != b.shape for a, b in pairs):\n')),
+    right('02.pipeline', "the reference computed on a deep copy of the model, the caller's model never called", 'ex-4b',
+          ('    with torch.no_grad():\n        reference = model(*example)\n',
+           '    with torch.no_grad():\n        reference = copy.deepcopy(model)(*example)\n')),
+    right('02.node_costs', 'FLOPs and bytes cast with int() at the end, intensity as a plain division', 'ex-3',
+          ('        flops = node_flops(gm, node)\n', '        flops, moved = int(float(node_flops(gm, node))), int(moved)\n')),
+    right('02.dead_code', 'the in-place rule asked only of call_function and call_method targets, tested by name[-1] and name[-2]', 'ex-2d',
+          ('    return node.op in ("call_function", "call_method") and name.endswith("_") and not name.endswith("__")\n',
+           '    if node.op not in ("call_function", "call_method") or len(name) < 2:\n        return False\n    return name[-1] == "_" and name[-2] != "_"\n')),
 ]
