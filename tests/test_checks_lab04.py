@@ -551,3 +551,80 @@ def test_the_pages_explanation_does_not_quote_a_sweep_whose_ratio_it_happens_to_
     assert lab04.explanation_problems("Compiled was slower at batch 2 (0.23–0.25×) and faster at batch 1024.", rows) == []
     assert lab04.explanation_problems("Compiled was slower for the small sizes (0.24×) and faster at the largest (1.10×).",
                                       rows) == []
+
+
+SWEEP = [{"batch": b, "eager_ms": e, "compiled_ms": c, "speedup": e / c, "verdict": v, "ci": ci}
+         for b, e, c, v, ci in [(1, 0.0306, 0.0725, "slower", [0.41, 0.44]), (2, 0.0310, 0.0730, "slower", [0.41, 0.45]),
+                                (1024, 0.52, 0.47, "no difference", [0.95, 1.2]), (8192, 4.1, 3.2, "faster", [1.2, 1.35])]]
+PRINTED = """```
+ batch   eager ms  compiled ms  speedup  compiled vs eager
+     1     0.0306       0.0725    0.42×  slower (speedup 0.41–0.44×, 95 % CI)
+     2     0.0310       0.0730    0.42×  slower (speedup 0.41–0.45×, 95 % CI)
+  1024      0.520        0.470    1.11×  no difference (speedup 0.95–1.20×, 95 % CI)
+  8192       4.10         3.20    1.28×  faster (speedup 1.20–1.35×, 95 % CI)
+crossover: batch 8192 (compiled faster by its verdict there and at every larger size) | measured on cpu
+```"""
+
+
+def sweep_problems(profile: str) -> list[str]:
+    return lab04.profile_problems(profile, SWEEP) or lab04.verdict_rows_problems(profile, SWEEP)
+
+
+def test_the_sweep_as_the_notebook_prints_it_is_read_and_its_mistakes_are_seen():
+    assert sweep_problems(PRINTED) == []
+    swapped = PRINTED.replace("0.0306       0.0725", "0.0725       0.0306")
+    assert "do not match" in sweep_problems(swapped)[0]
+    inverse = PRINTED.replace("1.28×  faster", "0.78×  faster")
+    assert "speedup" in sweep_problems(inverse)[0]
+    assert "holds no sweep" in sweep_problems("Eager took 0.03 ms.  Compiled took 0.07 ms.  Speedup 0.42.\n1 is a number")[0]
+
+
+def test_a_table_of_another_size_beside_the_sweep_is_not_the_sweep():
+    fixed = "| | eager | compiled |\n|---|---|---|\n| a whole call at batch 2 | 0.0290 ms | 0.0800 ms |\n\n"
+    three = "\n\n| batch | five ops ms | eager ms | compiled ms |\n|---|---|---|---|\n| 4096 | 0.9 | 0.5 | 0.4 |\n"
+    sweep = "| batch | eager ms | compiled ms | speedup | verdict |\n|---|---|---|---|---|\n" + "\n".join(
+        f"| {r['batch']} | {r['eager_ms']} | {r['compiled_ms']} | {r['speedup']:.2f} | {r['verdict']} |" for r in SWEEP)
+    assert sweep_problems(fixed + sweep + three) == []
+    assert "do not match" in sweep_problems(fixed + sweep.replace("| 8192 |", "| 4096 |") + three)[0]
+    assert "do not match" in sweep_problems(fixed + sweep + "\n| 3000 | 0.1 | 0.2 | 0.3 | slower |" + three)[0]
+
+
+def test_quartile_columns_leave_the_medians_to_compare():
+    head = "| batch | eager q25 | eager median (ms) | eager q75 | compiled q25 | compiled median (ms) | compiled q75 | verdict |\n|-|-|-|-|-|-|-|-|\n"
+    rows = "\n".join(f"| {r['batch']} | {r['eager_ms'] * 0.9:.4f} | {r['eager_ms']} | {r['eager_ms'] * 1.1:.4f} | "
+                     f"{r['compiled_ms'] * 0.9:.4f} | {r['compiled_ms']} | {r['compiled_ms'] * 1.1:.4f} | {r['verdict']} |" for r in SWEEP)
+    assert sweep_problems(head + rows) == []
+
+
+def test_an_explanation_that_reads_the_sweep_backwards_is_caught_and_hedges_are_not():
+    right = ("Compiled was slower at batch 1, 2 (0.41–0.44×, 0.41–0.45×), no different at batch 1024 and faster at "
+             "batch 8192 (1.20–1.35×): a compiled call pays guards and a wrapper, which only a large batch amortises.")
+    assert lab04.explanation_problems(right, SWEEP) == []
+    backwards = right.replace("Compiled was slower", "Compiled was faster")
+    assert "compiled was faster at batch 1, 2" in lab04.explanation_problems(backwards, SWEEP)[0]
+    eager_side = ("Eager was slower than compiled at batch 1 (0.41–0.44×) because of the guards and the wrapper, which "
+                  "every compiled call pays before its kernel runs, at every size of the sweep.")
+    assert "compiled was faster at batch 1" in lab04.explanation_problems(eager_side, SWEEP)[0]
+    hedged = ("Compiled was not faster at batch 1 (0.41–0.44×); one would expect compiled to be faster at batch 2, and "
+              "eager was slower than compiled at batch 8,192 (1.20–1.35×), compiled was faster at batch 8192, 1.28×.")
+    assert lab04.explanation_problems(hedged, SWEEP) == []
+
+
+def test_roles_said_respectively_in_parentheses_or_as_labels_are_read():
+    said = lab04.stated_roles
+    assert said("`x0` and `x1` walk the 2 rows (step 600) and the 600 columns of a row, respectively.") == \
+        {"x0": "rows", "x1": "columns"}
+    assert said("Rows and columns are indexed by `x0` and `x1` respectively.") == {"x0": "rows", "x1": "columns"}
+    assert said("`x1` and `x0` walk the rows and the columns, respectively.") == {"x1": "rows", "x0": "columns"}
+    assert said("The outer loop (`x0`) runs over the rows and the inner loop (`x1`) over the 600 columns.") == \
+        {"x0": "rows", "x1": "columns"}
+    assert said("row `x0`, column `x1`.") == {"x0": "rows", "x1": "columns"}
+    assert said("`x0` is the outer (row) loop and `x1` the inner (column) loop.") == {"x0": "rows", "x1": "columns"}
+    assert said("`x0` selects the sample, `x1` the class.") == {"x0": "rows", "x1": "columns"}
+
+
+def test_what_is_not_there_in_other_words():
+    for text in ("exp(x − max) exists only inside the kernel, one row at a time in the scratch array.",
+                 "The exponentials are computed on the fly into a one-row scratch and never leave the core's cache."):
+        assert lab04.says_not_stored(text), text
+    assert not lab04.says_not_stored("Nothing: exp(x - max) is written to memory like every other intermediate.")

@@ -761,9 +761,13 @@ NOT_STORED = re.compile(r"(?:\b(?:no|not|never|without|nothing|avoid\w*|skip\w*|
                         r"[^.:;—–]{0,80}?"
                         r"\b(buffer|memory|stor\w*|writ\w*|materiali[sz]\w*|allocat\w*|sav\w*|round[- ]trip\w*|"
                         r"dram|hbm|global|tensor|creat\w*|spill\w*|emit\w*|persist\w*|v?ram|off[- ]chip)\b"
-                        r"|\b(stays?|staying|kept|keeps?|lives?|living|held|holds?|remains?|resides?)\b[^.]{0,40}?"
-                        r"\b(registers?|on[- ]chip|in the kernel|locally|scratch\w*|local_buffer\w*|sram|"
-                        r"shared memory)\b", re.I)
+                        r"|\b(stays?|staying|kept|keeps?|lives?|living|held|holds?|remains?|resides?|confined|"
+                        r"exists?\s+only|only\s+exists?)\b[^.]{0,40}?"
+                        r"\b(registers?|on[- ]chip|(?:in|inside|within) the kernel|locally|scratch\w*|local_buffer\w*|"
+                        r"sram|shared memory)\b"
+                        # "… never leave the core's cache", "… never leaves the registers"
+                        r"|\b(?:never|not|no longer)\s+(leaves?|leaving|escapes?)\s+(?:the\s+)?(?:\w+['’]s\s+)?"
+                        r"(?:cache|registers?|chip|core|kernel)\b", re.I)
 # "… is not kept in the scratch array", "… doesn't stay in registers": where it is kept, denied.
 KEPT_DENIED = re.compile(r"\b(?:not|never|no longer)\s+(?:\w+\s+){0,2}?(?:stays?|staying|kept|keeps?|lives?|living|"
                          r"held|holds?|remains?|resides?)\b|n['’]t\s+(?:\w+\s+){0,2}?(?:stay|keep|live|hold|remain|"
@@ -841,7 +845,7 @@ LOOP_VAR = r"(?:[xyz]\d+|r\d*_\d+|r\d+)"          # x0, x1, r0_1: the loop varia
 # The words for what a loop variable walks: a row of the batch, or a column (one logit, element or class of a row).
 ROW_WORDS = r"rows?|batch(?:es)?(?:\s+(?:rows?|entries|items|elements))?|samples?|examples?|inputs?\s+rows?"
 A_ROW = r"(?:a|the|each|every|its|one|that|this)\s+(?:single\s+)?row"          # one row, singular ("that row")
-COLUMN_WORDS = (r"columns?|cols?|logits?(?:\s+of\s+(?:a|the|each|its|one)\s+row)?|classes|class\s+(?:index|scores?)|"
+COLUMN_WORDS = (r"columns?|cols?|logits?(?:\s+of\s+(?:a|the|each|its|one)\s+row)?|class(?:es)?|"
                 r"vocab(?:ulary)?(?:\s+entries)?|features?|"
                 rf"(?:elements?|entries|positions?|offsets?|values?|outputs?|scores?|probabilities|items?)\s+"
                 rf"(?:of|in|within|inside|along)\s+{A_ROW}\b(?!s)|"
@@ -853,19 +857,23 @@ ALONG_A_ROW = (rf"(?:along|within|inside|across)\s+{A_ROW}\b(?![s'’])|"
                rf"{A_ROW}['’]s\s+(?:\d[\d,]*\s+)?(?:columns?|elements?|entries|values?|logits?|positions?)")
 # After a loop variable: a parenthesis or a range ("x1 (0..599)", "x0 ∈ [0, 2)"), then a verb and a preposition, or the
 # preposition alone ("x1 over the columns"), or neither ("x1 the column").
-VAR_TAIL = r"\s*(?:\([^)]*\)\s*)?(?:(?:∈|in)\s*[\[(][^\])]*[\])]\s*)?,?\s*"
+# ("(x0) runs over the rows": a variable in parentheses, its role after them)
+VAR_TAIL = r"\)?\s*(?:\([^)]*\)\s*)?(?:(?:∈|in)\s*[\[(][^\])]*[\])]\s*)?,?\s*"
 VERBS = (r"walks|indexes|iterates|runs|loops|ranges|steps|goes|moves|counts|enumerates|covers|selects|picks|visits|scans|"
          r"sweeps|chooses|addresses|handles|processes|denotes|represents|tracks|identifies|traverses|spans|marks|"
          r"corresponds\s+to|maps\s+to|stands\s+for|refers\s+to|is|for|=|->|→|:|\||—|–")
 PREPOSITIONS = r"over|through|along|across|down|up|within|inside"
 ROLE_SAID = [                                      # the ways an annotation says which variable walks what: (regex, var first?)
+    # a role word and its variable side by side, as a label ("row x0, column x1"): before "x0, column" reads as x0's
+    (rf"\b{ROLE}\s+\(?({LOOP_VAR})\b(?!\s*[,;]?\s*(?:walks|indexes|iterates|runs|loops|ranges|steps|goes|moves|is)\b)", False),
     (rf"\b{ROLE}\s+(?:index|variable|loop(?:\s+variable)?|counter|dimension)\s*(?:is\s+|[:=]\s*)?\(?({LOOP_VAR})\b", False),
     (rf"\b{ROLE}\s+(?:(?:are|is)\s+)?(?:(?:walked|indexed|iterated|enumerated|selected|picked|counted|traversed|handled|"
      rf"processed|covered|chosen|addressed|visited|scanned)"
      rf"(?:\s+over)?\s+)?by\s+({LOOP_VAR})\b", False),
     (rf"\b({LOOP_VAR})\b{VAR_TAIL}(?:(?:{VERBS})\s+)?({ALONG_A_ROW})", True),
     (rf"\b({LOOP_VAR})\b{VAR_TAIL}(?:(?:{VERBS})(?:\s+(?:{PREPOSITIONS}))?\s+|(?:{PREPOSITIONS})\s+)?"
-     rf"(?:(?:which|one|each)\s+of\s+)?(?:(?:the|a|one|each|every|its|all|which)\s+)?(?:\d[\d,]*\s+)?{ROLE}", True),
+     rf"(?:(?:which|one|each)\s+of\s+)?(?:(?:the|a|one|each|every|its|all|which)\s+)?(?:\d[\d,]*\s+)?"
+     rf"(?:(?:outer|inner|outermost|innermost|first|second|last)\s+\(?)?{ROLE}", True),
     # "x0 moves from row to row", "x1 steps from element to element"
     (rf"\b({LOOP_VAR})\b{VAR_TAIL}(?:(?:{VERBS})\s+)?from\s+((?:{ROW_WORDS})|(?:{COLUMN_WORDS})|elements?|logits?|"
      rf"entr(?:y|ies)|positions?)\s+to\s+", True),
@@ -900,12 +908,28 @@ def index_roles(index: str) -> dict[str, str]:
     return roles if sorted(roles.values()) == ["columns", "rows"] else {}
 
 
+# "x0 and x1 walk the rows and the columns, respectively", "rows and columns are indexed by x0 and x1 respectively"
+TWO = r"(?:\s*\([^)]*\))?\s*(?:,|\band\b|&|/)\s*(?:the\s+)?(?:\d[\d,]*\s+)?"     # "rows (step 600) and the 600 columns"
+RESPECTIVELY = (re.compile(rf"\b({LOOP_VAR})\b{TWO}({LOOP_VAR})\b[^.;]{{0,40}}?\b(?:the\s+)?{ROLE}{TWO}{ROLE}"
+                           rf"[^.;]{{0,40}}?\brespectively\b", re.I),
+                re.compile(rf"\b{ROLE}{TWO}{ROLE}[^.;]{{0,40}}?\b({LOOP_VAR})\b{TWO}({LOOP_VAR})\b[^.;]{{0,20}}?"
+                           rf"\brespectively\b", re.I))
+
+
 def stated_roles(text: str) -> dict[str, str]:
     """Which loop variable the text says walks the rows and which the columns ("x0 walks the rows", "the column index
-    is x1"), read from the plain text (a quoted index expression is not a statement)."""
+    is x1", "x0 and x1 walk the rows and the columns, respectively"), read from the plain text (a quoted index
+    expression is not a statement)."""
     text = re.sub(r"`\s*(\w+)\s*`", r"\1", text)
     text = re.sub(r"`[^`]*`", " ", text)
     said: dict[str, str] = {}
+    role = lambda word: "rows" if re.fullmatch(ROW_WORDS, word.lower().strip()) else "columns"
+    for k, pattern in enumerate(RESPECTIVELY):
+        for m in pattern.finditer(text):
+            pairs = zip(m.group(1, 2), m.group(3, 4)) if k == 0 else zip(m.group(3, 4), m.group(1, 2))
+            for var, word in pairs:
+                said.setdefault(var, role(word))
+        text = pattern.sub(" ", text)
     for pattern, var_first in ROLE_SAID:
         for m in re.finditer(pattern, text, re.I):
             var, role = (m.group(1), m.group(2)) if var_first else (m.group(2), m.group(1))
@@ -1637,7 +1661,9 @@ def report_again(learner: Learner) -> dict | None:
             AGAIN_MARK in ((root / REPORT_FILE).read_text(errors="replace") if (root / REPORT_FILE).is_file() else "")
         info["explanation_shown"] = info["written"] and AGAIN_MARK in report.read_text(errors="replace")
         try:
-            listed = json.loads((folder / MANIFEST_FILE).read_text()).get("files", {}).get(REPORT_FILE, {})
+            files = json.loads((folder / MANIFEST_FILE).read_text()).get("files", {})
+            listed = next((meta for name, meta in files.items()                   # "REPORT.md", "./REPORT.md"
+                           if os.path.normpath(str(name)).replace("\\", "/") == REPORT_FILE), {})
             info["report_hashed"] = info["written"] and isinstance(listed, dict) and \
                 manifest_digest(listed) == hashlib.sha256(report.read_bytes()).hexdigest()
         except (OSError, ValueError, AttributeError):
@@ -1796,13 +1822,44 @@ def html_tables(text: str) -> str:
     return HTML_TABLE.sub(markdown, text)
 
 
+RULER = re.compile(r"[\s\-=─━_+:|]*")
+
+
+def spaced_tables(text: str) -> str:
+    """A text with its tables of space-aligned columns (the sweep as the notebook prints it, pasted into a code block:
+    "batch   eager ms  compiled ms  speedup  compiled vs eager", then "    1     0.0306       0.0725 ...") written as
+    Markdown rows. A header is a line of three cells or more, two spaces or more apart, that names an eager and a
+    compiled column; its rows are the lines after it that start with a number."""
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        head = re.split(r"\s{2,}", lines[i].strip())
+        rows = []
+        if "|" not in lines[i] and len(head) >= 3 and any(EAGER.search(c) and not COMPILED.search(c) for c in head) \
+                and any(COMPILED.search(c) and not EAGER.search(c) for c in head):
+            j = i + 1
+            while j < len(lines) and (RULER.fullmatch(lines[j]) and lines[j].strip() or
+                                      re.match(r"\s*[-+]?\d", lines[j]) and "|" not in lines[j]):
+                if not RULER.fullmatch(lines[j]):
+                    cells = re.split(r"\s{2,}", lines[j].strip())
+                    rows.append(cells if len(cells) >= len(head) else lines[j].split(None, len(head) - 1))
+                j += 1
+        if rows:
+            out += ["| " + " | ".join(cells) + " |" for cells in (head, *rows)]
+            i = j
+        else:
+            out.append(lines[i])
+            i += 1
+    return "\n".join(out)
+
+
 def table_rows(text: str, prose: bool = True) -> list[list[str]]:
     """The rows of the sweep a text gives, as cell strings: the rows of its Markdown tables, with or without the outer
-    pipes, alignment rows left out, (and of its HTML tables, and of lines of tab-separated cells), a column or a row of
+    pipes, alignment rows left out, (and of its HTML tables, of lines of tab-separated cells, and of space-aligned columns
+    as the notebook prints them, `spaced_tables`), a column or a row of
     value pairs ("eager/compiled": "0.12/0.08") split in two (`split_pairs`), a table with the batch sizes as its
     columns turned round (`per_batch`); and a bullet list of the sizes, as a table (`bullet_cells`, on `join_items`)."""
     rows, table, said = [], [], []
-    for line in [*join_items(html_tables(text)).splitlines(), ""]:
+    for line in [*join_items(spaced_tables(html_tables(text))).splitlines(), ""]:
         line = line.strip()
         if "|" in line or ("\t" in line and not re.match(ITEM, line)):
             cells = [c.strip() for c in (line.strip("|").split("|") if "|" in line else re.split(r"\t+", line))]
@@ -1953,8 +2010,14 @@ def _columns(cells: list[str]) -> dict | None:
     """A header row's columns: {"batch": i, "eager": i, "compiled": i, "speedup": i or None, "scale": (eager, compiled)
     to ms}, by the words of its cells; None when the row is not a header that names an eager and a compiled column."""
     def one(pattern, other):
-        return next((i for i, c in enumerate(cells) if pattern.search(c) and not other.search(c)
-                     and not re.search(r"speedup|ratio|vs|×", c, re.I)), None)
+        """The column of one side's median: the one that says "median" among several, else the first that is no
+        quartile, spread or extreme ("eager q25 | eager median | eager q75"), else the first."""
+        found = [i for i, c in enumerate(cells) if pattern.search(c) and not other.search(c)
+                 and not re.search(r"speedup|ratio|vs|×", c, re.I)]
+        spread = r"\b(?:q[13]|q25|q75|p25|p75|p90|p95|p99|iqr|min|max|std|stdev|sd|mad|spread|low|high|lower|upper)\b|±|%"
+        return next((i for i in found if re.search(r"\bmedian\b|\bp50\b|\bmed\b", cells[i], re.I)), None) if len(found) > 1 \
+            and any(re.search(r"\bmedian\b|\bp50\b|\bmed\b", cells[i], re.I) for i in found) else \
+            next((i for i in found if not re.search(spread, cells[i], re.I)), found[0] if found else None)
 
     eager, compiled = one(EAGER, COMPILED), one(COMPILED, EAGER)
     if eager is None or compiled is None:
@@ -1986,10 +2049,23 @@ def profile_table(profile: str, prose: bool = True) -> dict[int, tuple]:
     """{batch: (eager ms, compiled ms, speedup)} from the sweep's rows (`table_rows`): by the columns its header names
     (eager, compiled, their unit, a speedup; a cell's own unit, "30.6 µs", comes before its header's), or, without such
     a header, the first three cells of each row that holds three numbers. The speedup is None where there is no speedup column, or its cell says it in words ("4.8× slower")."""
-    table, columns = {}, None
+    table: dict[int, tuple] = {}
+    for block in profile_blocks(profile, prose):
+        for batch, values in block.items():
+            table.setdefault(batch, values)
+    return table
+
+
+def profile_blocks(profile: str, prose: bool = True) -> list[dict[int, tuple]]:
+    """`profile_table`'s rows, one dict per table: a header that names other columns starts another table (the fixed
+    cost at batch 2, or part D's three versions at batch 1024, beside the sweep)."""
+    blocks, table, columns = [], {}, None
     for cells in table_rows(profile, prose):
         header = _columns(cells) if _number(cells[0]) is None else None
         if header is not None:
+            if header != columns and table:
+                blocks.append(table)
+                table = {}
             columns = header
             continue
         where = columns or {"batch": 0, "eager": 1, "compiled": 2, "scale": (1.0, 1.0)}
@@ -2004,7 +2080,7 @@ def profile_table(profile: str, prose: bool = True) -> dict[int, tuple]:
             if ratio and where.get("inverse"):
                 ratio = 1 / ratio
             table.setdefault(int(nums[0]), (nums[1] * scale[0], nums[2] * scale[1], ratio))
-    return table
+    return [*blocks, table] if table else blocks
 
 
 def verdict_rows_problems(profile: str, rows: list) -> list[str]:
@@ -2019,11 +2095,11 @@ def verdict_rows_problems(profile: str, rows: list) -> list[str]:
         """The table row of that batch: the one that starts with it, else one with a cell that is just that number."""
         first = [cells for cells in table if _number(cells[0]) == batch]
         alone = [cells for cells in table if any(re.fullmatch(rf"[*`\s]*{batch}[*`\s]*", c) for c in cells)]
-        return " ".join((first or alone or [[""]])[0])
+        return [" ".join(cells) for cells in (first or alone or [[""]])]   # a size's rows (batch 2's fixed cost, its sweep row)
 
     for r in rows:
         want = words.get(r.get("verdict")) if isinstance(r, dict) else None
-        if want and not re.search(want, row_of(int(r["batch"])), re.I):
+        if want and not any(re.search(want, row, re.I) for row in row_of(int(r["batch"]))):
             return ["'Profile' should give each size's verdict in its row (faster, slower or no difference: the "
                     "comparison's verdict on compiled), not only the times."]
     return []
@@ -2094,15 +2170,51 @@ def explanation_problems(text: str, rows: list) -> list[str]:
     precise = lambda m: len(re.match(r"[-+]?\d*\.?(\d*)", m.group()).group(1)) >= 2
     quotes = any(m.start() not in said_ratios or precise(m) for m in hits) or len({m.group() for m in hits}) >= 2
     if says_verdict and quotes:
-        return []
+        return claims_problems(text, rows)
     return ["'When compiling pays' should quote your sweep: the verdicts (where compiled was faster, slower or no "
             "different from eager) with the batch sizes and intervals they come from, then say why."]
+
+
+# "compiled was slower at batch 1, 2 and 8", "eager was faster than compiled for batch 1": a side, the way it went, the
+# sizes (a hedge or a negation between them, "not faster", "would be faster", says no such thing)
+GROUPED = r"\d+(?:[,\u202f\u2009]\d{3}(?!\d))*"         # 8192, 8,192, 8 192
+CLAIM = re.compile(r"\b(eager|compil\w*|inductor)\b((?:(?!\b(?:eager|compil\w*|inductor)\b)[^.;:!?\n]){0,40}?)"
+                   r"\b(faster|quicker|slower)\b[^.;:!?\n]{0,24}?\b(?:at|for|with|on)\s+(?:the\s+)?(?:batch(?:es|\s+sizes?)?|"
+                   r"sizes?|bs|B)\s*=?\s*(" + GROUPED + r"(?:(?:\s*,\s*and\s+|\s*,\s*|\s+(?:and|&|or)\s+)" + GROUPED + r")*)"
+                   r"(?![\d.]|\s*[×x%]|\s*(?:ms|µs|us)\b)", re.I)
+HEDGE = re.compile(r"\b(?:not|never|no|neither|nor|hardly|would|should|could|might|may|expect\w*|hope\w*|if|unless)\b|"
+                   r"n['’]t\b", re.I)
+
+
+def claims_problems(text: str, rows: list) -> list[str]:
+    """Whether what 'When compiling pays' says of a size ("compiled was faster at batch 1") goes the way the sweep's
+    verdict there went: faster said of a size where compiled was slower, or the reverse, is the sweep read backwards."""
+    verdicts = {int(r["batch"]): r.get("verdict") for r in rows
+                if isinstance(r, dict) and isinstance(r.get("batch"), (int, float))}
+    for m in CLAIM.finditer(text):
+        before = text[max(0, m.start() - 30):m.start()]
+        if HEDGE.search(m.group(2)) or HEDGE.search(re.split(r"[.;:!?]", before)[-1]):
+            continue
+        sizes = [int(ungroup(n).replace(",", "")) for n in re.split(r"\s*,\s*and\s+|\s*,\s+|\s+(?:and|&|or)\s+",
+                                                                      m.group(4).strip(", "))
+                 if re.fullmatch(GROUPED, n)]
+        if not sizes or not all(b in verdicts for b in sizes):
+            continue
+        went = "slower" if m.group(3).lower() == "slower" else "faster"
+        if EAGER.search(m.group(1)):
+            went = {"faster": "slower", "slower": "faster"}[went]
+        against = [b for b in sizes if {went, verdicts[b]} == {"faster", "slower"}]
+        if against:
+            return [f"'When compiling pays' says compiled was {went} at batch {', '.join(map(str, against))}, where your "
+                    f"sweep's verdict says it was {verdicts[against[0]]}: quote each verdict the way it went (the "
+                    "speedup is eager_ms / compiled_ms, below 1 where compiled is slower)."]
+    return []
 
 
 def profile_problems(profile: str, rows) -> list[str]:
     """Whether the report's profile gives the notebook's own sweep (same batches, times within rounding), in a table
     either way round or a bullet list; what to write when it gives none the check can read."""
-    table = profile_table(profile)
+    blocks = profile_blocks(profile)
     if not isinstance(rows, list) or not rows:
         return ["'Profile' should give the table of your sweep (sweep_rows is empty or missing: run part E first)."]
     try:
@@ -2110,13 +2222,20 @@ def profile_problems(profile: str, rows) -> list[str]:
                                   float(r.get("speedup", float(r["eager_ms"]) / float(r["compiled_ms"])))) for r in rows}
     except (KeyError, TypeError, ValueError, ZeroDivisionError):
         return []          # the sweep's own format is judged by 04.crossover
-    if not table:
+    if not blocks:
         return ["'Profile' holds no sweep this check can read: write it as a Markdown table with one row per batch size, "
                 "| batch | eager ms | compiled ms | speedup | verdict | (the batch sizes as its columns and a row per "
                 "quantity read as well, and so does a bullet per size: '- batch 1: eager 0.12 ms, compiled 0.08 ms, "
                 "speedup 1.50×, faster')."]
     close = lambda a, b: abs(a - b) <= 0.02 * abs(b) + 1e-3
-    if set(table) != set(want) or not all(close(table[b][0], e) and close(table[b][1], c) for b, (e, c, _) in want.items()):
+    fits = lambda got, b: close(got[0], want[b][0]) and close(got[1], want[b][1])
+    # each size from the table that gives it as measured (else the first that gives it); the tables that give a size of
+    # the sweep hold no other size (a table of its own at another batch, part D's at 1024, is not the sweep's)
+    table = {b: next((t[b] for t in blocks if b in t and fits(t[b], b)), None) or
+             next((t[b] for t in blocks if b in t), None) for b in want}
+    table = {b: v for b, v in table.items() if v is not None}
+    table.update({b: v for t in blocks if set(t) & set(want) for b, v in t.items() if b not in want})
+    if set(table) != set(want) or not all(fits(table[b], b) for b in want):
         lacking = ", ".join(str(b) for b in sorted(set(want) - set(table)))
         return ["'Profile' should give the numbers your sweep measured (sweep_rows), a row (or a bullet) per batch size as "
                 "in | batch | eager ms | compiled ms | speedup | verdict |: the report's rows do not match them"
@@ -2217,9 +2336,10 @@ def report_problems(info: dict, kernels: list[str]) -> list[str]:
             raise TypeError
     except (ValueError, KeyError, TypeError):
         return problems + [fmt]
-    if REPORT_FILE not in files:
+    keys = {os.path.normpath(str(name)).replace("\\", "/") for name in files}     # "./REPORT.md" is REPORT.md too
+    if REPORT_FILE not in keys:
         problems.append("manifest.json should list REPORT.md.")
-    unlisted = [name for name in info.get("artifacts", []) if name in report and name not in files]
+    unlisted = [name for name in info.get("artifacts", []) if name in report and name not in keys]
     if unlisted:
         problems.append(f"manifest.json should list every file of the output folder the report points to, with its size "
                         f"and SHA-256; it lacks {', '.join(unlisted)}.")

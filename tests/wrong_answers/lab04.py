@@ -651,10 +651,10 @@ ROUND5_RIGHT = [
     # a machine where compiling pays from batch 64 on: the report's "Crossover ...: batch 64." ends its sentence with a
     # period, which the check once took for a decimal point ("64.5"), so the solution's own report lost its points there
     right('04.report', 'the sweep of a machine where compiled is faster from batch 64 on: the report states the '
-          'crossover "batch 64." at the end of a sentence', 'facts',
-          ('facts = {\n', 'sweep_rows = [dict(r, verdict="faster", ci=[1.1, 1.3], compiled_ms=r["eager_ms"] / 1.2, speedup=1.2)\n'
-                         '              if r["batch"] >= 64 else r for r in sweep_rows]\n'
-                         'crossover = find_crossover(sweep_rows)\nassert crossover == 64, crossover\nfacts = {\n')),
+          'crossover "batch 64." at the end of a sentence (the sweep changed before the explanation is written)', 'ex-e2',
+          ('WORDS = {"faster"', 'sweep_rows = [dict(r, verdict="faster", ci=[1.1, 1.3], compiled_ms=r["eager_ms"] / 1.2, speedup=1.2)\n'
+                                '              if r["batch"] >= 64 else r for r in sweep_rows]\n'
+                                'crossover = find_crossover(sweep_rows)\nassert crossover == 64, crossover\nWORDS = {"faster"')),
     right('04.debug_dump', "torch.compiler.reset() (the public spelling), and the settings passed to this compile alone "
           "as torch.compile's options", 'ex-b',
           ('    torch._dynamo.reset()\n', '    torch.compiler.reset()\n'),
@@ -1393,3 +1393,164 @@ ROUND8_RIGHT = [
 
 WRONG += ROUND8
 RIGHT += ROUND8_RIGHT
+
+
+# ---------------------------------------------------------------- round 9 ("fair grades"): the sweep as the notebook
+# prints it, pasted into a code block; a Profile with the fixed cost (batch 2) and part D's three versions beside the
+# sweep; quartile columns; roles said "respectively", "(x0) runs over", "row x0, column x1"; an explanation that reads
+# the sweep backwards; and the same layouts holding a mistake.
+PRINTED = '''    line = lambda r, e, c, s: f"{r['batch']:>6} {bench.fmt_ms(e):>10} {bench.fmt_ms(c):>12} {s:>7.2f}×  {verdict(r)}"
+    table = "\\n".join(["```", f"{'batch':>6} {'eager ms':>10} {'compiled ms':>12} {'speedup':>8}  compiled vs eager"]
+                      + [line(r, r['eager_ms'], r['compiled_ms'], r['speedup']) for r in rows] + ["```"])
+'''
+FIXED_COST_FACTS = ('    "versions": versions(),\n}',
+                    '    "versions": versions(),\n    "fixed_cost": (small_call.a.median_ms, small_call.b.median_ms),\n'
+                    '    "three_ways": {label: rounds.timing(label).median_ms for label in rounds.samples},\n}')
+BESIDE = '''    fixed = facts.get("fixed_cost")
+    three = facts.get("three_ways") or {}
+    table = ("| | eager | compiled |\\n|---|---|---|\\n"
+             + (f"| a whole call at batch 2 | {fixed[0]:.4f} ms | {fixed[1]:.4f} ms |\\n\\n" if fixed else "\\n")
+             + f"| batch | five ops ms | eager ms | compiled ms |\\n|---|---|---|---|\\n"
+             + f"| {B_PROFILE} | {three.get('five ops', 0):.4f} | {three.get('eager TinyHead', 0):.4f} | {three.get('compiled', 0):.4f} |\\n\\n"
+             + table)
+'''
+QUARTILES = '''    table = "\\n".join(["| batch | eager q25 | eager median (ms) | eager q75 | compiled q25 | compiled median (ms) | compiled q75 | verdict |",
+                       "|---|---|---|---|---|---|---|---|"]
+                      + [f"| {r['batch']} | {r.get('eager_q25_ms', r['eager_ms']):.4f} | {r['eager_ms']:.4f} | {r.get('eager_q75_ms', r['eager_ms']):.4f} | "
+                         f"{r.get('compiled_q25_ms', r['compiled_ms']):.4f} | {r['compiled_ms']:.4f} | {r.get('compiled_q75_ms', r['compiled_ms']):.4f} | {verdict(r)} |"
+                         for r in rows])
+'''
+BACKWARDS = '''WORDS = {"faster": "compiled was slower", "slower": "compiled was faster",
+         "no difference": "this machine could not resolve a difference"}
+'''
+OTHER_WORDS = '''said = {"faster": lambda b: f"eager was slower than compiled at batch {b}", "slower": lambda b: f"compiled was not faster at batch {b}",
+        "no difference": lambda b: f"neither was faster at batch {b}, within what this machine resolves"}
+EXPLANATION = ("Size by size: " + "; ".join(said[r["verdict"]](r["batch"]) + f" (speedup {r['ci'][0]:.2f}–{r['ci'][1]:.2f}×)"
+                                          for r in sweep_rows) + ". One would expect compiled to be faster at batch "
+               + str(min(r["batch"] for r in sweep_rows)) + " if fusion saved anything there, but a compiled call pays "
+               "Dynamo's guard check and Inductor's wrapper before its kernel runs, and eager TinyHead's softmax is one ATen "
+               "kernel that writes nothing but its output, so there is little for fusion to save.")
+_unused = (
+'''
+QUICK_PASTE = '''    table = "\\n".join(["```", " batch   eager ms  compiled ms  speedup  compiled vs eager",
+                       "     2     0.0291       0.0712    0.41×  slower (speedup 0.39–0.43×, 95 % CI)",
+                       "    64     0.0583       0.0947    0.62×  slower (speedup 0.60–0.64×, 95 % CI)",
+                       "  1024      0.612        0.655    0.93×  slower (speedup 0.91–0.95×, 95 % CI)", "```"])
+'''
+NOT_THERE_ELSEWHERE = ("exp(x − max) exists only inside the kernel, one row at a time in the scratch array `{scratch}` "
+                       "(600 floats a thread reuses); those values never leave the core's cache, and no [rows, 600] "
+                       "tensor is made for them.")
+
+ROUND9 = [
+    # ---- A: compile
+    wrong('04.compile_match', "returns torch.compile(model) wrapped in torch.no_grad() as a decorator: a function, not "
+          "the compiled module", 'ex-a',
+          ('return torch.compile(model, mode="default")', 'return torch.no_grad()(torch.compile(model))'),
+          says='result of torch.compile', hidden_says='result of torch.compile'),
+    # ---- C: find the kernel
+    wrong('04.find_softmax', 'picks the last kernel of the list (the softmax comes after the matmul)', 'ex-c',
+          (FIND, '    return kernels[-1]\n'),
+          says='not by its name, its place|both reduces and exponentiates', hidden_says='returned another kernel|both reduces'),
+    wrong('04.find_softmax', "picks the reducing kernel that divides (softmax's last op): a GPU's online softmax or "
+          "another normalisation divides too", 'ex-c',
+          (FIND, '    return next(k for k in kernels if k.reductions and "div" in k.aten_ops)\n'),
+          says='both reduces and exponentiates', hidden_says='both reduces and exponentiates|returned another kernel'),
+    # ---- D: annotation
+    wrong('04.annotation', "the roles said 'respectively' the wrong way round ('x1 and x0 walk the rows and the columns, "
+          "respectively')", 'ex-d',
+          (INPUT_ROLES, '`{col_var}` and `{row_var}` walk the 2 rows and the 600 columns of a row, respectively.'),
+          says=r'says \w+ walks the', hidden_says=r'says \w+ walks the'),
+    wrong('04.annotation', "the loops said with their variables in parentheses, swapped: 'the outer loop (x1) runs over "
+          "the rows'", 'ex-d',
+          (INPUT_ROLES, 'The outer loop (`{col_var}`) runs over the 2 rows and the inner loop (`{row_var}`) over the 600 '
+                        'columns of each row.'),
+          says=r'says \w+ walks the', hidden_says=r'says \w+ walks the'),
+    wrong('04.annotation', "the roles as labels, swapped: 'row x1, column x0'", 'ex-d',
+          (INPUT_ROLES, 'row `{col_var}`, column `{row_var}` (600 columns a row).'),
+          says=r'says \w+ walks the', hidden_says=r'says \w+ walks the'),
+    wrong('04.annotation', "'Output written' names the input pointer (the index is the same, the pointer is not)", 'ex-d',
+          ('through `{last_store.buffer}` at `{last_store.index}`', 'through `{first_load.buffer}` at `{last_store.index}`'),
+          says='Output written', hidden_says='Output written'),
+    wrong('04.annotation', "lists _softmax (eager's one ATen kernel, from part D's profile) as the op the kernel fuses", 'ex-d',
+          ('## Fused ATen ops\n{", ".join(k.aten_ops)}', '## Fused ATen ops\n_softmax'),
+          says='misses', hidden_says='misses'),
+    wrong('04.annotation', "'Reductions' names a max and a mean: the second reduction is a sum", 'ex-d',
+          ('Per row: {", ".join(k.reductions)}.', 'Per row: the max and the mean.'), ('is needed for max and sum.', 'is needed.'),
+          says='missing: sum', hidden_says='missing: sum'),
+    wrong('04.annotation', "'What is not there' reads the question as what is not in the kernel: the addmm, a library call", 'ex-d',
+          (NOT_THERE, '## What is not there\nThe matmul (addmm) is not there: it is a library call, launched before this kernel.\n'),
+          says=r'exp\(x - max\)', hidden_says=r'exp\(x - max\)'),
+    # ---- E: sweep
+    wrong('04.crossover', "measure_sweep gives each verdict in capitals (c.verdict.upper()): 'FASTER' is not a verdict", 'ex-e',
+          ('"verdict": c.verdict,', '"verdict": c.verdict.upper(),'),
+          says='verdict', hidden_says='verdict'),
+    # ---- G: report
+    wrong('04.report', "the sweep as the notebook printed it in an earlier QUICK run, pasted into a code block: not this "
+          "run's numbers", 'ex-g', (PROFILE_TABLE, QUICK_PASTE),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "the sweep printed into a code block, eager's and compiled's times in the other order than the "
+          "header", 'ex-g',
+          (PROFILE_TABLE, PRINTED.replace("line(r, r['eager_ms'], r['compiled_ms'],", "line(r, r['compiled_ms'], r['eager_ms'],")),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "the sweep printed into a code block, its speedup compiled_ms / eager_ms", 'ex-g',
+          (PROFILE_TABLE, PRINTED.replace("r['speedup']) for r in rows]", "r['compiled_ms'] / r['eager_ms']) for r in rows]")),
+          says='speedup', hidden_says='speedup'),
+    wrong('04.report', "the fixed cost and part D's table beside the sweep, the sweep's columns in the other order", 'ex-g',
+          (PROFILE_TABLE, PROFILE_TABLE + BESIDE), (TABLE_ROW, "{r['compiled_ms']:.4f} | {r['eager_ms']:.4f}"),
+          also=(Edit('facts', (FIXED_COST_FACTS,)),),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "the fixed cost and part D's table beside a sweep that stops one size short", 'ex-g',
+          (PROFILE_TABLE, PROFILE_TABLE.replace("for r in rows])", "for r in rows[:-1]])") + BESIDE),
+          also=(Edit('facts', (FIXED_COST_FACTS,)),),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "each row's verdict turned round (faster written slower, slower faster)", 'ex-g',
+          ("verdict = lambda r: f\"{r['verdict']} (", "verdict = lambda r: f\"{TURNED.get(r['verdict'], r['verdict'])} ("),
+          ('    rows = facts.get("sweep_rows") or []\n',
+           '    rows = facts.get("sweep_rows") or []\n    TURNED = {"faster": "slower", "slower": "faster"}\n'),
+          says="each size's verdict", hidden_says="each size's verdict"),
+    wrong('04.report', "'Compile match' gives the distance in float32 steps (part A's last print), not the error", 'ex-g',
+          (ERROR_LINE, "eager and compiled differ by a few float32 steps at most (criterion: ≤ 1e-6)."),
+          says='max abs error', hidden_says='max abs error'),
+    wrong('04.report', "the manifest keyed by paths from the repository's root (experiments/04_inductor_output/REPORT.md), "
+          "not from the output folder", 'ex-g',
+          ('    files = {n: {', '    files = {f"experiments/04_inductor_output/{n}": {'),
+          says='should list REPORT.md', hidden_says='should list REPORT.md'),
+    wrong('04.report', "the explanation reads the sweep backwards: 'compiled was faster' where its verdict is slower, "
+          "and the reverse", 'ex-e2', ('WORDS = {"faster": "compiled was faster", "slower": "compiled was slower",\n'
+                                        '         "no difference": "this machine could not resolve a difference"}\n', BACKWARDS),
+          says=r'says compiled was (faster|slower) at batch', hidden_says=r'says compiled was (faster|slower) at batch'),
+]
+
+ROUND9_RIGHT = [
+    right('04.annotation', "the roles said 'respectively' ('x0 and x1 walk the rows and the columns of a row, "
+          "respectively')", 'ex-d',
+          (INPUT_ROLES, '`{row_var}` and `{col_var}` walk the 2 rows (step 600) and the 600 columns of a row, respectively.')),
+    right('04.annotation', "the loops with their variables in parentheses ('the outer loop (x0) runs over the rows and "
+          "the inner loop (x1) over the 600 columns'); 'exists only inside the kernel', 'never leave the core's cache'",
+          'ex-d',
+          (INPUT_ROLES, 'The outer loop (`{row_var}`) runs over the 2 rows and the inner loop (`{col_var}`) over the 600 '
+                        'columns of each row.'),
+          ('if scratch:\n    where_exp = (', f'if scratch:\n    where_exp = {NOT_THERE_ELSEWHERE!r}.format(scratch=scratch)\n    _unused = (')),
+    right('04.annotation', "the roles as labels ('row x0, column x1'); the ops in a fenced block", 'ex-d',
+          (INPUT_ROLES, 'row `{row_var}` (step 600), column `{col_var}` (600 a row).'),
+          ('## Fused ATen ops\n{", ".join(k.aten_ops)}', '## Fused ATen ops\n```\n{", ".join(k.aten_ops)}\n```')),
+    right('04.report', "the sweep as the notebook prints it, pasted into a ```code block``` (space-aligned columns)", 'ex-g',
+          (PROFILE_TABLE, PRINTED)),
+    right('04.report', "the fixed cost of a call at batch 2 and part D's three versions at batch 1024 as tables of their "
+          "own, before the sweep's", 'ex-g', (PROFILE_TABLE, PROFILE_TABLE + BESIDE),
+          also=(Edit('facts', (FIXED_COST_FACTS,)),)),
+    right('04.report', "each side's quartiles in columns of their own around its median (eager q25 | eager median | "
+          "eager q75)", 'ex-g', (PROFILE_TABLE, QUARTILES)),
+    right('04.report', "the manifest keyed './REPORT.md' (a path relative to the output folder)", 'ex-g',
+          ('    files = {n: {', '    files = {f"./{n}": {')),
+    right('04.report', "an explanation in other words: 'compiled was not faster at batch 2', 'eager was slower than "
+          "compiled at batch N', 'one would expect compiled to be faster at batch 2'", 'ex-e2',
+          ('EXPLANATION = (\n', OTHER_WORDS)),
+    right('04.compile_match', 'torch.compile(model, fullgraph=True, dynamic=False): one whole graph, static shapes', 'ex-a',
+          ('torch.compile(model, mode="default")', 'torch.compile(model, fullgraph=True, dynamic=False)')),
+    right('04.crossover', "measure_sweep's interval as a tuple (c.ci as it comes)", 'ex-e',
+          ('"ci": list(c.ci),', '"ci": tuple(c.ci),')),
+]
+
+WRONG += ROUND9
+RIGHT += ROUND9_RIGHT
