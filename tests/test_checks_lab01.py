@@ -160,8 +160,9 @@ def test_a_sweep_that_tells_bench_the_cpu_is_named():
 
 
 def test_the_grader_cases_hold_what_they_claim():
-    """same_twice gives the backend two graphs with the same code (a count of distinct graphs finds one), and the
-    last input of no_breaks has a positive sum while most of its elements, and its median, are negative."""
+    """same_twice gives the backend two graphs with the same code (a count of distinct graphs finds one); of the inputs
+    of no_breaks, the skewed one has a positive sum while most of its elements, and its median, are negative, the
+    transposed one is not contiguous, and the last one's sum is a barely positive 2⁻⁴⁵, exactly, in any order."""
     from helpers.checks import lab01
 
     torch._dynamo.reset()
@@ -170,9 +171,12 @@ def test_the_grader_cases_hold_what_they_claim():
     assert len(graphs) == lab01.SAME_TWICE_GRAPHS and len({g.code for g in graphs}) == 1
     torch._dynamo.reset()
     for seed, shapes in ((1, ((4, 4), (16,), (16,))), (11, ((9, 3), (5,), (33,)))):
-        skewed = lab01.break_inputs(seed, shapes)[-1]
+        *_, skewed, across, barely = lab01.break_inputs(seed, shapes)
         assert skewed.shape == shapes[0] and skewed.sum() > 0 and skewed.median() < 0 and 2 * (skewed < 0).sum() > skewed.numel()
         assert skewed.abs().max() > 1          # with_item divides there
+        assert not across.is_contiguous() and across.dim() == 2
+        for order in (barely, barely.flip(0), barely.sort().values, barely.double().sum().reshape(1)):
+            assert order.sum().item() == 2.0 ** -45
 
 
 def test_parameters_made_keyword_only_or_renamed_get_their_values():
@@ -200,3 +204,17 @@ def test_the_fit_is_judged_on_more_rows_than_four_and_repeated_chains():
     assert len(case.points) > 4 and len({k for k, _ in case.points}) < len(case.points)
     firsts = lab01.least_squares(case.points[:4])
     assert abs(float(firsts[0]) - case.slope) > 0.01
+
+
+def test_the_checkers_own_reference_functions_refuse_while_the_learners_code_runs():
+    """A fit or a count that calls the checker's least_squares or measured_compiles is told to do its own work; the
+    functions answer again afterwards (the checks compute their references with them)."""
+    import pytest
+
+    from helpers.checks import lab01
+    from helpers.checks.own_work import OwnWorkNeeded
+
+    with pytest.raises(OwnWorkNeeded, match="checker's own version"):
+        with lab01.own_work("01.per_op", lab01.least_squares):
+            lab01.least_squares([(1, 2.0), (2, 3.0)])
+    assert lab01.least_squares([(1, 2.0), (2, 3.0)]) == (1, 1)

@@ -84,6 +84,22 @@ def named(learner: Learner, name: str, positional: tuple, keywords: dict) -> tup
         return (*positional, *keywords.values()), {}
 
 
+@contextlib.contextmanager
+def own_work(check: str, *refused: Callable):
+    """While the block runs the learner's code, the checker's own reference functions (`refused`, functions of this
+    module, which ships with the lab) raise instead of answering: the check grades the learner's work, not a call
+    of the reference it is compared with."""
+    from helpers.checks.own_work import OwnWorkNeeded, refusing
+
+    try:
+        with refusing(check, {f"helpers.checks.lab01.{f.__name__}": f for f in refused}):
+            yield
+    except OwnWorkNeeded as err:        # own_work's sentence speaks of Lab 07's runner: say it for this lab
+        raise OwnWorkNeeded(str(err).replace(
+            "the package's version (the runner uses it later)",
+            "the checker's own version (the check computes its reference answers with it)")) from None
+
+
 # ---------------------------------------------------------------- 1: dispatch overhead
 def synthetic_op_rows(floor_us: float, per_element_ns: float, sizes) -> list[dict]:
     """Rows as time_op_sweep returns them, from a fixed cost plus a cost per element."""
@@ -558,9 +574,21 @@ class FitCase:
 def probe_fit(learner: Learner, point_lists: list[tuple], chain_rows: bool) -> dict:
     """fit_per_op_us on each list of (n_ops, median_us) points; the notebook's chain_rows when asked."""
     info = {"fits": []}
+    with own_work("01.per_op", least_squares):
+        _fit_each(learner, point_lists, info)
+    if chain_rows:
+        info["chain_rows"] = learner.value("chain_rows")
+    return info
+
+
+def _fit_each(learner: Learner, point_lists: list[tuple], info: dict) -> None:
+    """fit_per_op_us on each list of points, into info["fits"] (see probe_fit)."""
     for points in point_lists:
+        given = [{"n_ops": k, "median_us": t} for k, t in points]
         try:        # what one case raises is judged in the order of the cases (a wrong line before it says more)
-            got = call(learner, "fit_per_op_us", [{"n_ops": k, "median_us": t} for k, t in points])
+            got = call(learner, "fit_per_op_us", given)
+            if given != [{"n_ops": k, "median_us": t} for k, t in points]:
+                info["changed"] = True      # sorted in place, or a row changed: the caller's rows are not its own
         except LearnerError as err:
             info["fits"].append({"raised": str(err)})
             continue
@@ -568,9 +596,6 @@ def probe_fit(learner: Learner, point_lists: list[tuple], chain_rows: bool) -> d
             info["fits"].append([float(v) for v in got])
         except (TypeError, ValueError):
             info["fits"].append(repr(got)[:80])
-    if chain_rows:
-        info["chain_rows"] = learner.value("chain_rows")
-    return info
 
 
 FIT_ROUNDING = 0.0051   # µs: a slope or intercept rounded to two decimals (round(slope, 2)) is still the line
@@ -651,7 +676,11 @@ def _per_op(ctx: Context, cases: tuple) -> str:
     fits, with_rows = cases
     fits = [*fits, *DEFINITION_FIT_CASES]
     info = ctx.probe(probe_fit, [c.points for c in fits], with_rows)
-    fail_if(fit_problems(info["fits"], fits, ctx.reveal) or (chain_rows_problems(info["chain_rows"]) if with_rows else []))
+    changed = ["fit_per_op_us changed the rows it was given (sorted the list in place, or changed a row): the "
+               "caller's rows, the chains as they were measured, must stay as they were. Sort a copy, "
+               "sorted(rows, key=...), and read the rows without writing to them."] if info.get("changed") else []
+    fail_if(fit_problems(info["fits"], fits, ctx.reveal) or changed
+            or (chain_rows_problems(info["chain_rows"]) if with_rows else []))
     return "the least-squares fit is right"
 
 
@@ -809,6 +838,12 @@ def probe_recording(learner: Learner, fn: Callable, x: torch.Tensor) -> dict:
     """The learner's recording backend on a function with breaks: its result, the graphs kept, count_graphs (twice,
     with Dynamo allowed one compile per function: a count that does not start from a reset Dynamo finds `fn` compiled
     already, by the backend above, and gets no graph), and whether another backend starts with a list of its own."""
+    with own_work("01.recording_backend", measured_compiles, reference_compiles):
+        return _recording(learner, fn, x)
+
+
+def _recording(learner: Learner, fn: Callable, x: torch.Tensor) -> dict:
+    """The body of probe_recording."""
     torch._dynamo.reset()
     made = call(learner, "make_recording_backend")
     if not (isinstance(made, tuple) and len(made) == 2 and callable(made[0])):
@@ -828,7 +863,17 @@ def probe_recording(learner: Learner, fn: Callable, x: torch.Tensor) -> dict:
     again = call(learner, "make_recording_backend")
     fresh = isinstance(again, tuple) and len(again) == 2 and again[1] is not graphs and hasattr(again[1], "__len__") \
         and len(again[1]) == 0
-    return {"out": out, "n": len(kept), "all_gm": all(isinstance(g, torch.fx.GraphModule) for g in kept),
+    own_list = None
+    if fresh and kept and isinstance(kept[0], torch.fx.GraphModule):
+        # the first backend, called once more after a second make_recording_backend: it records into its own list,
+        # not into the newest one (a list kept in a module-level global, rebound on every call, fills the wrong one)
+        before = len(graphs)
+        try:
+            backend(kept[0], [x])
+            own_list = len(graphs) == before + 1 and len(again[1]) == 0
+        except Exception:
+            pass
+    return {"own_list": own_list, "out": out, "n": len(kept), "all_gm": all(isinstance(g, torch.fx.GraphModule) for g in kept),
             "types": [type(g).__name__ for g in kept], "count": counts[0], "again": counts[1], "fresh": fresh,
             "two_inputs": two, "same_twice": same, "explained": asked["explain"] > 0 and asked["backends"] == 0}
 
@@ -911,6 +956,11 @@ def recording_problems(info: dict, case: BreakCase) -> list[str]:
         problems.append("count_graphs asked torch._dynamo.explain for the count instead of counting what a recording "
                         "backend received: compile fn with a fresh backend from make_recording_backend (after "
                         "torch._dynamo.reset()), call it once, and return how many GraphModules it kept.")
+    if info.get("own_list") is False:
+        problems.append("make_recording_backend should give every backend a list of its own: a backend made by an "
+                        "earlier call recorded its graph into the list that a later call returned (a list kept in a "
+                        "global, rebound on every call?). Make the list inside the function and let the backend append "
+                        "to that list.")
     if not info.get("fresh", True):
         problems.append("make_recording_backend should give a new, empty list on every call; a second call gave back a "
                         "list that already held graphs from an earlier call (make the list inside the function).")
@@ -991,10 +1041,32 @@ def probe_no_breaks(learner: Learner, inputs: list[torch.Tensor]) -> dict:
             except CheckFailed:
                 raise
             except Exception as err:
+                from torch._dynamo.exc import Unsupported, UserError
+
                 results.append(f"{type(err).__name__}: {str(err).splitlines()[0][:90] if str(err) else ''}")
+                if not isinstance(err, (Unsupported, UserError)):     # not a graph break: the function's own error
+                    out.setdefault("raised_on", {})[name] = len(results) - 1
                 break
         out[name] = results
     return out
+
+
+def describe_input(x: torch.Tensor) -> str:
+    """An input of the no_breaks check in words: signs, magnitudes, shape, dtype, layout and the sign of its sum."""
+    signs = "of both signs" if (x > 0).any() and (x < 0).any() else "of one sign"
+    size = "all below 1 in magnitude" if x.abs().max() <= 1 else "some above 1 in magnitude"
+    total = x.sum()
+    sign = "positive" if total > 0 else "negative" if total < 0 else "zero (exactly: the test is > 0)"
+    if 0 < abs(float(total)) < 1e-9:
+        sign += ", barely (far below any rounding tolerance: the test is > 0, exactly)"
+    shape = f", a {x.dim()}-d tensor" if x.dim() > 1 else ""
+    if not x.is_contiguous():
+        shape += ", transposed: not contiguous"
+    if x.dtype != torch.float32:
+        shape += f", of dtype {str(x.dtype).removeprefix('torch.')}"
+    if total != 0 and 2 * int((torch.sign(x) == -torch.sign(total)).sum()) > x.numel():
+        shape += ", most of them of the other sign than the sum"
+    return f"an input with elements {signs} ({size}{shape}) whose sum is {sign}"
 
 
 def no_break_problems(got: dict, inputs: list[torch.Tensor]) -> list[str]:
@@ -1005,7 +1077,12 @@ def no_break_problems(got: dict, inputs: list[torch.Tensor]) -> list[str]:
             problems.append(f"{name} changes its input in place ({BREAKERS[name]} leaves x as it was): compute a new "
                             "tensor instead of writing into x.")
             continue
-        for x, result in zip(inputs, got[name]):
+        for i, (x, result) in enumerate(zip(inputs, got[name])):
+            if isinstance(result, str) and got.get("raised_on", {}).get(name) == i:
+                problems.append(f"{name} raised on {describe_input(x)} ({result}), where {BREAKERS[name]} runs: "
+                                "write it for inputs of any shape and layout (reshape or flatten, not view; "
+                                "x.abs().max() reduces every dimension).")
+                break
             if isinstance(result, str):
                 problems.append(f"{name} does not compile with fullgraph=True ({result}).")
                 break
@@ -1020,17 +1097,7 @@ def no_break_problems(got: dict, inputs: list[torch.Tensor]) -> list[str]:
                                 "in the input's dtype, without converting it (.double(), .float(), .to(...)).")
                 break
             if result.shape != want.shape or not torch.allclose(result, want, atol=1e-5):
-                signs = "of both signs" if (x > 0).any() and (x < 0).any() else "of one sign"
-                size = "all below 1 in magnitude" if x.abs().max() <= 1 else "some above 1 in magnitude"
-                total = x.sum()
-                sign = "positive" if total > 0 else "negative" if total < 0 else "zero (exactly: the test is > 0)"
-                shape = f", a {x.dim()}-d tensor" if x.dim() > 1 else ""
-                if x.dtype != torch.float32:
-                    shape += f", of dtype {str(x.dtype).removeprefix('torch.')}"
-                if total != 0 and 2 * int((torch.sign(x) == -torch.sign(total)).sum()) > x.numel():
-                    shape += ", most of them of the other sign than the sum"
-                problems.append(f"{name} computes something else than {BREAKERS[name]} on an input with elements {signs} "
-                                f"({size}{shape}) whose sum is {sign}.")
+                problems.append(f"{name} computes something else than {BREAKERS[name]} on {describe_input(x)}.")
                 break
     return problems
 
@@ -1039,8 +1106,10 @@ def break_inputs(seed: int, shapes) -> list[torch.Tensor]:
     """Inputs of these shapes: random signs, all positive, all negative, random signs with a positive sum, small
     random signs (every magnitude below 1, where with_item does not divide), and random signs whose sum is exactly
     zero (halves, added exactly in any order: `sum > 0` is false there, `sum >= 0` true), and one large positive element
-    among small negative ones (a positive sum, while most elements, and so the median, are negative). The all-negative
-    input is float64, the others float32."""
+    among small negative ones (a positive sum, while most elements, and so the median, are negative), and the first
+    input transposed (not contiguous: a view of it flat fails), and float64 pairs of opposite signs whose sum is a barely
+    positive 2⁻⁴⁵ (a test `sum > eps` "to be safe from rounding" takes the wrong branch). The all-negative input and
+    that one are float64, the others float32."""
     g = torch.Generator().manual_seed(seed)
     a = 3 * torch.randn(*shapes[0], generator=g)
     mixed = a.abs() - 0.5 * a.abs().mean()      # negative elements, positive sum
@@ -1053,7 +1122,13 @@ def break_inputs(seed: int, shapes) -> list[torch.Tensor]:
     skewed = -(0.05 + 0.2 * torch.rand(numel, generator=g))      # small negative elements, and one large positive
     one = int(torch.randint(numel, (1,), generator=g))
     skewed[one] = 1.0 - (skewed.sum() - skewed[one])             # the sum is 1: positive, while most elements are not
-    return [a, positive, negative, mixed, small, balanced.reshape(shapes[0]), skewed.reshape(shapes[0])]
+    across = a.t() if a.dim() == 2 else a.transpose(0, -1)      # the same numbers, strided: not contiguous
+    n = math.prod(shapes[2])    # float64 pairs ±1, ±0.5 ... and one 2⁻⁴⁵: every partial sum exact, the sum 2⁻⁴⁵ > 0
+    pairs = 0.5 * torch.randint(1, 5, ((n - 1) // 2,), generator=g).double()
+    barely = torch.cat([pairs, -pairs, torch.full((1,), 2.0 ** -45, dtype=torch.float64),
+                        torch.zeros(n - 1 - 2 * len(pairs), dtype=torch.float64)])[torch.randperm(n, generator=g)]
+    return [a, positive, negative, mixed, small, balanced.reshape(shapes[0]), skewed.reshape(shapes[0]), across,
+            barely.reshape(shapes[2])]
 
 
 @register("01.no_breaks", points=3, exercise="3", title="the three functions without graph breaks",
@@ -1172,10 +1247,17 @@ def probe_count(learner: Learner, fn: Callable, calls: list, also: list = ()) ->
     warm = torch.compile(fn, backend="eager")     # the function compiled before: a count that does not start from a
     for args in calls:                             # reset Dynamo is then wrong
         warm(*args)
+    with own_work("01.count_compiles", measured_compiles, reference_compiles):
+        return _counts(learner, fn, calls, also)
+
+
+def _counts(learner: Learner, fn: Callable, calls: list, also: list) -> dict:
+    """count_compiles on the calls, twice, then on each further (fn, calls) (see probe_count)."""
     failed = compiles_not_counted
-    counted = call(learner, "count_compiles", fn, list(calls), explain=failed)
+    given = list(calls)
+    counted = call(learner, "count_compiles", fn, given, explain=failed)
     info = {"counted": counted, "again": call(learner, "count_compiles", fn, list(calls), explain=failed), "also": [],
-            "raised": []}
+            "raised": [], "changed": [id(c) for c in given] != [id(c) for c in calls]}
     for f, c in also:            # what these raise is judged after the counts above (a wrong count says more)
         try:
             info["also"].append(call(learner, "count_compiles", f, list(c), hint=" count_compiles makes each call with "
@@ -1207,6 +1289,9 @@ def count_problems(info: dict, case: RecompileCase, reveal: bool) -> list[str]:
     if info.get("again", info["counted"]) != info["counted"]:
         return [f"count_compiles returned {info['counted']!r}, then {info['again']!r} on the same calls: it keeps a "
                 "count from an earlier call (make a fresh CompileCounter on every call)."]
+    if info.get("changed"):
+        return ["count_compiles changed the list of calls it was given (emptied it with pop, or reordered it): the "
+                "caller's calls must stay as they were, for the cells after it. Loop over them, for args in calls."]
     if info.get("raised"):
         return info["raised"][:1]
     for (fn, calls, want), got in zip(case.also, info.get("also", [])):

@@ -1377,3 +1377,172 @@ CAPTURE_TABLE = {method: dict(zip(COLS, values)) for method, values in [
 
 WRONG += ROUND7
 RIGHT += ROUND7_RIGHT
+
+
+# ---------------------------------------------------------------- round 8 ("fair grades"): the checker's own reference
+# functions called instead of doing the work (helpers/checks/lab01.py ships with the lab), state kept in a module-level
+# global, a tensor flattened with view (contiguous inputs only), group means before a fit, and slips in the words.
+ROUND8 = [
+    # ---- per_op
+    late('01.per_op', "fit_per_op_us hands the rows to the checker's own least_squares (helpers.checks.lab01)", 'ex-1b',
+         ('    xs = [float(r["n_ops"]) for r in rows]',
+          '    from helpers.checks.lab01 import least_squares\n'
+          '    return tuple(float(v) for v in least_squares([(r["n_ops"], r["median_us"]) for r in rows]))\n'
+          '    xs = [float(r["n_ops"]) for r in rows]'),
+         says="checker's own", hidden_says="checker's own"),
+    late('01.per_op', 'the repeated chains averaged first: the line through the mean time of each n_ops', 'ex-1b',
+         ('    xs = [float(r["n_ops"]) for r in rows]\n    ys = [float(r["median_us"]) for r in rows]',
+          '    groups = {}\n    for r in rows:\n        groups.setdefault(r["n_ops"], []).append(r["median_us"])\n'
+          '    xs = [float(k) for k in groups]\n    ys = [sum(v) / len(v) for v in groups.values()]'),
+         says='least-squares line', hidden_says='another line'),
+    late('01.per_op', 'the times truncated to whole microseconds with int()', 'ex-1b',
+         ('ys = [float(r["median_us"]) for r in rows]', 'ys = [int(r["median_us"]) for r in rows]'),
+         says='least-squares line', hidden_says='another line'),
+    # ---- dispatch
+    late('01.dispatch', 'the floor from the three largest sizes (sorted with reverse=True)', 'ex-1',
+         ('smallest = sorted(rows, key=lambda r: r["numel"])[:3]',
+          'smallest = sorted(rows, key=lambda r: r["numel"], reverse=True)[:3]'),
+         says='median of the three smallest', hidden_says='median of the three smallest'),
+    late('01.dispatch', 'the knee as min() over the sizes beyond the limit, without a default (raises when none is)', 'ex-1',
+         (KNEE, 'min(r["numel"] for r in rows if r["median_us"] > factor * floor)'),
+         says='first_size_beyond_overhead', hidden_says='first_size_beyond_overhead'),
+    late('01.per_op', "fit_per_op_us sorts the caller's rows in place (rows.sort) before the fit", 'ex-1b',
+         ('    xs = [float(r["n_ops"]) for r in rows]', '    rows.sort(key=lambda r: r["n_ops"])\n    xs = [float(r["n_ops"]) for r in rows]'),
+         says='changed the rows it was given', hidden_says='changed the rows it was given'),
+    # ---- capture table
+    wrong('01.capture_table', 'jit.trace said not to be serialisable (a trace thought to keep Python references)', 'ex-2',
+          ('"python_coverage": "tensor ops only", "serialisable": True', '"python_coverage": "tensor ops only", "serialisable": False'),
+          says='not what its experiment in part 2 printed', hidden_says='not what its experiment'),
+    wrong('01.capture_table', "torch.compile's Python coverage read as fx's (no data-dependent control flow)", 'ex-2',
+          ('"python_coverage": "any (falls back to Python)"', '"python_coverage": "no data-dependent control flow"'),
+          says='python_coverage', hidden_says='python_coverage'),
+    # ---- recording backend
+    wrong('01.recording_backend', 'make_recording_backend keeps the list in a module-level global, rebound on every call '
+          '(an older backend then fills the newest list)', 'ex-3',
+          ('    graphs = []\n\n    def backend(gm, example_inputs):\n        graphs.append(gm)',
+           '    global GRAPHS\n    GRAPHS = []\n\n    def backend(gm, example_inputs):\n        GRAPHS.append(gm)'),
+          ('    return backend, graphs', '    return backend, GRAPHS'),
+          says='list of its own', hidden_says='list of its own'),
+    # ---- no breaks
+    wrong('01.no_breaks', 'no_branch tests the sum against a small epsilon (sum > 1e-9) "to be safe from rounding"', 'ex-3b',
+          ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.sum() > 1e-9, y.relu(), -y)'),
+          says='barely', hidden_says='barely'),
+    wrong('01.no_breaks', 'no_item flattens with x.view(-1) before the max (a transposed input cannot be viewed flat)', 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1', 'return x / x.view(-1).abs().max().clamp(min=1) + 1'),
+          says='no_item', hidden_says='no_item'),
+    # ---- count_compiles
+    wrong('01.count_compiles', "count_compiles is the checker's own measured_compiles (helpers.checks.lab01)", 'ex-4',
+          (COUNT_BODY, '    from helpers.checks.lab01 import measured_compiles\n    return measured_compiles(fn, calls)'),
+          says="checker's own", hidden_says="checker's own"),
+    wrong('01.count_compiles', "count_compiles pops the calls off the caller's list (while calls: calls.pop(0))", 'ex-4',
+          ('    for args in calls:\n        compiled(*args)', '    while calls:\n        compiled(*calls.pop(0))'),
+          says='changed the list of calls', hidden_says='changed the list of calls'),
+    wrong('01.count_compiles', 'count_compiles converts every tensor to float32 before the call (the dtype recompile lost)', 'ex-4',
+          ('    for args in calls:\n        compiled(*args)',
+           '    for args in calls:\n        compiled(*(a.float() if isinstance(a, torch.Tensor) else a for a in args))'),
+          says='count_compiles returned', hidden_says='count_compiles returned'),
+    # ---- export
+    wrong('01.export', "the Dim's min set to the example's batch (min=example.shape[0])", 'ex-5',
+          ('min=1, max=max_batch)', 'min=example.shape[0], max=max_batch)'),
+          says='Dim from 1 to max_batch', hidden_says='Dim from 1 to max_batch'),
+    wrong('01.export', 'dynamic_shapes written ({0: batch}) for a one-element tuple: the comma forgotten, a dict keyed by 0',
+          'ex-5', ('dynamic_shapes={"x": {0: batch}}', 'dynamic_shapes=({0: batch})'),
+          says='dynamic_shapes', hidden_says='dynamic_shapes'),
+    # ---- traffic
+    traffic('the fused kernel counted in elements, bytes_per_element forgotten on that side',
+            ('return kernels * 2 * numel * bytes_per_element',
+             'return 2 * numel if fused else kernels * 2 * numel * bytes_per_element'),
+            says='does not follow the rule'),
+]
+
+ROUND8_RIGHT = [
+    late_right('01.per_op', 'the slope as the correlation times the ratio of standard deviations (statistics)', 'ex-1b', source='''
+import statistics
+
+
+def fit_per_op_us(rows):
+    ks = [r["n_ops"] for r in rows]
+    ts = [r["median_us"] for r in rows]
+    slope = statistics.correlation(ks, ts) * statistics.stdev(ts) / statistics.stdev(ks)
+    return slope, statistics.fmean(ts) - slope * statistics.fmean(ks)
+'''),
+    late_right('01.per_op', 'the normal equations solved with torch.linalg.solve in float64', 'ex-1b', source='''
+def fit_per_op_us(rows):
+    A = torch.tensor([[float(r["n_ops"]), 1.0] for r in rows], dtype=torch.float64)
+    y = torch.tensor([float(r["median_us"]) for r in rows], dtype=torch.float64)
+    slope, intercept = torch.linalg.solve(A.T @ A, A.T @ y).tolist()
+    return slope, intercept
+'''),
+    late_right('01.dispatch', 'the knee as min() over the sizes beyond the limit, with default=None', 'ex-1', source='''
+def first_size_beyond_overhead(rows, factor=2.0):
+    limit = factor * overhead_floor_us(rows)
+    return min((r["numel"] for r in rows if r["median_us"] > limit), default=None)
+'''),
+    right('01.no_breaks', 'no_item with the scale as the largest of x.abs() clamped at 1 (clamp first, then max), no_print '
+          'with torch functions, no_branch with neg', 'ex-3b',
+          ('return x.sin().cos()', 'return torch.cos(torch.sin(x))'),
+          ('return x / x.abs().max().clamp(min=1) + 1', 'return x / torch.clamp(x.abs(), min=1).max() + 1'),
+          ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.sum() > 0, torch.relu(y), y.neg())')),
+    right('01.no_breaks', 'no_print takes cos in place on the fresh result of sin (x itself untouched)', 'ex-3b',
+          ('return x.sin().cos()', 'y = torch.sin(x)\n    y.cos_()\n    return y')),
+    right('01.no_breaks', 'no_item with torch.where on the two sides, the + 1 after it', 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1',
+           'scale = x.abs().max()\n    return torch.where(scale > 1, x / scale, x) + 1')),
+    right('01.recording_backend', 'the backend a functools.partial of a module-level recorder bound to a fresh list', 'ex-3',
+          source='''
+import functools
+
+
+def _record(graphs, gm, example_inputs):
+    graphs.append(gm)
+    return gm
+
+
+def make_recording_backend():
+    graphs = []
+    return functools.partial(_record, graphs), graphs
+
+
+def count_graphs(fn, *args):
+    torch._dynamo.reset()
+    backend, graphs = make_recording_backend()
+    torch.compile(fn, backend=backend)(*args)
+    return len(graphs)
+'''),
+    right('01.count_compiles', 'count_compiles makes the calls under torch.no_grad() with a CompileCounter', 'ex-4',
+          ('    for args in calls:\n        compiled(*args)',
+           '    with torch.no_grad():\n        for args in calls:\n            compiled(*args)')),
+    right('01.export', "dynamic_shapes keyed by the name of forward's first parameter, read with inspect", 'ex-5',
+          ('    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+           '    import inspect\n    name = next(iter(inspect.signature(model.forward).parameters))\n'
+           '    return torch.export.export(model, (example,), dynamic_shapes={name: {0: batch}})')),
+    right('01.export', 'save_and_load through os.fspath(path)', 'ex-5',
+          ('    torch.export.save(program, path)\n    return torch.export.load(path)',
+           '    where = os.fspath(path)\n    torch.export.save(program, where)\n    loaded = torch.export.load(where)\n'
+           '    return loaded')),
+    late_right('01.traffic_model', 'the kernel count from a dict, the result an int', 'ex-6', source='''
+def bytes_moved(numel, n_ops, fused, bytes_per_element=4):
+    kernels = {True: 1, False: n_ops}[bool(fused)]
+    return int(kernels * (numel * bytes_per_element + numel * bytes_per_element))
+
+
+def predicted_speedup(n_ops):
+    return bytes_moved(1000, n_ops, False) / bytes_moved(1000, n_ops, True)
+'''),
+    right('01.capture_table', 'the table written with dict() calls and the booleans as comparisons', 'ex-2', source='''
+CAPTURE_TABLE = dict()
+CAPTURE_TABLE["torch.jit.trace"] = dict(control_flow="baked", dynamic_shapes="baked",
+                                        python_coverage="tensor ops only", serialisable=1 == 1)
+CAPTURE_TABLE["torch.jit.script"] = dict(control_flow="kept", dynamic_shapes="dynamic",
+                                         python_coverage="typed subset", serialisable=True)
+CAPTURE_TABLE["torch.fx.symbolic_trace"] = dict(control_flow="error", dynamic_shapes="error",
+                                                python_coverage="no data-dependent control flow", serialisable=True)
+CAPTURE_TABLE["torch.compile"] = dict(control_flow="graph break", dynamic_shapes="dynamic",
+                                      python_coverage="any (falls back to Python)", serialisable=1 == 0)
+CAPTURE_TABLE["torch.export"] = dict(control_flow="torch.cond", dynamic_shapes="specialized",
+                                     python_coverage="one graph only", serialisable=True)
+'''),
+]
+
+WRONG += ROUND8
+RIGHT += ROUND8_RIGHT
