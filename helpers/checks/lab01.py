@@ -651,10 +651,11 @@ def least_squares(points) -> tuple:
     """The least-squares line through these (n_ops, µs) points: (slope, intercept), exactly (as fractions)."""
     from fractions import Fraction
 
-    xs, ys = [Fraction(k) for k, _ in points], [Fraction(t) for _, t in points]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-    return slope, my - slope * mx
+    exact = [(Fraction(k), Fraction(t)) for k, t in points]
+    n, sx, sy = len(exact), sum(k for k, _ in exact), sum(t for _, t in exact)
+    sxx, sxy = sum(k * k for k, _ in exact), sum(k * t for k, t in exact)
+    slope = (n * sxy - sx * sy) / (n * sxx - sx * sx)       # the normal equations (the bundle ships no solution line)
+    return slope, (sy - slope * sx) / n
 
 
 def _fit(points, about) -> FitCase:

@@ -1392,7 +1392,7 @@ class SharedDead(nn.Module):
 SHARED_DEAD_HINT = (" Here one Linear is called twice and only one call is dead, a dead node reads that Linear's weight "
                     "(fc.weight), and the graph returns a tuple (the output node's args[0] is a tuple of nodes, not a "
                     "node: its inputs are output.all_input_nodes). Erase the dead nodes only: a module or parameter that "
-                    "a dead node used may still be used by a live one (gm.delete_all_unused_submodules() knows which).")
+                    "a dead node used may still be used by a live one (GraphModule.delete_all_unused_submodules knows which).")
 
 
 class ConstKeywords(nn.Module):
