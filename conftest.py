@@ -237,8 +237,19 @@ def _scope(nodeid: str) -> str:
 CPU_BY_SCOPE: Counter = Counter()
 
 
+# Per scope: [worker, first start, last stop] (wall clock), for the summary's line on idle cores and the timeline
+# WORKBOOK_TEST_TIMELINE=path writes (one JSON object per scope), to see what a run's last minutes wait on.
+SPAN_BY_SCOPE: dict[str, list] = {}
+
+
 def pytest_runtest_logreport(report):
-    CPU_BY_SCOPE[_scope(report.nodeid)] += getattr(report, "cpu_s", 0.0)
+    scope = _scope(report.nodeid)
+    CPU_BY_SCOPE[scope] += getattr(report, "cpu_s", 0.0)
+    start, stop = getattr(report, "start", None), getattr(report, "stop", None)
+    if start is not None and stop is not None:
+        worker = getattr(getattr(getattr(report, "node", None), "gateway", None), "id", "main")
+        span = SPAN_BY_SCOPE.setdefault(scope, [worker, start, stop])
+        span[1], span[2] = min(span[1], start), max(span[2], stop)
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -251,12 +262,34 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section(f"CPU seconds by test scope: {total:,.0f} in all (largest 25)")
         for scope, seconds in CPU_BY_SCOPE.most_common(25):
             terminalreporter.write_line(f"{seconds:8.0f}  {seconds / total:4.0%}  {scope}")
+        if SPAN_BY_SCOPE:
+            _write_spans(terminalreporter, total)
     corpus = sys.modules.get("tests.wrong_answers")
     lines = corpus.summary_lines() if corpus else []
     if lines:
         terminalreporter.section("catch rates of the checks (tests/wrong_answers)")
         for line in lines:
             terminalreporter.write_line(line)
+
+
+def _write_spans(terminalreporter, cpu_total: float) -> None:
+    """One line: the tests' wall time, how busy the cores were, and the scopes that finished last (what a shorter
+    run would have to start sooner or make cheaper); WORKBOOK_TEST_TIMELINE=path writes every scope's span."""
+    import json
+
+    first = min(s[1] for s in SPAN_BY_SCOPE.values())
+    wall = max(s[2] for s in SPAN_BY_SCOPE.values()) - first
+    last = sorted(SPAN_BY_SCOPE.items(), key=lambda kv: kv[1][2])[-3:]
+    cores = os.cpu_count() or 1
+    terminalreporter.write_line(
+        f"tests ran {wall:,.0f} s on {cores} cores: {cpu_total / (wall * cores):.0%} busy; finished last: "
+        + "; ".join(f"{scope} ({w}, {a - first:,.0f}–{b - first:,.0f} s)" for scope, (w, a, b) in reversed(last)))
+    path = os.environ.get("WORKBOOK_TEST_TIMELINE")
+    if path:
+        rows = [{"scope": scope, "worker": w, "start_s": round(a - first, 1), "stop_s": round(b - first, 1),
+                 "cpu_s": round(CPU_BY_SCOPE[scope], 1)} for scope, (w, a, b) in sorted(SPAN_BY_SCOPE.items(),
+                                                                                      key=lambda kv: kv[1][1])]
+        Path(path).write_text("\n".join(json.dumps(r) for r in rows) + "\n")
 
 
 @pytest.fixture(scope="session")

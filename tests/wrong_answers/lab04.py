@@ -1499,10 +1499,12 @@ ROUND9 = [
           (PROFILE_TABLE, PROFILE_TABLE + BESIDE), (TABLE_ROW, "{r['compiled_ms']:.4f} | {r['eager_ms']:.4f}"),
           also=(Edit('facts', (FIXED_COST_FACTS,)),),
           says='do not match', hidden_says='do not match'),
+    # part D's table holds the last size (1024) too: where its two times fall within 2 % of the sweep's (the same
+    # measurement, taken again), the size's row is there but without its verdict, and the check says that instead
     wrong('04.report', "the fixed cost and part D's table beside a sweep that stops one size short", 'ex-g',
           (PROFILE_TABLE, PROFILE_TABLE.replace("for r in rows])", "for r in rows[:-1]])") + BESIDE),
           also=(Edit('facts', (FIXED_COST_FACTS,)),),
-          says='do not match', hidden_says='do not match'),
+          says="do not match|each size's verdict in its row", hidden_says="do not match|each size's verdict in its row"),
     wrong('04.report', "each row's verdict turned round (faster written slower, slower faster)", 'ex-g',
           ("verdict = lambda r: f\"{r['verdict']} (", "verdict = lambda r: f\"{TURNED.get(r['verdict'], r['verdict'])} ("),
           ('    rows = facts.get("sweep_rows") or []\n',
