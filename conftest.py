@@ -49,15 +49,16 @@ if not _cuda_available():
 # listed here), grading 03 98 and 01 94, the job tests 84 (mostly waiting on time limits: early, beside other workers'
 # CPU work); the rest under 83. The grading tests come before the tests that compile the same lab in-process or under
 # nbval, which then start from the caches their warm-up left.
-LONGEST_FIRST = ("tests/test_grading.py", "tests/test_grading_labs.py::TestGradeLab06", "tests/test_sealed_grader.py",
-                 "tests/test_catch_rates.py::TestLab06", "tests/test_grading_labs.py::TestGradeLab05",
-                 "tests/test_catch_rates.py::TestLab04", "tests/test_checks_lab05.py",
-                 "tests/test_grading_labs.py::TestGradeLab03", "tests/test_catch_rates.py::TestLab03",
-                 "tests/test_grading_labs.py::TestGradeLab01", "tests/test_grading_labs.py::TestGradeLab07",
-                 "solutions/05", "tests/test_release.py", "tests/test_stub_matrix.py",
-                 "tests/test_catch_rates.py::TestLab01", "tests/test_job.py", "tests/test_checks_lab03.py",
-                 "tests/test_grading_labs.py", "solutions/", "tests/test_catch_rates.py", "tests/test_checks_lab06.py",
-                 "tests/test_dist.py")
+LONGEST_FIRST = ("tests/test_grading.py", "tests/test_grading_labs.py::TestGradeLab06",
+                 "tests/test_grading_labs.py::TestGradeLab05", "tests/test_grading_labs.py::TestGradeLab01",
+                 "tests/test_grading_labs.py::TestGradeLab03", "tests/test_grading_labs.py::TestGradeLab07",
+                 "tests/test_sealed_grader.py", "tests/test_catch_rates.py::TestLab01",
+                 "tests/test_catch_rates.py::TestLab06", "tests/test_catch_rates.py::TestLab03",
+                 "tests/test_grading_labs.py::TestGradeLab02", "tests/test_catch_rates.py::TestLab02",
+                 "tests/test_catch_rates.py::TestLab04", "tests/test_catch_rates.py::TestLab07",
+                 "tests/test_stub_matrix.py", "tests/test_catch_rates.py::TestLab05", "tests/test_release.py",
+                 "solutions/05", "tests/test_checks_lab05.py", "tests/test_job.py", "tests/test_checks_lab03.py",
+                 "solutions/", "tests/test_checks_lab06.py", "tests/test_dist.py")
 
 
 def _rank(item) -> int:
