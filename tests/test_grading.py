@@ -77,7 +77,7 @@ def build_corpus(folder: Path, out: Path) -> dict[str, dict]:
         S.add_cell(thrice, "import os\nos._exit(1)", after=after)
     case("os_exit_thrice", thrice, total=FULL - POINTS["04.scheduler"] - POINTS["04.report"], status="crashed",
          statuses={"04.scheduler": "crashed", "04.report": "crashed", "04.crossover": "passed"})
-    case("segfault", S.add_cell(S.lab(), "import ctypes\nctypes.string_at(0)", after="setup"), total=0, status="crashed")
+    case("crash_segfault", S.add_cell(S.lab(), "import ctypes\nctypes.string_at(0)", after="setup"), total=0, status="crashed")
     # A correct solution written another way, its cells deleted, duplicated and retyped, with disruptions that must
     # cost it nothing, in one submission (one job instead of two; a failure names the checks they broke): a cell that
     # loops forever (stopped at the cell limit; it sleeps, to leave the cores to the other jobs: test_job stops one
@@ -138,7 +138,10 @@ def grade_cmd(folder: Path, out: Path) -> list[str]:
 def graded_by_a_job(out: Path) -> bool:
     """A result written by a job (not an invalid file, graded without one). The batch is killed then: the jobs in
     flight lose their work. Submissions are graded in name order, and the corpus's names put short jobs first (the
-    full run of the solution written another way, "written_another_way_…", starts last), so little is lost."""
+    segfault at set-up, "crash_…", finishes first, beside two jobs that have run ~20 s; the forging job comes after
+    results exist, to have something to forge;
+    the full run of the solution written another way, "written_another_way_…", starts last), so little is lost:
+    the batch is killed about 20 s in, not 55 s (two jobs' CPU lost, of 2 cores)."""
     for path in (out / "results").glob("*.json"):
         try:
             if json.loads(path.read_text()).get("status") != "invalid":
