@@ -17,7 +17,8 @@ STAMP := $(VENV)/.installed
 # pytest-xdist: TEST_JOBS processes, each test module, class or notebook whole in one of them, taken in the order
 # conftest.LONGEST_FIRST gives (xdist would otherwise sort them by their number of tests); TEST_JOBS=1 runs serially.
 # Three on two cores: several tests mostly wait (a grader's time limits, a hung job), and a third worker keeps the
-# cores busy meanwhile (measured on the 2-core machine: 1,494 s with 3, 1,551 s with 2, the cores 93 % busy)
+# cores busy meanwhile (measured on the 2-core machine: 1,494 s with 3, 1,551 s with 2, the cores 93 % busy; on
+# 2026-11-29 four took 1,206 s against 1,228 s with three, and 15 GB of memory at the peak: not worth it)
 TEST_JOBS ?= 3
 PARALLEL := $(if $(filter 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadscope --no-loadscope-reorder)
 export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter

@@ -41,14 +41,14 @@ if not _cuda_available():
 
 # The longest scopes first, so that pytest-xdist's workers (`--dist loadscope --no-loadscope-reorder`: scopes in
 # collection order) start them early and finish together instead of one worker grading alone at the end. Node-id
-# prefixes, the first that matches ranks an item. Seconds of a worker in a full run on this 2-core machine (torch
-# 2.13.0, 2026-11-27) with empty compile caches (as CI starts): Lab 06 grading 484 (its cold warm-up), the Lab 04
-# corpus 464, Lab 05 grading 237, Lab 06 catch rates 232, sealed corpus 268 (178 once it graded 3 submissions, not
-# 6; both Lab 04 corpora wait for the shared Lab 04 warm-up), Lab 04 catch rates 178, Lab 01's 147, grading 07 133,
-# release bundle 127, Lab 03 catch rates 125, the stub matrix 111 (it ran last, alone, for 100 s, when it was not
-# listed here), grading 03 98 and 01 94, the job tests 84 (mostly waiting on time limits: early, beside other workers'
-# CPU work); the rest under 83. The grading tests come before the tests that compile the same lab in-process or under
-# nbval, which then start from the caches their warm-up left.
+# prefixes, the first that matches ranks an item. Seconds of a worker in a full run from a clean clone on this 2-core
+# machine, four workers (torch 2.13.0, 2026-11-29, empty compile caches as CI starts; the summary's timeline line, and
+# WORKBOOK_TEST_TIMELINE=path for every scope): the Lab 04 corpus 461 (its jobs mostly wait on time limits), Lab 01
+# catch rates 483, Lab 06's 454, Lab 03's 381, Lab 06 grading 351 (its cold warm-up), Lab 02 catch rates 306, the stub
+# matrix 242, Lab 04 catch rates 224, Lab 05 grading 170, Lab 07 catch rates 172 (started at 1,125 s of 1,228 when it
+# was not named here), grading 07 140, release bundle 139, the job tests 114 (waiting on time limits), the sealed
+# corpus 107, grading 01 107; the rest under 100. The grading tests come before the tests that compile the same lab
+# in-process or under nbval, which then start from the caches their warm-up left.
 LONGEST_FIRST = ("tests/test_grading.py", "tests/test_grading_labs.py::TestGradeLab06",
                  "tests/test_grading_labs.py::TestGradeLab05", "tests/test_grading_labs.py::TestGradeLab01",
                  "tests/test_grading_labs.py::TestGradeLab03", "tests/test_grading_labs.py::TestGradeLab07",
@@ -239,8 +239,16 @@ CPU_BY_SCOPE: Counter = Counter()
 
 
 # Per scope: [worker, first start, last stop] (wall clock), for the summary's line on idle cores and the timeline
-# WORKBOOK_TEST_TIMELINE=path writes (one JSON object per scope), to see what a run's last minutes wait on.
+# WORKBOOK_TEST_TIMELINE=path writes (one JSON object per scope), to see what a run's last minutes wait on: set it for
+# `make test`, not `.ci/run`, whose second pytest run (the browser tests) would write the file again.
 SPAN_BY_SCOPE: dict[str, list] = {}
+MACHINE_AT_START: list = []     # the machine's CPU times when the run began: busy cores counted whoever used them
+
+
+def pytest_sessionstart(session):
+    import psutil
+
+    MACHINE_AT_START[:] = [psutil.cpu_times()]
 
 
 def pytest_runtest_logreport(report):
@@ -282,8 +290,17 @@ def _write_spans(terminalreporter, cpu_total: float) -> None:
     wall = max(s[2] for s in SPAN_BY_SCOPE.values()) - first
     last = sorted(SPAN_BY_SCOPE.items(), key=lambda kv: kv[1][2])[-3:]
     cores = os.cpu_count() or 1
+    machine = ""
+    if MACHINE_AT_START:        # the grading tests' own `workbook grade` runs are not this run's children: count them
+        import psutil
+
+        before, now = MACHINE_AT_START[0], psutil.cpu_times()
+        idle = (now.idle + getattr(now, "iowait", 0)) - (before.idle + getattr(before, "iowait", 0))
+        spent = sum(now) - sum(before)
+        machine = f" (the whole machine's cores: {1 - idle / spent:.0%} busy since the run began)" if spent > 0 else ""
     terminalreporter.write_line(
-        f"tests ran {wall:,.0f} s on {cores} cores: {cpu_total / (wall * cores):.0%} busy; finished last: "
+        f"tests ran {wall:,.0f} s on {cores} cores: {cpu_total / (wall * cores):.0%} busy by the scopes' own CPU"
+        f"{machine}; finished last: "
         + "; ".join(f"{scope} ({w}, {a - first:,.0f}–{b - first:,.0f} s)" for scope, (w, a, b) in reversed(last)))
     path = os.environ.get("WORKBOOK_TEST_TIMELINE")
     if path:
