@@ -1383,8 +1383,9 @@ def probe_export(learner: Learner, case: ExportCase) -> dict:
     args, kwargs = named(learner, "export_dynamic", (model, torch.randn(case.example_batch, case.d_in)),
                          {"max_batch": case.max_batch})
     program = call(learner, "export_dynamic", *args, **kwargs,
-                   hint=" Declare dimension 0 of the example (the batch) dynamic, keyed by the name of forward's "
-                        "argument: dynamic_shapes={name: {0: Dim}}.", explain=shape_mismatch)
+                   hint=" Declare dimension 0 of the example (the batch) dynamic: dynamic_shapes=({0: Dim},), one "
+                        "entry per argument of forward in order, or a dict keyed by the name of forward's argument, "
+                        "{name: {0: Dim}}.", explain=shape_mismatch)
     if not isinstance(program, torch.export.ExportedProgram):
         return {"type": type(program).__name__}
     info = {"type": "ExportedProgram", "outs": [], "batch_range": batch_range(program)}

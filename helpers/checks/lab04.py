@@ -1996,9 +1996,15 @@ def _number(cell: str) -> float | None:
     return float(m.group().replace(",", "")) if m else None
 
 
+# A decimal comma ("0,0306", "30,6"): a comma that cannot group thousands, for the digits after it are not three or
+# the number before it is 0. "1,024" stays a thousand and twenty-four.
+DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d+),(\d+)(?![\d.,])")
+
+
 def ungroup(text: str) -> str:
     """Numbers without the thin spaces, no-break spaces, apostrophes or underscores that group their thousands
-    ("8 192", "8'192", "8_192"; commas are NUMBER's)."""
+    ("8 192", "8'192", "8_192"; commas are NUMBER's), and with a decimal point for a decimal comma."""
+    text = DECIMAL_COMMA.sub(lambda m: f"{m[1]}.{m[2]}" if len(m[2]) != 3 or m[1] == "0" else m[0], text)
     return re.sub(r"(?<=\d)[\u202f\u2009\u00a0'_](?=\d{3}(?!\d))", "", text)
 
 

@@ -472,7 +472,7 @@ WRONG = [
 
     # ---------------------------------------------------------------- 5: export
     wrong('01.export', 'exports without a dynamic dimension', 'ex-5',
-          (', dynamic_shapes={"x": {0: batch}}', ''),
+          (', dynamic_shapes=({0: batch},)', ''),
           says='declared dynamic'),
     wrong('01.export', 'a Dim without a max', 'ex-5',
           ('min=1, max=max_batch', 'min=1'),
@@ -484,7 +484,7 @@ WRONG = [
           ('max=max_batch)', 'max=max_batch - 1)'),
           says='max is inclusive'),
     wrong('01.export', 'returns the GraphModule of the program, not the ExportedProgram', 'ex-5',
-          ('dynamic_shapes={"x": {0: batch}})', 'dynamic_shapes={"x": {0: batch}}).module()'),
+          ('dynamic_shapes=({0: batch},))', 'dynamic_shapes=({0: batch},)).module()'),
           says='ExportedProgram'),
     wrong('01.export', 'save_and_load that never saves and returns the program it was given', 'ex-5',
           ('    torch.export.save(program, path)\n    return torch.export.load(path)', '    return program'),
@@ -499,13 +499,13 @@ WRONG = [
           ('    torch.export.save(program, path)\n    return torch.export.load(path)', '    torch.save(program, path)\n    return torch.load(path)'),
           says='save_and_load. raised.*torch.export.save'),
     wrong('01.export', 'the dynamic dimension declared on axis 1 (the features), not the batch', 'ex-5',
-          ('{"x": {0: batch}}', '{"x": {1: batch}}'),
+          ('({0: batch},)', '({1: batch},)'),
           says='export_dynamic. raised.*dimension 0'),
     wrong('01.export', 'Dim.DYNAMIC for the batch, without max_batch', 'ex-5',
-          ('dynamic_shapes={"x": {0: batch}}', 'dynamic_shapes={"x": {0: torch.export.Dim.DYNAMIC}}'),
+          ('dynamic_shapes=({0: batch},)', 'dynamic_shapes=({0: torch.export.Dim.DYNAMIC},)'),
           says='accepted a batch above max_batch'),
     wrong('01.export', "dynamic_shapes keyed by a name that is not forward's argument", 'ex-5',
-          ('{"x": {0: batch}}', '{"input": {0: batch}}'),
+          ('({0: batch},)', '{"input": {0: batch}}'),
           says="export_dynamic. raised.*name of forward's argument"),
     wrong('01.export', 'a Dim from 2 (to dodge the 0/1 specialisation): the program declares batch 1 outside its range (torch does not enforce the lower bound at run time)', 'ex-5',
           ('min=1, max=max_batch', 'min=2, max=max_batch'),
@@ -519,7 +519,7 @@ WRONG = [
 
     # (round 3)
     wrong('01.export', "the batch marked with torch._dynamo.mark_dynamic instead of export's dynamic_shapes", 'ex-5',
-          ('    batch = torch.export.Dim("batch", min=1, max=max_batch)\n    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+          ('    batch = torch.export.Dim("batch", min=1, max=max_batch)\n    return torch.export.export(model, (example,), dynamic_shapes=({0: batch},))',
            '    torch._dynamo.mark_dynamic(example, 0)\n    return torch.export.export(model, (example,))'),
           says='export'),
 
@@ -626,7 +626,7 @@ def fit_per_op_us(rows):
            '    graphs = []\n    compiled = torch.compile(fn, backend=lambda gm, example: graphs.append(gm) or gm.forward)\n'
            '    for args in calls:\n        compiled(*args)\n    return len(graphs)')),
     right('01.export', 'a Dim without a min, dynamic_shapes as a tuple', 'ex-5',
-          ('batch = torch.export.Dim("batch", min=1, max=max_batch)\n    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+          ('batch = torch.export.Dim("batch", min=1, max=max_batch)\n    return torch.export.export(model, (example,), dynamic_shapes=({0: batch},))',
            'return torch.export.export(model, (example,), dynamic_shapes=({0: torch.export.Dim("n", max=max_batch)},))')),
     right('01.export', 'save_and_load through a str path', 'ex-5',
           ('    torch.export.save(program, path)\n    return torch.export.load(path)',
@@ -668,7 +668,7 @@ def count_graphs(fn, *args):
           ('    torch._dynamo.reset()\n    counter = CompileCounter()', '    torch.compiler.reset()\n    counter = torch._dynamo.testing.CompileCounter()'),
           ('    from torch._dynamo.testing import CompileCounter\n', '    import torch._dynamo.testing\n')),
     right('01.export', 'dynamic_shapes per dimension as a tuple, exported strictly', 'ex-5',
-          ('dynamic_shapes={"x": {0: batch}})', 'dynamic_shapes={"x": (batch, None)}, strict=True)')),
+          ('dynamic_shapes=({0: batch},))', 'dynamic_shapes={"x": (batch, None)}, strict=True)')),
     late_right('01.dispatch', 'the floor from heapq.nsmallest by size, the knee as the least size beyond the limit', 'ex-1', source='''
 import heapq
 
@@ -790,7 +790,7 @@ ROUND4 = [
           says='count_compiles returned', hidden_says='count_compiles returned'),
     # 5: export
     wrong('01.export', 'every dimension declared dynamic (the features too): the Linear needs its 16 features, export refuses', 'ex-5',
-          ('{"x": {0: batch}}', '{"x": {0: batch, 1: torch.export.Dim("features")}}'),
+          ('({0: batch},)', '({0: batch, 1: torch.export.Dim("features")},)'),
           says='export_dynamic. raised', hidden_says='export_dynamic. raised'),
     wrong('01.export', 'save_and_load saves to a file name of its own, ignoring `path`', 'ex-5',
           ('    torch.export.save(program, path)\n    return torch.export.load(path)',
@@ -953,11 +953,13 @@ ROUND5_RIGHT = [
     right('01.count_compiles', 'count_compiles with a CompileCounterWithBackend("eager")', 'ex-4',
           ('    counter = CompileCounter()', '    counter = torch._dynamo.testing.CompileCounterWithBackend("eager")')),
     right('01.export', 'export_dynamic decomposes the program to core ATen; save_and_load through open files', 'ex-5',
-          ('dynamic_shapes={"x": {0: batch}})', 'dynamic_shapes={"x": {0: batch}}).run_decompositions()'),
+          ('dynamic_shapes=({0: batch},))', 'dynamic_shapes=({0: batch},)).run_decompositions()'),
           ('    torch.export.save(program, path)\n    return torch.export.load(path)',
            '    with open(path, "wb") as f:\n        torch.export.save(program, f)\n    with open(path, "rb") as f:\n        return torch.export.load(f)')),
     right('01.export', 'dynamic_shapes as a list per argument', 'ex-5',
-          ('dynamic_shapes={"x": {0: batch}})', 'dynamic_shapes=[{0: batch}])')),
+          ('dynamic_shapes=({0: batch},))', 'dynamic_shapes=[{0: batch}])')),
+    right('01.export', 'dynamic_shapes keyed by the name of forward\'s argument, as the check\'s models call it', 'ex-5',
+          ('dynamic_shapes=({0: batch},))', 'dynamic_shapes={"x": {0: batch}})')),
     right('01.no_breaks', 'no_branch tests the mean, and the sum of x (same sign as the sum of 3x)', 'ex-3b',
           ('torch.where(y.sum() > 0, y.relu(), -y)', 'torch.where(y.mean() > 0, y.relu(), y.neg())')),
     right('01.dispatch', 'uniform tensors (torch.rand), the rows built with dict(), the floor with numpy.median', 'ex-1', source='''
@@ -1144,12 +1146,12 @@ ROUND6 = [
           says='count_compiles returned', hidden_says='count_compiles returned'),
     # ---- export
     wrong('01.export', "export_dynamic with the older torch._dynamo.export (an ExportResult, not an ExportedProgram)", 'ex-5',
-          ('    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+          ('    return torch.export.export(model, (example,), dynamic_shapes=({0: batch},))',
            '    return torch._dynamo.export(model, dynamic_shapes={"x": {0: batch}})(example)'),
           says='ExportedProgram', hidden_says='ExportedProgram'),
     wrong('01.export', "the Dim made once when the cell runs, with the notebook's max_batch 64, whatever max_batch is", 'ex-5',
           ('def export_dynamic(', 'BATCH = torch.export.Dim("batch", min=1, max=64)\n\n\ndef export_dynamic('),
-          ('dynamic_shapes={"x": {0: batch}})', 'dynamic_shapes={"x": {0: BATCH}})'),
+          ('dynamic_shapes=({0: batch},))', 'dynamic_shapes=({0: BATCH},))'),
           says='max_batch', hidden_says='max_batch'),
     wrong('01.export', 'exported on the first row of the example only (example[:1]): a batch of 1 specialises', 'ex-5',
           ('torch.export.export(model, (example,),', 'torch.export.export(model, (example[:1],),'),
@@ -1212,7 +1214,7 @@ for method, ok in seen["saved and loaded, same result"].items():
           (COUNT_BODY, '    torch._dynamo.utils.counters.clear()\n    compiled = torch.compile(fn, backend="eager")\n    for args in calls:\n'
                        '        compiled(*args)\n    return torch._dynamo.utils.counters["frames"]["ok"]')),
     right('01.export', "the page's way: export and Dim imported by name, non-strict export", 'ex-5',
-          ('    batch = torch.export.Dim("batch", min=1, max=max_batch)\n    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+          ('    batch = torch.export.Dim("batch", min=1, max=max_batch)\n    return torch.export.export(model, (example,), dynamic_shapes=({0: batch},))',
            '    from torch.export import Dim, export\n\n    return export(model, (example,), dynamic_shapes={"x": {0: Dim("batch", min=1, max=max_batch)}}, strict=False)')),
     late_right('01.per_op', 'the slope and intercept rounded to 0.01 µs, as the notebook prints them', 'ex-1b', source='''
 def fit_per_op_us(rows):
@@ -1333,11 +1335,11 @@ def first_size_beyond_overhead(rows, *, factor=2.0):
     right('01.export', 'max_batch keyword-only, as the notebook passes it', 'ex-5',
           ('def export_dynamic(model, example, max_batch):', 'def export_dynamic(model, example, *, max_batch):')),
     right('01.export', 'the batch declared with torch.export.ShapesCollection', 'ex-5',
-          ('    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+          ('    return torch.export.export(model, (example,), dynamic_shapes=({0: batch},))',
            '    shapes = torch.export.ShapesCollection()\n    shapes[example] = {0: batch}\n'
            '    return torch.export.export(model, (example,), dynamic_shapes=shapes)')),
     right('01.export', 'torch.export.export with mod= and args= by keyword, the Dim made inline under another name', 'ex-5',
-          ('    batch = torch.export.Dim("batch", min=1, max=max_batch)\n    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+          ('    batch = torch.export.Dim("batch", min=1, max=max_batch)\n    return torch.export.export(model, (example,), dynamic_shapes=({0: batch},))',
            '    return torch.export.export(mod=model, args=(example,),\n'
            '                               dynamic_shapes={"x": {0: torch.export.Dim("rows", min=1, max=max_batch)}})')),
     right('01.count_compiles', 'count_compiles compiles a lambda that calls fn', 'ex-4',
@@ -1446,7 +1448,7 @@ ROUND8 = [
           ('min=1, max=max_batch)', 'min=example.shape[0], max=max_batch)'),
           says='Dim from 1 to max_batch', hidden_says='Dim from 1 to max_batch'),
     wrong('01.export', 'dynamic_shapes written ({0: batch}) for a one-element tuple: the comma forgotten, a dict keyed by 0',
-          'ex-5', ('dynamic_shapes={"x": {0: batch}}', 'dynamic_shapes=({0: batch})'),
+          'ex-5', ('dynamic_shapes=({0: batch},)', 'dynamic_shapes=({0: batch})'),
           says='dynamic_shapes', hidden_says='dynamic_shapes'),
     # ---- traffic
     traffic('the fused kernel counted in elements, bytes_per_element forgotten on that side',
@@ -1513,7 +1515,7 @@ def count_graphs(fn, *args):
           ('    for args in calls:\n        compiled(*args)',
            '    with torch.no_grad():\n        for args in calls:\n            compiled(*args)')),
     right('01.export', "dynamic_shapes keyed by the name of forward's first parameter, read with inspect", 'ex-5',
-          ('    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})',
+          ('    return torch.export.export(model, (example,), dynamic_shapes=({0: batch},))',
            '    import inspect\n    name = next(iter(inspect.signature(model.forward).parameters))\n'
            '    return torch.export.export(model, (example,), dynamic_shapes={name: {0: batch}})')),
     right('01.export', 'save_and_load through os.fspath(path)', 'ex-5',
