@@ -632,3 +632,23 @@ def test_what_is_not_there_in_other_words():
                  "The exponentials are computed on the fly into a one-row scratch and never leave the core's cache."):
         assert lab04.says_not_stored(text), text
     assert not lab04.says_not_stored("Nothing: exp(x - max) is written to memory like every other intermediate.")
+
+
+def test_a_verdict_said_of_either_side_or_in_a_winner_column_is_read_as_said():
+    """"eager faster" is compiled slower, "eager wins" too; a "winner" column names the faster side or a tie. The same
+    words at a size whose verdict went the other way are the sweep read backwards."""
+    head = "| batch | eager ms | compiled ms | speedup | {} |\n|---|---|---|---|---|\n"
+
+    def table(words, column="verdict"):
+        return head.format(column) + "\n".join(f"| {r['batch']} | {r['eager_ms']} | {r['compiled_ms']} | "
+                                               f"{r['speedup']:.2f} | {w} |" for r, w in zip(SWEEP, words))
+    assert sweep_problems(table(["eager faster", "eager is faster", "no difference", "compiled faster"])) == []
+    assert sweep_problems(table(["eager wins", "compiled loses", "tie", "compiled wins (eager slower)"])) == []
+    assert sweep_problems(table(["eager", "eager", "tie", "compiled"], "winner")) == []
+    assert sweep_problems(table(["eager", "Eager", "neither", "torch.compile"], "faster")) == []
+    assert sweep_problems(table(["eager", "eager", "—", "compiled"], "faster side")) == []
+    # read backwards: eager named the faster at a size where compiled was, or the reverse
+    assert "its row" in sweep_problems(table(["eager faster", "eager faster", "no difference", "eager faster"]))[0]
+    assert "its row" in sweep_problems(table(["compiled faster", "eager faster", "no difference", "compiled faster"]))[0]
+    assert "its row" in sweep_problems(table(["eager", "eager", "tie", "eager"], "winner"))[0]
+    assert "its row" in sweep_problems(table(["compiled", "eager", "tie", "compiled"], "winner"))[0]

@@ -2089,23 +2089,55 @@ def profile_blocks(profile: str, prose: bool = True) -> list[dict[int, tuple]]:
     return [*blocks, table] if table else blocks
 
 
-def verdict_rows_problems(profile: str, rows: list) -> list[str]:
-    """Whether each size's table row gives that size's verdict."""
-    words = {"faster": r"faster|quicker", "slower": r"slower",
-             "no difference": r"no (?:\w+ )?difference|not? (?:\w+ )?resolv|unresolv|inconclusive|indistinguishable|"
-                              r"within (?:the )?noise|no (?:clear|significant|measurable) |unclear|\bsame\b|\btie\b|"
-                              r"\beven\b|\bn/?s\b|≈"}
-    table = table_rows(profile)
+VERDICT_SAID = {"faster": r"faster|quicker", "slower": r"slower",
+                "no difference": r"no (?:\w+ )?difference|not? (?:\w+ )?resolv|unresolv|inconclusive|indistinguishable|"
+                                 r"within (?:the )?noise|no (?:clear|significant|measurable) |unclear|\bsame\b|\btie\b|"
+                                 r"\beven\b|\bn/?s\b|≈|\bneither\b"}
+# A verdict said of one side ("eager faster", "compiled is slower", "eager wins"): eager's win is compiled's loss.
+SIDE_VERDICT = re.compile(rf"\b({SIDE})\b\s*(?:is|was|runs|ran|:|=|-|–|—)?\s*(?:\w+\s+)?"
+                          r"(faster|quicker|slower|wins?|won|loses?|lost|ahead|behind|better|worse)\b", re.I)
+WINNER_COLUMN = re.compile(r"\bwinner\b|\bwins\b|\bfaster\b|\bfastest\b|\bquicker\b|\bbetter\b", re.I)
 
-    def row_of(batch: int) -> str:
+
+def verdicts_in_row(text: str, winner: str | None) -> set[str] | None:
+    """The verdicts on compiled a row states of one side (SIDE_VERDICT), or in a "winner" / "faster" column that
+    names the side (eager, compiled, or a tie); None when it names no side, and its bare words are read instead."""
+    said = {("faster" if (m[2].lower() in ("faster", "quicker", "win", "wins", "won", "ahead", "better"))
+             != m[1].lower().startswith("eager") else "slower") for m in SIDE_VERDICT.finditer(text)}
+    if winner is not None:
+        side = re.search(rf"\b{SIDE}\b", winner, re.I)
+        if side:
+            said.add("slower" if side.group().lower().startswith("eager") else "faster")
+        elif re.search(VERDICT_SAID["no difference"] + r"|\bnone\b|^[\s*`]*[-–—=]?[\s*`]*$", winner, re.I):
+            said.add("no difference")
+    return said or None
+
+
+def verdict_rows_problems(profile: str, rows: list) -> list[str]:
+    """Whether each size's table row gives that size's verdict: in words ("slower", "no difference"), said of one
+    side ("eager wins") or in a column that names the faster side."""
+    rows_with_winner, winner_at = [], None
+    for cells in table_rows(profile):
+        if _number(cells[0]) is None and _columns(cells) is not None:      # a header: has it a "winner" column?
+            winner_at = next((i for i, c in enumerate(cells) if WINNER_COLUMN.search(c)
+                              and not re.search(r"speed-?up|ratio|×|\bms\b|µs|\bus\b", c, re.I)), None)
+            continue
+        rows_with_winner.append((cells, cells[winner_at] if winner_at is not None and winner_at < len(cells) else None))
+
+    def row_of(batch: int) -> list:
         """The table row of that batch: the one that starts with it, else one with a cell that is just that number."""
-        first = [cells for cells in table if _number(cells[0]) == batch]
-        alone = [cells for cells in table if any(re.fullmatch(rf"[*`\s]*{batch}[*`\s]*", c) for c in cells)]
-        return [" ".join(cells) for cells in (first or alone or [[""]])]   # a size's rows (batch 2's fixed cost, its sweep row)
+        first = [r for r in rows_with_winner if _number(r[0][0]) == batch]
+        alone = [r for r in rows_with_winner if any(re.fullmatch(rf"[*`\s]*{batch}[*`\s]*", c) for c in r[0])]
+        return first or alone or [([""], None)]     # a size's rows (batch 2's fixed cost, its sweep row)
+
+    def states(cells: list[str], winner: str | None, verdict: str) -> bool:
+        text = " ".join(cells)
+        said = verdicts_in_row(text, winner)
+        return verdict in said if said is not None else re.search(VERDICT_SAID[verdict], text, re.I) is not None
 
     for r in rows:
-        want = words.get(r.get("verdict")) if isinstance(r, dict) else None
-        if want and not any(re.search(want, row, re.I) for row in row_of(int(r["batch"]))):
+        verdict = r.get("verdict") if isinstance(r, dict) else None
+        if verdict in VERDICT_SAID and not any(states(cells, winner, verdict) for cells, winner in row_of(int(r["batch"]))):
             return ["'Profile' should give each size's verdict in its row (faster, slower or no difference: the "
                     "comparison's verdict on compiled), not only the times."]
     return []
