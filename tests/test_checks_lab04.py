@@ -652,3 +652,10 @@ def test_a_verdict_said_of_either_side_or_in_a_winner_column_is_read_as_said():
     assert "its row" in sweep_problems(table(["compiled faster", "eager faster", "no difference", "compiled faster"]))[0]
     assert "its row" in sweep_problems(table(["eager", "eager", "tie", "eager"], "winner"))[0]
     assert "its row" in sweep_problems(table(["compiled", "eager", "tie", "compiled"], "winner"))[0]
+
+
+def test_a_side_named_beside_a_time_is_not_a_verdict_of_that_side():
+    """"eager 41 faster" is a time and a verdict on compiled, not "eager faster"."""
+    rows = "\n".join(f"| {r['batch']} | eager {r['eager_ms']} | compiled {r['compiled_ms']} | {r['speedup']:.2f} | "
+                     f"eager {round(r['eager_ms'])} {r['verdict']} |" for r in SWEEP)
+    assert sweep_problems("| batch | eager ms | compiled ms | speedup | verdict |\n|---|---|---|---|---|\n" + rows) == []

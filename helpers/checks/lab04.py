@@ -2094,7 +2094,7 @@ VERDICT_SAID = {"faster": r"faster|quicker", "slower": r"slower",
                                  r"within (?:the )?noise|no (?:clear|significant|measurable) |unclear|\bsame\b|\btie\b|"
                                  r"\beven\b|\bn/?s\b|≈|\bneither\b"}
 # A verdict said of one side ("eager faster", "compiled is slower", "eager wins"): eager's win is compiled's loss.
-SIDE_VERDICT = re.compile(rf"\b({SIDE})\b\s*(?:is|was|runs|ran|:|=|-|–|—)?\s*(?:\w+\s+)?"
+SIDE_VERDICT = re.compile(rf"\b({SIDE})\b\s*(?:is|was|runs|ran|:|=|-|–|—)?\s*(?:[^\W\d]+\s+)?"
                           r"(faster|quicker|slower|wins?|won|loses?|lost|ahead|behind|better|worse)\b", re.I)
 WINNER_COLUMN = re.compile(r"\bwinner\b|\bwins\b|\bfaster\b|\bfastest\b|\bquicker\b|\bbetter\b", re.I)
 
