@@ -414,3 +414,16 @@ def test_a_job_gets_its_own_copy_of_the_warm_precompiled_headers_and_nothing_els
     jail.close(kept)
     assert sorted(str(p.relative_to(kept)) for p in kept.rglob("*") if p.is_file()) == [
         f"tmp/torchinductor_{JOB_USER}/{HEADERS}/{n}" for n in ("abc.h", "abc.h.gch", "def.h", "def.h.gch")]
+
+
+def test_a_process_gone_since_it_was_listed_counts_no_memory():
+    """The watchdog lists a job's processes, then reads their PSS; a child that exits in between (its smaps_rollup
+    gone) counts 0, not the RSS it had when listed (three exiting children of a 300 MB parent once read as 819 MB)."""
+    from helpers.grading import sandbox
+
+    child = subprocess.Popen(["sleep", "0"])
+    child.wait()
+    gone = sandbox._Seen(pid=child.pid, ppid=os.getpid(), sid=0, zombie=False, rss=300 << 20, uid=os.getuid(), threads=1)
+    assert sandbox._pss(gone) == 0
+    me = sandbox._read(os.getpid())
+    assert 0 < sandbox._pss(me) <= me.rss * 2

@@ -421,7 +421,8 @@ def _spawn(cmd: list[str], cwd: Path, env: dict[str, str], as_uid: int | None, l
 
 def _pss(seen: _Seen) -> int:
     """A process's proportional set size in bytes (each page shared with other processes counted as its share), or
-    its RSS where /proc/<pid>/smaps_rollup cannot be read."""
+    its RSS now where /proc/<pid>/smaps_rollup cannot be read; 0 for a process that has exited since it was listed
+    (its pages are freed: counting the RSS it had then stopped a job whose forked children were exiting)."""
     try:
         with open(f"/proc/{seen.pid}/smaps_rollup", "rb") as f:
             for line in f:
@@ -429,7 +430,8 @@ def _pss(seen: _Seen) -> int:
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    return seen.rss
+    now = _read(seen.pid)
+    return 0 if now is None or now.zombie else now.rss
 
 
 def _watch(procs: _Procs, limits: Limits, start: float, stop: threading.Event) -> tuple[str | None, float]:
