@@ -652,6 +652,11 @@ def test_a_verdict_said_of_either_side_or_in_a_winner_column_is_read_as_said():
     assert "its row" in sweep_problems(table(["compiled faster", "eager faster", "no difference", "compiled faster"]))[0]
     assert "its row" in sweep_problems(table(["eager", "eager", "tie", "eager"], "winner"))[0]
     assert "its row" in sweep_problems(table(["compiled", "eager", "tie", "compiled"], "winner"))[0]
+    # a tie said with its nuance is a tie; both sides called faster is no verdict
+    assert sweep_problems(table(["eager faster", "eager faster", "no difference (eager slightly faster)",
+                                 "compiled faster"])) == []
+    assert "its row" in sweep_problems(table(["eager faster, compiled faster"] * 2 + ["tie", "compiled faster"]))[0]
+    assert "its row" in sweep_problems(table(["eager faster", "eager faster", "tie", "eager faster, compiled faster"]))[0]
 
 
 def test_a_side_named_beside_a_time_is_not_a_verdict_of_that_side():

@@ -2131,9 +2131,15 @@ def verdict_rows_problems(profile: str, rows: list) -> list[str]:
         return first or alone or [([""], None)]     # a size's rows (batch 2's fixed cost, its sweep row)
 
     def states(cells: list[str], winner: str | None, verdict: str) -> bool:
+        """A row states "faster" or "slower" when what it says of the sides is that verdict and nothing else ("eager
+        faster, compiled faster" says both: no verdict), else by its words; "no difference" by its words too, so that
+        "no difference (eager slightly faster)" is read as the tie it says it is."""
         text = " ".join(cells)
         said = verdicts_in_row(text, winner)
-        return verdict in said if said is not None else re.search(VERDICT_SAID[verdict], text, re.I) is not None
+        words = re.search(VERDICT_SAID[verdict], text, re.I) is not None
+        if said is None:
+            return words
+        return words or verdict in said if verdict == "no difference" else said == {verdict}
 
     for r in rows:
         verdict = r.get("verdict") if isinstance(r, dict) else None
