@@ -33,10 +33,15 @@ def skip_guard_latency_profile() -> None:
 skip_guard_latency_profile()
 
 
+# The device the corpus and these checks run on: "cpu" in CI; WORKBOOK_TEST_DEVICE=cuda runs them on a GPU machine
+# (Lab 05 on two GPUs: its ranks talk through NCCL, where some mistakes only show).
+TEST_DEVICE = os.environ.get("WORKBOOK_TEST_DEVICE", "cpu")
+
+
 @contextlib.contextmanager
 def lab_env(out_dir: str | Path):
-    """The grader's settings (CPU, QUICK, this OUT_DIR, seed 0) in the environment, for a while."""
-    env = LabSettings(device="cpu", quick=True, out_dir=str(out_dir)).to_env()
+    """The grader's settings (TEST_DEVICE, QUICK, this OUT_DIR, seed 0) in the environment, for a while."""
+    env = LabSettings(device=TEST_DEVICE, quick=True, out_dir=str(out_dir)).to_env()
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:

@@ -31,6 +31,22 @@ def test_slots_are_dealt_over_the_gpus_in_turn_with_a_share_each():
     assert plan.describe() == "GPU 0: 3 jobs (32% of its memory each), GPU 1: 2 jobs (48% of its memory each)"
 
 
+def test_a_lab_with_one_process_per_gpu_gets_a_group_of_gpus_per_job(tmp_path):
+    assert gpus.gpus_per_job("05") == 2 and gpus.gpus_per_job("01") == 1
+    two = gpus.GpuPlan(("0", "1"), 3, per_job=2)          # Lab 05 on a 2-GPU host: every job sees both GPUs
+    assert [two.gpu_of(s) for s in range(1, 4)] == ["0,1"] * 3
+    assert two.env(2) == {"CUDA_VISIBLE_DEVICES": "0,1", env.GPU_SHARE_ENV: "0.317"}
+    assert two.env(0, alone=True) == {"CUDA_VISIBLE_DEVICES": "0,1"}
+    assert two.describe() == "GPUs 0,1: 3 jobs (32% of its memory each)"
+    four = gpus.GpuPlan(("0", "1", "2", "3", "4"), 2, per_job=2)   # an odd GPU out is left idle, not half a group
+    assert [four.gpu_of(s) for s in (1, 2, 3)] == ["0,1", "2,3", "0,1"] and four.share(1) is None
+    one = gpus.GpuPlan(("0",), 2, per_job=2)              # one GPU: one each; the lab runs its ranks with gloo
+    assert one.gpu_of(1) == "0" and one.sharing(1) == 2
+    settings = batch.Settings(lab="05", out=tmp_path, jobs=2, device="cuda", gpus="0,1")
+    assert settings.gpu_plan().gpu_of(1) == "0,1"
+    assert batch.Settings(lab="01", out=tmp_path, jobs=2, device="cuda", gpus="0,1").gpu_plan().gpu_of(2) == "1"
+
+
 def test_visible_gpus(monkeypatch):
     assert gpus.visible_gpus("0, 2") == ["0", "2"]
     with pytest.raises(ValueError, match="--gpus 0,1"):

@@ -64,7 +64,9 @@ class Settings:
 
     def gpu_plan(self) -> gpus.GpuPlan | None:
         """Which GPU each job slot runs on and its share of GPU memory; None on a CPU."""
-        return gpus.GpuPlan(tuple(gpus.visible_gpus(self.gpus)), self.jobs) if self.device != "cpu" else None
+        if self.device == "cpu":
+            return None
+        return gpus.GpuPlan(tuple(gpus.visible_gpus(self.gpus)), self.jobs, gpus.gpus_per_job(self.lab))
 
     def lab_settings(self, out_dir: Path) -> LabSettings:
         """The settings a job's notebook and probes run with, through the WORKBOOK_* environment."""

@@ -17,6 +17,14 @@ from dataclasses import dataclass
 from helpers.env import GPU_SHARE_ENV
 
 HEADROOM = 0.95   # of a GPU's memory, shared out between its jobs; the rest is each CUDA context's own overhead
+# Labs whose notebook runs one process per GPU: Lab 05 launches WORLD = 2 NCCL ranks, so each of its jobs gets a group
+# of two GPUs where the host has them (with one GPU its ranks run on the CPU with gloo, as the lab says).
+GPUS_PER_JOB = {"05": 2}
+
+
+def gpus_per_job(lab: str) -> int:
+    """How many GPUs one job of `lab` uses: 1, or the number of ranks of a lab that runs one process per GPU."""
+    return GPUS_PER_JOB.get(lab, 1)
 OOM = re.compile(r"OutOfMemoryError|CUDA out of memory|CUDA error: out of memory")
 
 
@@ -54,13 +62,23 @@ def gpu_model() -> str:
 
 @dataclass(frozen=True)
 class GpuPlan:
-    """Job slots 1..jobs dealt over `gpus` in turn; slot 0 (the warm-up) and a job graded alone get a whole GPU."""
+    """Job slots 1..jobs dealt over `gpus` in turn; slot 0 (the warm-up) and a job graded alone get a whole GPU.
+
+    With per_job = k > 1 (a lab that runs one process per GPU) the GPUs are dealt in groups of k ("0,1", "2,3"); a
+    host with fewer than k GPUs gives each job one, and the lab runs its ranks as it does on such a machine."""
 
     gpus: tuple[str, ...]
     jobs: int
+    per_job: int = 1
+
+    def groups(self) -> list[str]:
+        """The CUDA_VISIBLE_DEVICES values jobs are dealt: single GPUs, or groups of per_job GPUs."""
+        k = self.per_job if 1 < self.per_job <= len(self.gpus) else 1
+        return [",".join(self.gpus[i:i + k]) for i in range(0, len(self.gpus) - k + 1, k)]
 
     def gpu_of(self, slot: int) -> str:
-        return self.gpus[(max(slot, 1) - 1) % len(self.gpus)]
+        groups = self.groups()
+        return groups[(max(slot, 1) - 1) % len(groups)]
 
     def sharing(self, slot: int) -> int:
         """How many job slots share this slot's GPU."""
@@ -87,7 +105,7 @@ class GpuPlan:
         first = {}
         for slot in range(1, self.jobs + 1):
             first.setdefault(self.gpu_of(slot), slot)
-        return ", ".join(f"GPU {g}: {self.sharing(s)} job{'s' if self.sharing(s) > 1 else ''}"
+        return ", ".join(f"GPU{'s' if ',' in g else ''} {g}: {self.sharing(s)} job{'s' if self.sharing(s) > 1 else ''}"
                          + (f" ({self.share(s):.0%} of its memory each)" if self.share(s) else "")
                          for g, s in first.items())
 
