@@ -17,6 +17,7 @@ import contextlib
 import re
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -68,8 +69,12 @@ def test_hidden_cases_keep_the_graders_configurations():
     cases = {name: h.cases_for(name, {}) for name in NAMES}
     assert cases["05.collectives"][0].nproc == 3
     for name in ("05.ddp", "05.fsdp", "05.tp"):       # not the notebook's 2 ranks: a batch cut or mesh for 2 fails there
-        (case,) = cases[name]
+        case, on_gpus = cases[name]
         assert case.nproc == 3 and case.cfg["batch"] % case.nproc == 0 and case.cfg["batch"] != case.nproc ** 2, name
+        # ... and, where two GPUs run that case on the CPU, the notebook's two ranks on the GPUs (NCCL-only mistakes)
+        assert (on_gpus.nproc, on_gpus.on_gpus, not case.on_gpus) == (2, True, True), name
+        assert on_gpus.cfg["batch"] % 2 == 0 and on_gpus.kwargs in [c.kwargs for c in checks.spec(name).public_cases()]
+    assert [(c.nproc, c.on_gpus) for c in cases["05.collectives"]] == [(3, False), (2, True)]
     assert 4 * cases["05.tp"][0].cfg["d"] % 3 == 0                          # fc1's rows divide by the ranks
     assert cases["05.fsdp"][0].cfg["d_out"] % 2 == 1                       # FSDP must pad it
     pp = cases["05.pp"]
@@ -78,6 +83,37 @@ def test_hidden_cases_keep_the_graders_configurations():
     assert all(case.cfg.get("cost_ms", 0) > 0 for name in ("05.ddp", "05.fsdp") for case in cases[name])   # rows logged
     assert len(cases["05.calculator"].plans) == 4 and not cases["05.calculator"].measured
     assert cases["05.survey"] == lab05.SURVEY_FILE
+
+
+def test_a_case_for_the_gpus_is_launched_only_where_each_rank_gets_one(monkeypatch):
+    """On a machine with fewer GPUs than ranks (every CI machine) an on_gpus case starts nothing and is not judged;
+    where both ranks get a GPU it is launched like any other case."""
+    launched = []
+    monkeypatch.setattr(lab05, "launch_result", lambda fn, name, case, device: launched.append((case.nproc, device)) or {})
+
+    class Stub:
+        settings = types.SimpleNamespace(device="cuda")
+
+        def function(self, name):
+            return lambda *a, **k: None
+
+        def running(self, name):
+            return contextlib.nullcontext()
+
+    gpus = lab05.RunCase("2 ranks on the GPUs", 2, {"n": 5}, on_gpus=True)
+    monkeypatch.setattr(lab05, "launch_device", lambda device, nproc: "cpu")
+    assert "skipped" in lab05.probe_launch(Stub(), "collectives", gpus) and launched == []
+    assert lab05.probe_launch(Stub(), "collectives", lab05.RunCase("3 ranks", 3, {"n": 5})) == {}
+    monkeypatch.setattr(lab05, "launch_device", lambda device, nproc: "cuda")
+    lab05.probe_launch(Stub(), "collectives", gpus)
+    assert launched == [(3, "cpu"), (2, "cuda")]
+
+    class Ctx:
+        def probe(self, fn, *args, timeout=None):
+            return fn(Stub(), *args)
+
+    monkeypatch.setattr(lab05, "launch_device", lambda device, nproc: "cpu")
+    assert [c.nproc for c, _ in lab05.launched(Ctx(), "collectives", [lab05.RunCase("3", 3, {"n": 5}), gpus])] == [3]
 
 
 # ---------------------------------------------------------------- the survey

@@ -58,7 +58,8 @@ def with_wrong_answer(lab: str, exercise: str):
 
     corpus = [w for name in (f"lab{lab}", f"lab{lab}_part8")
               if (ROOT / "tests" / "wrong_answers" / f"{name}.py").exists()
-              for w in wrong_answers.corpus(name[3:]).WRONG if checks.spec(w.check).exercise == exercise]
+              for w in wrong_answers.corpus(name[3:]).WRONG
+              if checks.spec(w.check).exercise == exercise and not w.gpus]   # a CPU run
     if not corpus:
         return None
     w = corpus[0]

@@ -49,11 +49,16 @@ PROBE_TIMEOUT = 240    # seconds the grader waits for a probe that launches (tor
 # ---------------------------------------------------------------- launching the learner's rank functions
 @dataclass(frozen=True)
 class RunCase:
-    """One launch of an exercise: what messages call it, the number of ranks, the rank function's keyword arguments."""
+    """One launch of an exercise: what messages call it, the number of ranks, the rank function's keyword arguments.
+
+    on_gpus: launched only where its ranks get a GPU each (NCCL). A machine with two GPUs runs a three-rank case on
+    the CPU with gloo, where a tensor or a model left on the CPU, or a mesh built for "cpu", goes unseen; a two-rank
+    case on the GPUs beside it makes such a mistake cost its points there too."""
 
     about: str
     nproc: int
     kwargs: dict
+    on_gpus: bool = False
 
     @property
     def cfg(self) -> dict:
@@ -126,15 +131,24 @@ def launch_result(fn, name: str, case: RunCase, device: str) -> dict:
 
 
 def probe_launch(learner: Learner, name: str, case: RunCase) -> dict:
-    """Launch the learner's `name` on the case's ranks: {"results", "collectives", "busy", "backend"}, or {"error"}."""
+    """Launch the learner's `name` on the case's ranks: {"results", "collectives", "busy", "backend"}, or {"error"};
+    {"skipped": why} for an on_gpus case where its ranks would not get a GPU each."""
     fn = learner.function(name)
     device = launch_device(learner.settings.device, case.nproc)
+    if case.on_gpus and device != "cuda":
+        return {"skipped": f"{case.nproc} ranks get no GPU each here"}
     with learner.running(name):
         return launch_result(fn, name, case, device)
 
 
 # What to look at when a rank function raised: the mistakes that make each exercise's function fail on a rank,
 # in the exercise's words (the rank's own error, shown first, is torch's and rarely names the cause).
+# A rank that left something on the CPU while its ranks talk through NCCL on their GPUs fails with one of these.
+OFF_DEVICE = re.compile(r"device type cpu|at least two devices|single-device/multiple-device GPU|on the same device|"
+                        r"[Ee]xpected .*cuda.* but (got|found) .*cpu|Tensors must be CUDA")
+ON_THE_GPUS = ("The ranks run on GPUs here, one each, talking through NCCL: every tensor, model and mesh the function "
+               "makes must be on `device` (torch.full(..., device=device), model.to(device), x.to(device), "
+               "init_device_mesh(device.type, ...)). On a CPU the same code runs, because there `device` is the CPU.")
 FAILURE_HINTS = {
     "collectives": "Size every tensor from n and world_size (the gathered output and the reduce-scattered input have "
                    "n * world_size elements), never from the notebook's number of ranks, and give every collective "
@@ -157,12 +171,22 @@ FAILURE_HINTS = {
 }
 
 
+def launched(ctx: Context, name: str, cases: list[RunCase]):
+    """(case, probe) for each case launched on this machine (an on_gpus case only where its ranks get GPUs)."""
+    for case in cases:
+        probe = ctx.probe(probe_launch, name, case, timeout=PROBE_TIMEOUT)
+        if not (isinstance(probe, dict) and "skipped" in probe):
+            yield case, probe
+
+
 def rank_results(probe: dict, name: str, case: RunCase, reveal: bool = True) -> list:
     """What each rank returned; CheckFailed, saying what went wrong, when the launch failed or gave back too little.
     Hidden (reveal=False), the rank's error keeps its words but not its numbers (the grader's ranks and sizes)."""
     if "error" in probe:
         error = probe["error"] if reveal else re.sub(r"(?<!\w)\d+", "…", probe["error"])   # fc1, f32 stay
         hint = f" {FAILURE_HINTS[name]}." if name in FAILURE_HINTS else ""
+        if OFF_DEVICE.search(probe["error"]):
+            hint = f" {ON_THE_GPUS}{hint}"
         raise CheckFailed(f"{name} failed on {case.about}: {error}.{hint}")
     res = probe.get("results")
     if not isinstance(res, list) or len(res) != case.nproc:
@@ -268,11 +292,10 @@ def issued_problems(logs, case: RunCase) -> list[str]:
 
 
 @register("05.collectives", points=2, exercise="1", title="all-reduce, all-gather, reduce-scatter and a send/recv ring",
-          cases=[RunCase("3 ranks with n=5", 3, {"n": 5})])
+          cases=[RunCase("3 ranks with n=5", 3, {"n": 5}), RunCase("2 ranks on the GPUs with n=5", 2, {"n": 5}, on_gpus=True)])
 def _collectives(ctx: Context, cases: list[RunCase]) -> str:
-    for case in cases:
-        fail_if(collectives_problems(ctx.probe(probe_launch, "collectives", case, timeout=PROBE_TIMEOUT), case, ctx.reveal),
-                most=2)
+    for case, probe in launched(ctx, "collectives", cases):
+        fail_if(collectives_problems(probe, case, ctx.reveal), most=2)
     return "every rank holds the right result of each collective"
 
 
@@ -446,8 +469,8 @@ def timing_order_problems(steps: list[dict]) -> list[str]:
 @register("05.ddp", points=3, exercise="2", title="DDP: equal gradients on every rank, bytes all-reduced per step",
           cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, **LOG_ROWS, "bucket_cap_mb": 0.03}})])
 def _ddp(ctx: Context, cases: list[RunCase]) -> str:
-    for case in cases:
-        fail_if(ddp_problems(ctx.probe(probe_launch, "ddp_worker", case, timeout=PROBE_TIMEOUT), case, ctx.reveal), most=2)
+    for case, probe in launched(ctx, "ddp_worker", cases):
+        fail_if(ddp_problems(probe, case, ctx.reveal), most=2)
     return "gradients equal on both ranks and to one process's; all-reduced bytes = parameter bytes; buckets of the cap"
 
 
@@ -547,8 +570,8 @@ def fsdp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
 @register("05.fsdp", points=3, exercise="3", title="FSDP: 1/N of the parameters per rank, gather/scatter volumes, same loss",
           cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, **LOG_ROWS, "d_out": 5, "lr": 0.1, "steps": 2}})])
 def _fsdp(ctx: Context, cases: list[RunCase]) -> str:
-    for case in cases:
-        fail_if(fsdp_problems(ctx.probe(probe_launch, "fsdp_worker", case, timeout=PROBE_TIMEOUT), case, ctx.reveal), most=2)
+    for case, probe in launched(ctx, "fsdp_worker", cases):
+        fail_if(fsdp_problems(probe, case, ctx.reveal), most=2)
     return "each rank holds half the parameters; all-gather and reduce-scatter volumes as FSDP2's; losses as one process's"
 
 
@@ -601,8 +624,8 @@ def tp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
 @register("05.tp", points=2, exercise="4", title="tensor parallel: same output, weight shards, one all-reduce per layer",
           cases=[RunCase(ABOUT, 2, {"cfg": dict(CHECK_CFG)})])
 def _tp(ctx: Context, cases: list[RunCase]) -> str:
-    for case in cases:
-        fail_if(tp_problems(ctx.probe(probe_launch, "tp_worker", case, timeout=PROBE_TIMEOUT), case, ctx.reveal), most=2)
+    for case, probe in launched(ctx, "tp_worker", cases):
+        fail_if(tp_problems(probe, case, ctx.reveal), most=2)
     return "output equal to one process's; fc1 split by rows, fc2 by columns; 2 all-reduces per block per step"
 
 

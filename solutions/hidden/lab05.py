@@ -42,6 +42,20 @@ def split_truth(blocks: int, stages: int) -> list[list[str]]:
     return out
 
 
+def on_the_gpus(kwargs: dict) -> public.RunCase:
+    """A two-rank launch that runs only where both ranks get a GPU (NCCL): beside a three-rank case that a two-GPU
+    machine runs on the CPU, it makes a mistake only NCCL shows (a tensor, a model or a mesh left on the CPU) cost
+    its points on that machine too."""
+    return public.RunCase("the grader's run on the GPUs", 2, kwargs, on_gpus=True)
+
+
+def on_the_gpus_too(check: str) -> list[public.RunCase]:
+    """The public case of a two-rank exercise as an on_gpus case (its batch divides by two, as the notebook's)."""
+    from helpers.checks import spec
+
+    return [on_the_gpus(case.kwargs) for case in spec(check).public_cases() if case.nproc == 2]
+
+
 def pipeline_case() -> public.PipelineCase:
     """The bubble pairs, the split cases with the grader's answers, and pp_worker on a deeper model over 2 stages."""
     splits = tuple(public.SplitCase(b, s, tuple(tuple(stage) for stage in split_truth(b, s))) for b, s in SPLIT_CASES)
@@ -88,11 +102,13 @@ def calculator_case() -> public.CalculatorCase:
 
 
 CASES = {
-    "05.collectives": [COLLECTIVES],
-    "05.ddp": [public.RunCase("the grader's model (other sizes, ranks and bucket cap)", DDP_RANKS, {"cfg": DDP_CFG})],
+    "05.collectives": [COLLECTIVES, on_the_gpus({"n": 7})],
+    "05.ddp": [public.RunCase("the grader's model (other sizes, ranks and bucket cap)", DDP_RANKS, {"cfg": DDP_CFG}),
+               *on_the_gpus_too("05.ddp")],
     "05.fsdp": [public.RunCase("the grader's model (other ranks, a parameter that does not divide evenly)", FSDP_RANKS,
-                               {"cfg": FSDP_CFG})],
-    "05.tp": [public.RunCase("the grader's model (other sizes and ranks)", TP_RANKS, {"cfg": TP_CFG})],
+                               {"cfg": FSDP_CFG}), *on_the_gpus_too("05.fsdp")],
+    "05.tp": [public.RunCase("the grader's model (other sizes and ranks)", TP_RANKS, {"cfg": TP_CFG}),
+              *on_the_gpus_too("05.tp")],
     "05.pp": pipeline_case(),
     "05.calculator": calculator_case(),
     "05.survey": public.SURVEY_FILE,

@@ -68,10 +68,21 @@ class Wrong:
     says: str
     hidden_says: str = ""
     fresh: bool = False      # rebuild the whole namespace (the mistake changes shared objects in place)
+    gpus: int = 0            # a mistake only NCCL shows: judged where the test run has this many GPUs (one per rank)
 
     @property
     def name(self) -> str:
         return f"{self.check}: {self.why}"
+
+    def judged_here(self) -> bool:
+        """Whether this run can tell it apart: a mistake only NCCL shows needs WORKBOOK_TEST_DEVICE=cuda and its GPUs."""
+        if not self.gpus:
+            return True
+        import torch
+
+        from tests.in_process_grader import TEST_DEVICE
+
+        return TEST_DEVICE == "cuda" and torch.cuda.is_available() and torch.cuda.device_count() >= self.gpus
 
 
 @dataclass(frozen=True)
@@ -88,9 +99,9 @@ class Right:
 
 
 def wrong(check: str, why: str, cell: str, *replace: tuple[str, str], says: str, source: str | None = None,
-          hidden_says: str = "", fresh: bool = False, also: tuple[Edit, ...] = ()) -> Wrong:
+          hidden_says: str = "", fresh: bool = False, also: tuple[Edit, ...] = (), gpus: int = 0) -> Wrong:
     """A `Wrong` that edits one cell (and optionally others, `also`)."""
-    return Wrong(check, why, (Edit(cell, tuple(replace), source), *also), says, hidden_says, fresh)
+    return Wrong(check, why, (Edit(cell, tuple(replace), source), *also), says, hidden_says, fresh, gpus)
 
 
 def right(check_names: str | tuple[str, ...], why: str, cell: str, *replace: tuple[str, str],

@@ -286,6 +286,25 @@ WRONG = [
            '        dist.broadcast(total_loss, src=0)\n        losses.append(total_loss.item())'),
           says='mean over the ranks', hidden_says='mean over the ranks'),
 
+    # mistakes only NCCL shows: gloo on a CPU runs them, because there `device` is the CPU (judged with
+    # WORKBOOK_TEST_DEVICE=cuda on a machine with two GPUs; graded there, the checks' on_gpus cases catch them)
+    wrong('05.collectives', 'the all-reduce on a tensor made on the CPU', 'ex-1',
+          ('summed = torch.full((n,), float(rank + 1), device=device)', 'summed = torch.full((n,), float(rank + 1))'),
+          says='on `device`', hidden_says='on `device`', gpus=2),
+    wrong('05.ddp', "the model never moved to the rank's GPU", 'ex-2',
+          ('model = toy_model(cfg).to(device)', 'model = toy_model(cfg)'),
+          says='on `device`', hidden_says='on `device`', gpus=2),
+    wrong('05.fsdp', 'the batch left on the CPU', 'ex-3',
+          (SLICE, "x, y = x.chunk(world_size)[rank], y.chunk(world_size)[rank]"),
+          says='on `device`', hidden_says='on `device`', gpus=2),
+    wrong('05.tp', 'the device mesh built for the CPU', 'ex-4',
+          ('mesh = init_device_mesh(device.type, (world_size,))', 'mesh = init_device_mesh("cpu", (world_size,))'),
+          says='on `device`', hidden_says='on `device`', gpus=2),
+    wrong('05.pp', 'the pipeline stage told it lives on the CPU', 'ex-5b',
+          ('stage = PipelineStage(stage_module, rank, world_size, device)',
+           'stage = PipelineStage(stage_module, rank, world_size, torch.device("cpu"))'),
+          says='on `device`', hidden_says='on `device`', gpus=2),
+
     # 4: tensor parallel
     wrong('05.tp', "fc1's output replicated, fc2 left whole", 'ex-4',
           ('ColwiseParallel()\n        plan[f"blocks.{i}.fc2"] = RowwiseParallel()',
@@ -757,8 +776,12 @@ def script_of(fn, name: str) -> str | None:
 
 
 def run_cases(cases) -> list:
-    """The RunCases a launched check's cases launch."""
-    return [cases.run] if isinstance(cases, lab05.PipelineCase) else list(cases)
+    """The RunCases a launched check's cases launch on this test run's device (an on_gpus case only where its ranks
+    get a GPU each)."""
+    from tests.in_process_grader import TEST_DEVICE
+
+    found = [cases.run] if isinstance(cases, lab05.PipelineCase) else list(cases)
+    return [c for c in found if not c.on_gpus or lab05.launch_device(TEST_DEVICE, c.nproc) == "cuda"]
 
 
 class Prelaunched:
