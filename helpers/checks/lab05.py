@@ -13,7 +13,8 @@ exercise came from its own collective (an all-reduce and a slice is no reduce-sc
 on the cases given here (the collectives on three ranks, the other exercises on the notebook's two); the grader runs
 the same checks on its hidden cases (three ranks for DDP, FSDP and tensor parallel too, other widths, depths, batch
 sizes, bucket caps and micro-batch counts, an output size FSDP must pad, uneven stage splits) with ``reveal=False``, so
-messages leave the hidden sizes out.
+messages leave the hidden sizes out. A machine with two GPUs runs three ranks on the CPU with gloo, where a tensor,
+model or mesh left on the CPU goes unseen; there the cases marked `on_gpus` (two ranks, one GPU each, NCCL) run too.
 
 No check judges how long something took on a machine others may share. The pipeline is judged by its schedule:
 the order and count of each stage's fixed-cost calls (`helpers.models.busy_log`) and the bubble that order
