@@ -465,6 +465,7 @@ def _block_size(fn: Callable, args: tuple, device: torch.device, target_s: float
 
 
 _WALL_ONLY = [0]   # > 0 inside wall_clock_only()
+_SHORTEST = [0]   # > 0 inside shortest_timings()
 
 
 @contextlib.contextmanager
@@ -476,6 +477,24 @@ def wall_clock_only():
         yield
     finally:
         _WALL_ONLY[0] -= 1
+
+
+@contextlib.contextmanager
+def shortest_timings():
+    """Within it every measurement takes the fewest samples it may (MIN_SAMPLES blocks, MIN_ROUNDS rounds, the
+    warm-up), whatever min_run_time it was given. For a check that runs a learner's timing function only to see
+    what it does (which devices its tensors are made on), not what it measures: Lab 01's sweep re-run on another
+    device spent a fifth of that lab's checking time in timing loops whose figures nobody read."""
+    _SHORTEST[0] += 1
+    try:
+        yield
+    finally:
+        _SHORTEST[0] -= 1
+
+
+def _run_time(min_run_time: float) -> float:
+    """min_run_time, or 0 inside shortest_timings()."""
+    return 0.0 if _SHORTEST[0] else min_run_time
 
 
 def _clock(device: torch.device, walls: dict[str, list[float]], cpus: dict[str, list[float]]) -> str:
@@ -596,6 +615,7 @@ def measure(fn: Callable, *args: Any, label: str = "", device: str | torch.devic
     Timing says what one function costs here and now; to say which of two is faster, use compare.
     """
     dev = infer_device(args, device)
+    min_run_time = _run_time(min_run_time)
     _warmup(fn, args, dev, warmup)
     number, block_s = _block_size(fn, args, dev, max(MIN_BLOCK_S, min_run_time / TARGET_ROUNDS))
     blocks = min(MAX_ROUNDS, max(repeat, round(min_run_time / max(block_s, 1e-9))))
@@ -616,6 +636,7 @@ def compare_many(fns: dict[str, Callable], *args: Any, device: str | torch.devic
     if len(fns) < 2:
         raise ValueError(f"compare_many needs two or more functions, got {list(fns)}")
     dev = infer_device(args, device)
+    min_run_time = _run_time(min_run_time)
     for fn in fns.values():
         _warmup(fn, args, dev, warmup)
     target = max(MIN_BLOCK_S, min_run_time / (len(fns) * TARGET_ROUNDS))

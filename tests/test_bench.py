@@ -380,3 +380,18 @@ def test_linear_gelu_sweep_tries_only_tiles_that_fit_and_cover_m():
     assert {c["BLOCK_M"] for c in linear_gelu.sweep_configs(40, smem, 232_448)} == {64}
     small = linear_gelu.sweep_configs(16, smem, 48 * 1024)
     assert 0 < len(small) < len(configs) and max(c["BLOCK_K"] * c["num_stages"] for c in small) <= 768
+
+
+def test_shortest_timings_takes_the_fewest_samples_whatever_the_budget():
+    """A check that runs a timing function only to see what it does (Lab 01's sweep on another device) times it
+    with the fewest samples: MIN_SAMPLES blocks for measure, MIN_ROUNDS rounds for compare, and nothing longer."""
+    from helpers import bench
+
+    x = torch.ones(4)
+    t0 = time.perf_counter()
+    with bench.shortest_timings():
+        t = bench.measure(lambda v: v + 1, x, min_run_time=5.0)
+        r = bench.compare_many({"a": lambda: x + 1, "b": lambda: x * 2}, min_run_time=5.0)
+    assert time.perf_counter() - t0 < 2.0
+    assert t.n == bench.MIN_SAMPLES and len(r.timing("a").times_ms) == bench.MIN_ROUNDS
+    assert bench.measure(lambda v: v + 1, x, min_run_time=0.3).n > bench.MIN_SAMPLES     # outside it: the budget

@@ -284,6 +284,8 @@ def sweep_elsewhere(learner: Learner) -> dict | None:
     """time_op_sweep run once more, on two small sizes, with the notebook's `device` set to another device (meta):
     the devices its tensors were made on, and what bench.measure was told (a sweep written for the CPU alone, which
     its own machine could not tell apart from a right one). None when the sweep fails there (not judged)."""
+    from helpers import bench
+
     code = getattr(learner.ns.get("time_op_sweep"), "__code__", None)
     takes_device = code is not None and "device" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     if not (learner.has("device") or takes_device):
@@ -294,7 +296,8 @@ def sweep_elsewhere(learner: Learner) -> dict | None:
         with (contextlib.nullcontext() if takes_device else
               learner.replacing_global("time_op_sweep", "device", torch.device(ELSEWHERE))), \
                 watching_bench() as measured, \
-                warnings.catch_warnings():
+                bench.shortest_timings(), \
+                warnings.catch_warnings():         # what it times there is not read: the fewest samples do
             warnings.simplefilter("ignore")
             learner.call("time_op_sweep", op, [1, 8], **elsewhere)
     except CheckFailed:
