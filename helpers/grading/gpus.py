@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from helpers.env import GPU_SHARE_ENV
 
 HEADROOM = 0.95   # of a GPU's memory, shared out between its jobs; the rest is each CUDA context's own overhead
+OOM = re.compile(r"OutOfMemoryError|CUDA out of memory|CUDA error: out of memory")
 # Labs whose notebook runs one process per GPU: Lab 05 launches WORLD = 2 NCCL ranks, so each of its jobs gets a group
 # of two GPUs where the host has them (with one GPU its ranks run on the CPU with gloo, as the lab says).
 GPUS_PER_JOB = {"05": 2}
@@ -25,7 +26,6 @@ GPUS_PER_JOB = {"05": 2}
 def gpus_per_job(lab: str) -> int:
     """How many GPUs one job of `lab` uses: 1, or the number of ranks of a lab that runs one process per GPU."""
     return GPUS_PER_JOB.get(lab, 1)
-OOM = re.compile(r"OutOfMemoryError|CUDA out of memory|CUDA error: out of memory")
 
 
 def visible_gpus(requested: str | None = None) -> list[str]:
