@@ -37,7 +37,7 @@ def test_a_lab_with_one_process_per_gpu_gets_a_group_of_gpus_per_job(tmp_path):
     assert [two.gpu_of(s) for s in range(1, 4)] == ["0,1"] * 3
     assert two.env(2) == {"CUDA_VISIBLE_DEVICES": "0,1", env.GPU_SHARE_ENV: "0.317"}
     assert two.env(0, alone=True) == {"CUDA_VISIBLE_DEVICES": "0,1"}
-    assert two.describe() == "GPUs 0,1: 3 jobs (32% of its memory each)"
+    assert two.describe() == "GPUs 0,1: 3 jobs (32% of their memory each)"
     four = gpus.GpuPlan(("0", "1", "2", "3", "4"), 2, per_job=2)   # an odd GPU out is left idle, not half a group
     assert [four.gpu_of(s) for s in (1, 2, 3)] == ["0,1", "2,3", "0,1"] and four.share(1) is None
     one = gpus.GpuPlan(("0",), 2, per_job=2)              # one GPU: one each; the lab runs its ranks with gloo

@@ -144,12 +144,13 @@ def probe_launch(learner: Learner, name: str, case: RunCase) -> dict:
 
 # What to look at when a rank function raised: the mistakes that make each exercise's function fail on a rank,
 # in the exercise's words (the rank's own error, shown first, is torch's and rarely names the cause).
-# A rank that left something on the CPU while its ranks talk through NCCL on their GPUs fails with one of these.
+# A rank that made something on another device than its own (on GPUs with NCCL: on the CPU) fails with one of these.
 OFF_DEVICE = re.compile(r"device type cpu|at least two devices|single-device/multiple-device GPU|on the same device|"
                         r"[Ee]xpected .*cuda.* but (got|found) .*cpu|Tensors must be CUDA")
-ON_THE_GPUS = ("The ranks run on GPUs here, one each, talking through NCCL: every tensor, model and mesh the function "
+ON_THE_GPUS = ("Something the function made is on another device than the rank's: every tensor, model and mesh it "
                "makes must be on `device` (torch.full(..., device=device), model.to(device), x.to(device), "
-               "init_device_mesh(device.type, ...)). On a CPU the same code runs, because there `device` is the CPU.")
+               "init_device_mesh(device.type, ...)). On GPUs with NCCL a tensor left on the CPU fails; on a CPU the "
+               "same code runs, because there `device` is the CPU.")
 FAILURE_HINTS = {
     "collectives": "Size every tensor from n and world_size (the gathered output and the reduce-scattered input have "
                    "n * world_size elements), never from the notebook's number of ranks, and give every collective "

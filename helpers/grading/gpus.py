@@ -106,7 +106,7 @@ class GpuPlan:
         for slot in range(1, self.jobs + 1):
             first.setdefault(self.gpu_of(slot), slot)
         return ", ".join(f"GPU{'s' if ',' in g else ''} {g}: {self.sharing(s)} job{'s' if self.sharing(s) > 1 else ''}"
-                         + (f" ({self.share(s):.0%} of its memory each)" if self.share(s) else "")
+                         + (f" ({self.share(s):.0%} of {'their' if ',' in g else 'its'} memory each)" if self.share(s) else "")
                          for g, s in first.items())
 
 
