@@ -138,6 +138,9 @@ def probe_two_graphs(learner: Learner, case: GPTCase) -> dict:
     step really ran backward."""
     torch._dynamo.reset()
     model, idx, targets = case.build(run_device(learner))
+    params = list(model.parameters())
+    reached: set = set()             # the parameters whose gradient the backward computed (however .grad is left)
+    hooks = [p.register_hook(lambda grad, i=i: reached.add(i)) for i, p in enumerate(params)]
     try:
         graphs = own_work(learner, "06.two_graphs", TWO_GRAPHS_OWN, "record_train_graphs", model, idx, targets)
     except OwnWorkNeeded:
@@ -146,20 +149,24 @@ def probe_two_graphs(learner: Learner, case: GPTCase) -> dict:
         if "'NoneType' object is not callable" in str(err):
             return {"type": "raised", "none_partition": True}
         raise
+    finally:
+        for hook in hooks:
+            hook.remove()
     if not isinstance(graphs, dict):
         return {"type": type(graphs).__name__}
-    info = {"type": "dict", "keys": sorted(map(str, graphs)), "grads": all(p.grad is not None for p in model.parameters())}
+    info = {"type": "dict", "keys": sorted(map(str, graphs)), "grads": len(reached) == len(params)}
     for side in ("forward", "backward"):
         gms = graphs.get(side)
         gms = [gms] if isinstance(gms, torch.fx.GraphModule) else list(gms or [])
-        info[side] = {"count": len(gms), "modules": all(isinstance(g, torch.fx.GraphModule) for g in gms)}
+        info[side] = {"count": len(gms), "modules": all(isinstance(g, torch.fx.GraphModule) for g in gms),
+                      "types": sorted({type(g).__name__ for g in gms if not isinstance(g, torch.fx.GraphModule)})}
         if gms and info[side]["modules"]:
             info[side]["truth"] = [histogram_of(g) for g in gms]
             info[side]["learner"] = [own_work(learner, "06.two_graphs", TWO_GRAPHS_OWN, "op_histogram", g) for g in gms]
     other = other_namespace_graph()
     info["other_namespace"] = {"truth": histogram_of(other),
                                "learner": own_work(learner, "06.two_graphs", TWO_GRAPHS_OWN, "op_histogram", other)}
-    info["partition_used"] = partition_handed_on(learner, case)
+    info["partition_used"], info["second_call"] = partition_handed_on(learner, case)
     return info
 
 
@@ -179,9 +186,10 @@ def other_namespace_graph() -> "torch.fx.GraphModule":
     return fx.GraphModule(nn.Module(), g)
 
 
-def partition_handed_on(learner: Learner, case: GPTCase) -> bool:
+def partition_handed_on(learner: Learner, case: GPTCase) -> tuple[bool, dict]:
     """Whether record_train_graphs hands a partition_fn it is given on to aot_autograd (part B records min-cut's
-    graphs with it): a partitioner that does the default partition's work and notes that it was called."""
+    graphs with it): a partitioner that does the default partition's work and notes that it was called; and how many
+    graphs of each side this second call returned (one each, unless it adds to what an earlier call kept)."""
     from torch._functorch.partitioners import default_partition
 
     called = []
@@ -192,9 +200,13 @@ def partition_handed_on(learner: Learner, case: GPTCase) -> bool:
 
     torch._dynamo.reset()
     model, idx, targets = case.build(run_device(learner))
-    own_work(learner, "06.two_graphs", TWO_GRAPHS_OWN, "record_train_graphs", model, idx, targets, partition)
+    graphs = own_work(learner, "06.two_graphs", TWO_GRAPHS_OWN, "record_train_graphs", model, idx, targets, partition)
     torch._dynamo.reset()
-    return bool(called)
+    counts = {}
+    for side in ("forward", "backward"):
+        gms = graphs.get(side) if isinstance(graphs, dict) else None
+        counts[side] = 1 if isinstance(gms, torch.fx.GraphModule) else len(gms) if isinstance(gms, (list, tuple)) else None
+    return bool(called), counts
 
 
 def per_layer_counts(n_layers: int) -> dict:
@@ -218,7 +230,18 @@ def two_graphs_problems(info: dict, about: str, n_layers: int = 1) -> list[str]:
         return [f"on {about}, the model's parameters have no .grad after record_train_graphs: run the backward pass "
                 "(loss.backward()) on the model you were given (not a copy of it), so AOTAutograd hands your backend "
                 "the backward graph of that model's step."]
+    for side in ("forward", "backward"):
+        if info[side]["count"] and not info[side]["modules"]:
+            return [f"on {about}, record_train_graphs's '{side}' list holds {', '.join(info[side]['types'])}, not the "
+                    "fx.GraphModule the compiler received: keep the gm itself (what the compiler returns is only what "
+                    "AOTAutograd will run)."]
     if info["forward"]["count"] and not info["backward"]["count"]:
+        fw_ops = info["forward"].get("truth", [{}])[0]
+        if any(str(op).startswith("aten.") for op in fw_ops):     # AOTAutograd's forward: its backward never ran
+            return [f"on {about}, your backend received AOTAutograd's forward graph and no backward graph, though the "
+                    "model's gradients were computed: the backward ran on a loss the compiled function did not "
+                    "return. Call .backward() on the output of the compiled function, so that AOTAutograd compiles "
+                    "its backward graph and hands it to your bw_compiler."]
         return [f"on {about}, backward ran but your backend received no backward graph: a plain Dynamo backend sees "
                 "only the forward (torch-level) graph. Build it with aot_autograd(fw_compiler=..., bw_compiler=...), so "
                 "AOTAutograd hands you both ATen graphs."]
@@ -226,8 +249,9 @@ def two_graphs_problems(info: dict, about: str, n_layers: int = 1) -> list[str]:
         got = info[side]
         if not got["modules"] or got["count"] != 1:
             hint = (" A backward graph is compiled only when backward runs." if side == "backward" and got["count"] == 0
-                    else " Compile only the loss function (model + loss), not the optimizer or .backward() call, and "
-                         "call torch._dynamo.reset() first so earlier graphs are not counted.")
+                    else " Compile only the loss function (model + loss), not the optimizer or .backward() call, "
+                         "call torch._dynamo.reset() first, and start from new lists on every call, so that graphs of an "
+                         "earlier call are not counted.")
             return [f"on {about}, expected exactly one {side} GraphModule, got {got['count']}.{hint}"]
     fw, bw = compute_ops(info["forward"]["truth"][0]), compute_ops(info["backward"]["truth"][0])
     if any(op in fw for op in DERIVATIVE_OPS) and not any(op in bw for op in DERIVATIVE_OPS):
@@ -245,6 +269,10 @@ def two_graphs_problems(info: dict, about: str, n_layers: int = 1) -> list[str]:
                     "afresh (torch._dynamo.reset() first), not graphs kept from an earlier compile."]
     for side in ("forward", "backward"):
         want, got = info[side]["truth"][0], info[side]["learner"][0]
+        if (isinstance(got, dict) and {str(k) for k in got} == set(want) and set(got.values()) == {1}
+                and max(want.values()) > 1):
+            return [f"op_histogram of the {side} graph gives every op a count of 1: count how many nodes call each op "
+                    "(a graph calls aten.mm, aten.view and others more than once), not only which ops appear."]
         if not isinstance(got, dict) or {str(k): v for k, v in got.items()} != want:
             wrong = sorted(k for k in set(want) | set(got or {}) if (got or {}).get(k) != want.get(k))[:4] if isinstance(got, dict) else []
             return [f"op_histogram of the {side} graph is off for {', '.join(map(str, wrong)) or 'its type'}: count every "
@@ -257,6 +285,12 @@ def two_graphs_problems(info: dict, about: str, n_layers: int = 1) -> list[str]:
                 "Inductor's decompositions leave them) is off: name each op by str() of its overload packet, which "
                 "carries the op's own namespace ('prims.convert_element_type'), rather than writing 'aten.' in front "
                 "of every name."]
+    second = info.get("second_call") or {}
+    if any(n is not None and n > 1 for n in second.values()):
+        return [f"on {about}, a second call of record_train_graphs returned {second.get('forward')} forward and "
+                f"{second.get('backward')} backward graphs: it added its graphs to those of an earlier call. Start from "
+                "new lists on every call (a default argument, or a dict made at module level, is made once and shared "
+                "by every call)."]
     if info.get("partition_used") is False:
         return ["record_train_graphs was given a partition_fn and aot_autograd never called it: pass it on "
                 "(aot_autograd(..., partition_fn=partition_fn)) when it is not None, so that part B records the "
@@ -450,6 +484,11 @@ def saved_problems(got: dict, want: SavedCase, reveal: bool) -> list[str]:
         return [f"on {about}, eager_saved_bytes gave {got.get('eager_again')!r} when asked again about the same step "
                 f"(the first time {eager:,}): start from nothing on every call, keeping no storages from an earlier "
                 "one."]
+    if eager == 0 and want.eager_bytes > 0:
+        return [f"on {about}, eager_saved_bytes gave 0 bytes, yet eager autograd saves tensors for this step's "
+                "backward: count the storages the pack hook of torch.autograd.graph.saved_tensors_hooks receives while "
+                "loss_fn runs, which works on any device (a CUDA allocator figure such as torch.cuda.memory_allocated() "
+                "never moves for a step on the CPU, and counts more than what is saved on a GPU)."]
     if eager != want.eager_bytes:
         said = f"{eager:,} bytes, expected {want.eager_bytes:,}" if reveal else f"{eager:,} bytes, which is not what eager autograd saves"
         return [f"on {about}, eager_saved_bytes gave {said}: count each storage once (several saved views of one "
@@ -781,6 +820,11 @@ def breaks_problems(got: dict, case: BreakCase, reveal: bool) -> list[str]:
         return [f"on {case.about}, the weight handed to count_graphs has no .grad afterwards: call fn on the arguments "
                 "as given (not on copies of them) and call .sum().backward() on the output, so the backward graphs get "
                 "compiled and counted."]
+    if got["got"][1] == 0 and case.want[1] > 0 and got["got"][0] == case.want[0]:
+        return [f"on {case.about}, count_graphs counted {got['got'][0]} forward graph(s) and no backward graph, though "
+                "the weight got its gradient: AOTAutograd compiles a backward graph (and calls your bw_compiler) only "
+                "when .backward() first runs through the compiled function's output. Run .sum().backward() on that "
+                "output, and read the counts after it."]
     if tuple(got["got"]) != tuple(case.want):
         said = f"{tuple(got['got'])}, expected {tuple(case.want)}" if reveal else f"{tuple(got['got'])}, which is not what Dynamo compiled"
         fw, bw = got["got"]
@@ -989,7 +1033,20 @@ def probe_checkpoint(learner: Learner, case: GPTCase) -> dict:
     model, idx, targets = case.build(device)
     plain = copy.deepcopy(model)
     own = [id(p) for p in model.parameters()]          # what an optimizer made before checkpointing holds
-    ck = learner.call("checkpoint_blocks", model)
+    classes = {type(m) for m in model.modules()}
+    methods = {cls: cls.__dict__.get("forward") for cls in classes}
+    try:
+        ck = learner.call("checkpoint_blocks", model)
+    finally:
+        patched = sorted(cls.__name__ for cls in classes if cls.__dict__.get("forward") is not methods[cls])
+        for cls in classes:                            # every model built later: as it was
+            if cls.__dict__.get("forward") is not methods[cls]:
+                if methods[cls] is None:
+                    delattr(cls, "forward")
+                else:
+                    cls.forward = methods[cls]
+    if patched:
+        return {"module": True, "class_patched": patched}
     info: dict = {"module": isinstance(ck, nn.Module)}
     if not info["module"]:
         return info
@@ -1034,6 +1091,11 @@ def probe_checkpoint(learner: Learner, case: GPTCase) -> dict:
 
 
 def checkpoint_problems(got: dict, about: str) -> list[str]:
+    if got.get("class_patched"):
+        return [f"on {about}, checkpoint_blocks replaced the forward of the class {', '.join(got['class_patched'])} "
+                "itself, so every model built from it (the plain model the check compares with, any MiniGPT made "
+                "later) runs checkpointed too: wrap the blocks of the model you are given, and leave the class as it "
+                "is."]
     if not got.get("module"):
         return ["checkpoint_blocks should return the model (an nn.Module) with its blocks checkpointed."]
     if got["blocks"] != got["want_blocks"] or not got["same_names"]:
@@ -1210,7 +1272,14 @@ def eager_precision_problems(got: dict, case: PrecisionCase) -> list[str]:
     runs = got["runs"]
     if relative_gap(runs["float32/eager"], list(case.reference)) > 1e-4:
         return ["the fp32 eager losses are not those of plain SGD on these batches: one optimizer step per batch, "
-                "zero_grad before each backward, loss_fn on each batch, the learning rate given."]
+                "zero_grad before each backward, loss_fn on each batch, the learning rate given, and nothing else "
+                "(no momentum, weight decay or gradient clipping)."]
+    for dtype in ("bfloat16", "float16"):       # a loss many times fp32's: the scaled loss a GradScaler backpropagates
+        ratio = max(abs(x) / max(abs(y), 1e-6) for x, y in zip(runs[f"{dtype}/eager"], runs["float32/eager"]))
+        if ratio > 2:
+            return [f"the eager {dtype} losses are up to {ratio:.0f} times the fp32 ones: record the loss itself "
+                    "(loss.item() of what loss_fn returned), not the scaled loss a GradScaler backpropagates "
+                    "(scaler.scale(loss) multiplies it by the scale)."]
     if relative_gap(runs["bfloat16/eager"], runs["float32/eager"]) < 1e-6:
         return ["the bfloat16 losses equal the fp32 ones exactly: run the forward under torch.autocast(device_type, "
                 "dtype=...) when a lower precision is asked for."]

@@ -623,6 +623,92 @@ WRONG = [
           'ex-i',
           ('for t in (xb, yb):', 'for t in (xb,):'), ('            torch._dynamo.mark_dynamic(t, 0)\n', ''),
           says='idx and targets', hidden_says='idx and targets'),
+    # ---- a plausible-mistakes round (4): units, boundaries, state kept between calls, the wrong graph or device
+    wrong('06.two_graphs', "each compiler's boxed callable kept instead of the GraphModule it received", 'ex-a',
+          ('            graphs[side].append(gm)\n            return make_boxed_func(gm.forward)',
+           '            compiled = make_boxed_func(gm.forward)\n            graphs[side].append(compiled)\n'
+           '            return compiled'),
+          says='GraphModule the compiler received', hidden_says='GraphModule the compiler received'),
+    wrong('06.two_graphs', "the compiled call's loss thrown away, backward run on an eager loss_fn: its backward "
+          "graph is never compiled", 'ex-a',
+          ('    loss = torch.compile(loss_fn, backend=backend)(model, idx, targets)\n    loss.backward()\n',
+           '    torch.compile(loss_fn, backend=backend)(model, idx, targets)      # records the graphs\n'
+           '    loss_fn(model, idx, targets).backward()\n'),
+          says='output of the compiled', hidden_says='output of the compiled'),
+    wrong('06.two_graphs', 'op_histogram notes which ops appear (1 each), not how many nodes call them', 'ex-a',
+          ('counts[str(packet) if packet is not None else node.target.__name__] += 1',
+           'counts[str(packet) if packet is not None else node.target.__name__] = 1'),
+          says='how many nodes', hidden_says='how many nodes'),
+    wrong('06.two_graphs', 'the graphs collected in a mutable default argument: every call adds to the lists of the '
+          'calls before it', 'ex-a',
+          ('def record_train_graphs(model, idx, targets, partition_fn=None):',
+           'def record_train_graphs(model, idx, targets, partition_fn=None, graphs={"forward": [], "backward": []}):'),
+          ('    graphs = {"forward": [], "backward": []}\n\n    def keeper', '\n    def keeper'),
+          says='earlier call', hidden_says='earlier call'),
+    wrong('06.saved', "bytes given as the number of elements (numel), not numel × element_size", 'ex-b',
+          ('"bytes": val.numel() * val.element_size()', '"bytes": val.numel()'),
+          says='element_size', hidden_says='element_size'),
+    wrong('06.saved', "the forward inputs read from the backward graph's own placeholders (bw_gm for fw_gm): every "
+          "activation left out", 'ex-b',
+          ('    inputs = {n.name for n in fw_gm.graph.nodes if n.op == "placeholder"}',
+           '    inputs = {n.name for n in bw_gm.graph.nodes if n.op == "placeholder"}'),
+          says='misses', hidden_says='misses'),
+    wrong('06.saved', "eager: the CUDA allocator's growth over the forward, which a CPU run never moves (0 bytes)", 'ex-b',
+          ('    params = {p.untyped_storage().data_ptr() for p in model.parameters()}\n',
+           '    before = torch.cuda.memory_allocated()\n    loss = loss_fn(model, idx, targets)\n'
+           '    return torch.cuda.memory_allocated() - before\n'
+           '    params = {p.untyped_storage().data_ptr() for p in model.parameters()}\n'),
+          says='any device', hidden_says='any device'),
+    wrong('06.recompute', "the list the lab's MiniGPT printed, returned whatever the graphs", 'ex-b2',
+          ('    def bare(gm):\n', '    return ["bitwise_not"]      # what min-cut recomputes (printed above)\n\n'
+                                '    def bare(gm):\n'),
+          says='compare the compute ops', hidden_says='compare the compute ops'),
+    wrong('06.mixed_precision', 'a GradScaler for float16, and the scaled loss recorded as the loss', 'ex-g',
+          ('    losses = []\n',
+           '    scaler = torch.amp.GradScaler(device_type, enabled=dtype == torch.float16)\n    losses = []\n'),
+          ('        loss.backward()\n        opt.step()\n',
+           '        loss = scaler.scale(loss)\n        loss.backward()\n        scaler.step(opt)\n        scaler.update()\n'),
+          says='scaled', hidden_says='scaled'),
+    wrong('06.mixed_precision', 'gradients clipped to norm 1 before each step, to keep low precision stable', 'ex-g',
+          ('        opt.step()\n',
+           '        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n        opt.step()\n'),
+          says='clip', hidden_says='clip'),
+    wrong('06.checkpoint', "the blocks run through checkpoint_sequential with one segment per block: its last segment "
+          "is never checkpointed", 'ex-f',
+          ('    for i, block in enumerate(model.blocks):\n        model.blocks[i] = Checkpointed(block)\n',
+           '    from torch.utils.checkpoint import checkpoint_sequential\n\n'
+           '    class Segments(nn.Module):\n'
+           '        def __init__(self, blocks):\n'
+           '            super().__init__()\n'
+           '            self.blocks = nn.Sequential(*blocks)\n\n'
+           '        def forward(self, x):\n'
+           '            return checkpoint_sequential(self.blocks, len(self.blocks), x, use_reentrant=False)\n\n'
+           '    model.blocks = nn.ModuleList([Segments(model.blocks)])\n'),
+          says='one per block', hidden_says='one per block'),
+    wrong('06.checkpoint', "the Block class's forward replaced: every MiniGPT, not only this model, is checkpointed", 'ex-f',
+          ('    for i, block in enumerate(model.blocks):\n        model.blocks[i] = Checkpointed(block)\n',
+           '    cls = type(model.blocks[0])\n    run = cls.forward\n'
+           '    cls.forward = lambda self, x: checkpoint(run, self, x, use_reentrant=False)\n'),
+          says='class', hidden_says='class'),
+    wrong('06.breaks', 'the counts read before the backward ran (the backward graph is compiled at .backward())', 'ex-d',
+          ('    torch.compile(fn, backend=backend)(*args).sum().backward()\n    return counts["forward"], counts["backward"]\n',
+           '    out = torch.compile(fn, backend=backend)(*args)\n'
+           '    found = counts["forward"], counts["backward"]      # AOTAutograd traced both by now\n'
+           '    out.sum().backward()\n    return found\n'),
+          says='after', hidden_says='after'),
+    wrong('06.dynamic', 'one bucket padded in length (targets -100), nothing marked: the partial batch still has '
+          'another batch size', 'ex-i',
+          (MARKS, ''), ('    for xb, yb in batches:\n', PAD.format(-100)),
+          says='partial batch', hidden_says='partial batch'),
+    wrong('06.dynamic', "the partial batch filled up with copies of its own first rows: those count twice in the "
+          "loss", 'ex-i',
+          ('            torch._dynamo.mark_dynamic(t, 0)\n', ''),
+          ('    for xb, yb in batches:\n',
+           '    full = batches[0][0].shape[0]\n'
+           '    for xb, yb in batches:\n'
+           '        if xb.shape[0] < full:          # the partial batch: fill it up with its own first rows\n'
+           '            xb, yb = torch.cat([xb, xb[:full - xb.shape[0]]]), torch.cat([yb, yb[:full - yb.shape[0]]])\n'),
+          says='-100', hidden_says='-100'),
 ]
 
 RIGHT = [
@@ -742,4 +828,12 @@ RIGHT = [
     right('06.checkpoint', 'the wrapped blocks put in an nn.Sequential', 'ex-f',
           ('    for i, block in enumerate(model.blocks):\n        model.blocks[i] = Checkpointed(block)\n',
            '    model.blocks = nn.Sequential(*(Checkpointed(block) for block in model.blocks))\n')),
+    # ---- a plausible-mistakes round (4): right answers written another way
+    right('06.two_graphs', "the model's gradients cleared once the backward has run (model.zero_grad()), leaving it as it came", 'ex-a',
+          ('    loss.backward()\n    return graphs', '    loss.backward()\n    model.zero_grad()\n    return graphs')),
+    right('06.mixed_precision', "a GradScaler for float16 only (bfloat16 has fp32's range), the loss itself recorded", 'ex-g',
+          ('    losses = []\n',
+           '    scaler = torch.amp.GradScaler(device_type, enabled=dtype == torch.float16)\n    losses = []\n'),
+          ('        loss.backward()\n        opt.step()\n',
+           '        scaler.scale(loss).backward()\n        scaler.step(opt)\n        scaler.update()\n')),
 ]
