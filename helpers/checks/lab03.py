@@ -357,6 +357,8 @@ class Launches:
 
     programs: list[int] = field(default_factory=list)
     wrong_device: bool = False
+    watching: bool = False       # launches are counted here (`launched`): every launch under the interpreter, a
+    launched: int = 0            # JITFunction's launches on a GPU (a compiled graph's kernels are not among them)
 
 
 @contextlib.contextmanager
@@ -365,7 +367,8 @@ def watched_launches(device: torch.device):
     during it (the copies the interpreter makes itself are not the launcher's), and a tensor argument on another
     device than `device` stops it with WrongDevice. On a CPU the default device is "meta" outside the launches, so a
     launcher that allocates without `device=` (torch.empty(shape, dtype=...)) gets a tensor the kernel cannot use:
-    what on a GPU would hand the kernel a CPU pointer shows on a CPU too. Does nothing on a GPU (compiled kernels)."""
+    what on a GPU would hand the kernel a CPU pointer shows on a CPU too. On a GPU only the launches of @triton.jit
+    functions are counted (`launched`): a torch.compile'd graph runs Inductor's compiled kernels without one."""
     record = Launches()
     try:
         from triton.runtime import interpreter as ti
@@ -376,7 +379,8 @@ def watched_launches(device: torch.device):
         yield record
         return
     if not interpreted():
-        yield record
+        with counted_jit_launches(record):
+            yield record
         return
 
     def launch(self, *args, **kwargs):
@@ -384,6 +388,7 @@ def watched_launches(device: torch.device):
             record.wrong_device = True
             raise WrongDevice("a kernel argument is not on the input's device")
         IN_LAUNCH[0] = True
+        record.launched += 1
         try:
             with torch.device(device):
                 return call(self, *args, **kwargs)
@@ -395,11 +400,37 @@ def watched_launches(device: torch.device):
         return set_grid(self, *dims)
 
     executor.__call__, builder.set_grid_dim = launch, grid_dim
+    record.watching = True
     try:
         with torch.device("meta") if device.type == "cpu" else contextlib.nullcontext():
             yield record
     finally:
         executor.__call__, builder.set_grid_dim = call, set_grid
+
+
+@contextlib.contextmanager
+def counted_jit_launches(record: Launches):
+    """While active (on a GPU), each launch of a @triton.jit function (kernel[grid](...), directly or through an
+    autotuner) adds one to `record.launched`; nothing is counted where JITFunction.run cannot be found."""
+    try:
+        from triton.runtime.jit import JITFunction
+
+        run = JITFunction.run
+    except (ImportError, AttributeError):
+        yield record
+        return
+
+    def counted(self, *args, **kwargs):
+        if not kwargs.get("warmup"):
+            record.launched += 1
+        return run(self, *args, **kwargs)
+
+    JITFunction.run = counted
+    record.watching = True
+    try:
+        yield record
+    finally:
+        JITFunction.run = run
 
 
 class Conversions(OpRecorder):
@@ -779,6 +810,11 @@ def two_sigmoids(x, y):
     return x.sigmoid() * y.sigmoid()
 
 
+def sigmoid_twice_times(x, y):
+    """The ops of two_sigmoids (sigmoid, sigmoid, mul), wired otherwise: their kernels differ."""
+    return x.sigmoid().sigmoid() * y
+
+
 class SecondOperand(nn.Module):
     """A chain whose result is the second operand of its reader (x @ h), and a chain read by keyword (other=g)."""
 
@@ -856,11 +892,12 @@ AGAIN = (" (this graph was measured just before with inputs of other shapes: run
 
 
 def bytes_problems(fn_name: str, got: list, want: list[int], about: list[str], reveal: bool = True,
-                   again: list[bool] | None = None) -> list[str]:
+                   again: list[bool] | None = None, telling: list[dict] | None = None) -> list[str]:
     """Messages for the cases where a byte count is not the rule's; reveal=False keeps the expected numbers hidden;
-    `again`: the cases measured a second time (after other inputs)."""
+    `again`: the cases measured a second time (after other inputs); `telling`: per case, wrong counts that tell a
+    mistake apart (a count → what it suggests, see telling_counts)."""
     problems = []
-    for g, w, what, twice in zip(got, want, about, again or [False] * len(got)):
+    for g, w, what, twice, tells in zip(got, want, about, again or [False] * len(got), telling or [{}] * len(got)):
         if isinstance(g, str):
             hint = (" (a call node whose result is not a tensor, such as x.size(0), has no TensorMetadata: count it "
                     "as 0 bytes)") if "tensor_meta" in g or "'NoneType' object has no attribute" in g else \
@@ -872,7 +909,8 @@ def bytes_problems(fn_name: str, got: list, want: list[int], about: list[str], r
         elif g != w:
             said = f"on {what}: {g:,} bytes, expected {w:,}" if reveal else \
                 f"on {what}: {g:,} bytes is {'too low' if g < w else 'too high'} for the rule"
-            problems.append(f"{said}{AGAIN if twice else BYTES_HINTS[fn_name](g, w)}.")
+            hint = AGAIN if twice else BYTES_HINTS[fn_name](g, w) + tells.get(g, "")
+            problems.append(f"{said}{hint}.")
     return problems
 
 
@@ -880,7 +918,39 @@ def bytes_check(ctx: Context, fn_name: str, cases: list[BytesCase]) -> None:
     """Run the learner's byte count on every case (the inputs travel, the expected numbers stay here) and judge it."""
     got = ctx.probe(probe_bytes, fn_name, [(c.fn, c.inputs, c.before) for c in cases])
     fail_if(bytes_problems(fn_name, got, [c.want for c in cases], [c.about for c in cases], ctx.reveal,
-                           [bool(c.before) for c in cases]))
+                           [bool(c.before) for c in cases], [telling_counts(fn_name, c) for c in cases]))
+
+
+SCALARS_READ = (" (it is the rule's count plus 4 bytes for every number a node reads: numbers such as the 1 of x + 1 "
+                "or the -1 of view(-1) are free, they are not tensors in memory; count only the tensors a node reads)")
+ALIVE_AT_END = (" (it equals the bytes of the graph's outputs alone, what is alive when the walk ends: is the last "
+                "total returned instead of the largest one seen while walking?)")
+
+
+def telling_counts(fn_name: str, case: BytesCase) -> dict:
+    """Counts of the case's graph that tell a mistake apart from the rule's, each with what it suggests: for
+    traffic_bytes, the rule's count plus 4 bytes for every number a call node reads (a scalar read as an fp32
+    tensor); for estimate_peak_bytes, the bytes of the graph's outputs alone (what is alive when the walk ends)."""
+    try:
+        gm = fx.symbolic_trace(case.fn)
+        calls_ = [n for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module")]
+        if fn_name == "traffic_bytes":
+            number = lambda a: isinstance(a, (int, float)) and not isinstance(a, bool)
+            in_args = sum(number(a) for n in calls_ for a in n.args)
+            in_all = in_args + sum(number(a) for n in calls_ for a in n.kwargs.values())
+            return {case.want + 4 * k: SCALARS_READ for k in {in_args, in_all} if k}
+        if fn_name == "estimate_peak_bytes":
+            from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
+
+            with torch.no_grad():
+                ShapeProp(gm).propagate(*[t.clone() for t in case.inputs])
+            out = next((n for n in reversed(gm.graph.nodes) if n.op == "output"), None)
+            metas = [i.meta.get("tensor_meta") for i in (out.all_input_nodes if out else []) if i in calls_]
+            final = sum(math.prod(m.shape) * m.dtype.itemsize for m in metas if isinstance(m, TensorMetadata))
+            return {final: ALIVE_AT_END} if final != case.want else {}
+    except Exception:       # a hint only: never in the way of the check
+        pass
+    return {}
 
 
 def traffic_cases() -> list[BytesCase]:
@@ -1302,7 +1372,7 @@ def probe_kernel(learner: Learner, inputs: list[tuple], bad_block: int) -> dict:
                 outs.append({"wrong_device": True})
                 continue
             outs.append({"out": y, "aten": rec.computed(), "converted": sorted(set(rec.converted)),
-                         "programs": launches.programs,
+                         "programs": launches.programs, "watched": launches.watching, "launched": launches.launched,
                          "input_changed": not torch.equal(x, before) or (
                              isinstance(y, torch.Tensor) and y.numel() > 0 and
                              y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr())})
@@ -1400,6 +1470,9 @@ def kernel_problems(report: dict, cases: list[KernelCase], bad_block: int, revea
                             f"return a new tensor and leave x as it was.")
         n = math.prod(x.shape)
         want_programs = -(-n // case.block)
+        if n and r.get("watched") and not r.get("launched") and not r["aten"]:
+            problems.append(f"on {about}, chain_triton launched no Triton kernel: the result came from somewhere else "
+                            f"(torch.compile, or another compiler's kernel). Launch your own chain_kernel.")
         if n and r.get("programs") and want_programs not in r["programs"]:
             ran = r["programs"][0]
             problems.append(f"on {about}, chain_triton(x, block={case.block}) launched "
@@ -1410,12 +1483,16 @@ def kernel_problems(report: dict, cases: list[KernelCase], bad_block: int, revea
         diff = close(r["out"], want, atol=TOLERANCE[x.dtype], reveal=reveal)
         if not diff:
             problems += rounding_problems(r["out"], want, about)
+        elif diff.startswith("returned shape"):
+            problems.append(f"on {about}, the result {diff}: return a tensor of x's shape (a view of a flat output "
+                            f"back to x.shape costs nothing).")
         elif case.layout in ("sliced", "expanded", "every_other"):
             problems.append(f"on {about}, the result {diff}. This input is not one block of memory: make it "
                             f".contiguous() before the kernel reads it as one.")
         else:
             problems.append(f"on {about}, the result {diff}. Check the masks (offsets < n_elements) and that the "
-                            f"arithmetic is done in fp32 and rounded once, at the store.")
+                            f"arithmetic is done in fp32 and rounded once, at the store."
+                            + first_block_only(r["out"], want, case.block, TOLERANCE[x.dtype]))
     n, block = WHOLE
     if report.get("whole_blocks") not in (None, n // block):
         problems.append(f"on {n} elements with block={block} (two whole blocks), chain_triton launched "
@@ -1441,6 +1518,20 @@ def rounding_problems(out: torch.Tensor, want: torch.Tensor, about: str) -> list
         return []
     return [f"on {about}, only {same:.1%} of the results equal 'compute in fp32, round once': convert the loaded "
             f"values to fp32 (.to(tl.float32)) and round once, when storing."]
+
+
+def first_block_only(got: Any, want: torch.Tensor, block: int, atol: float, rtol: float = 0.0) -> str:
+    """A hint when a kernel's result is right on its first block (the first `block` elements in memory order) and
+    wrong after it: programs past the first compute the wrong elements or none ("" otherwise)."""
+    if not isinstance(got, torch.Tensor) or got.shape != want.shape or got.dtype != want.dtype or want.numel() <= block:
+        return ""
+    g, w = got.detach().cpu().reshape(-1).double(), want.detach().cpu().reshape(-1).double()
+    bad = ~((g - w).abs() <= atol + rtol * w.abs())
+    if not bool(bad.any()) or int(torch.nonzero(bad)[0]) < block:
+        return ""
+    return (" Its first block of BLOCK elements is right and later elements are not: program p must handle elements "
+            "p·BLOCK to p·BLOCK + BLOCK − 1 (offsets from tl.program_id(0) · BLOCK), masked with offsets < n_elements, "
+            "on a grid of triton.cdiv(n, BLOCK) programs.")
 
 
 def kernel_cases() -> tuple[list[KernelCase], int]:
@@ -1513,13 +1604,15 @@ def probe_codegen(learner: Learner, fn: Callable, inputs: tuple, block: int = 10
         with learner.running("emit_triton"):
             runner = runner_cls(gm, block=block)
         before = sum(runner_cls.launches.values())
+        kept = [t.clone() for t in inputs]
         rec = OpRecorder()
         with rec, guard, guard.reads_watched():
             out = runner(*inputs)
         if guard.overrun() or guard.overread:
             return {"error": f"the generated kernel {OVERRUN if guard.overrun() else OVERREAD}", "overrun": True}
         return {"source": runner.source, "name": runner.name, "out": out, "aten": rec.computed(),
-                "launched": sum(runner_cls.launches.values()) - before}
+                "launched": sum(runner_cls.launches.values()) - before,
+                "inputs_changed": not all(torch.equal(a, b) for a, b in zip(inputs, kept))}
     except CheckFailed:
         raise
     except Exception as err:
@@ -1527,9 +1620,10 @@ def probe_codegen(learner: Learner, fn: Callable, inputs: tuple, block: int = 10
 
 
 def codegen_problems(r: dict, want: torch.Tensor, about: str, supported: bool, reveal: bool = True,
-                     once: torch.Tensor | None = None) -> list[str]:
-    """A generated kernel that is missing, not launched, helped by PyTorch ops, wrong, or computing fp16 in fp16 (its
-    results not `once`, the chain in fp32 rounded once); a fallback that is wrong."""
+                     once: torch.Tensor | None = None, block: int = 1024) -> list[str]:
+    """A generated kernel that is missing, not launched, helped by PyTorch ops, writing into its inputs, wrong (only its
+    first block right, with `block` elements a program), or computing fp16 in fp16 (its results not `once`, the chain
+    in fp32 rounded once); a fallback that is wrong."""
     if r.get("overrun") or "wrote past the end" in r.get("error", ""):
         return [f"on {about}, {r['error'].split(': ', 1)[-1] if not r.get('overrun') else r['error']}."]
     if "error" in r:
@@ -1547,11 +1641,16 @@ def codegen_problems(r: dict, want: torch.Tensor, about: str, supported: bool, r
             problems.append(f"on {about}, PyTorch ops ran ({', '.join(r['aten'])}) although a kernel was generated.")
         if not r["launched"]:
             problems.append(f"on {about}, the generated kernel was not launched.")
+        if r.get("inputs_changed"):
+            problems.append(f"on {about}, the generated kernel changed its input(s): it stored through an input's "
+                            f"pointer. Store the result through out_ptr, the last pointer, and leave the inputs as "
+                            f"they are.")
     elif supported:
         problems.append(f"on {about}, emit_triton returned None, but every op is in TRITON_EXPR: generate the kernel.")
     diff = close(r["out"], want, atol=TOLERANCE[want.dtype], rtol=1e-5, reveal=reveal)
     if diff:
-        problems.append(f"on {about}, the {'generated kernel' if r['source'] else 'fallback'}'s result {diff}.")
+        problems.append(f"on {about}, the {'generated kernel' if r['source'] else 'fallback'}'s result {diff}."
+                        + (first_block_only(r["out"], want, block, TOLERANCE[want.dtype], 1e-5) if r["source"] else ""))
     elif r["source"] is not None and once is not None:
         problems += rounding_problems(r["out"], once, about)
     return problems
@@ -1577,13 +1676,16 @@ def codegen_cases() -> list[CodegenCase]:
 def every_run_codegen() -> list[CodegenCase]:
     """Chains every run generates, the notebook's and the grader's: activation modules (call_module nodes, whose
     targets are submodule names) and a division (operator.truediv), each op named by elementwise_op; and two values of
-    one op alive at once (a variable named after its op would hold one of them only)."""
+    one op alive at once (a variable named after its op would hold one of them only); and the same ops wired
+    otherwise (a kernel kept from an earlier chain of the same ops would compute the other chain)."""
     return [CodegenCase("nn.Sequential(nn.SiLU(), nn.Tanh()) then a division by 3: call_module nodes and "
                         "operator.truediv, named by elementwise_op", ActDivide(), tensors(50, (300,)), True),
             CodegenCase("x.sigmoid() * y.sigmoid() run by TritonChain(..., block=64): two values of one op alive at "
                         "once, so each node needs a variable of its own (a name per node, not per op); and the "
                         "kernel's offsets use the BLOCK it is launched with", two_sigmoids, tensors(51, (200,), (200,)),
-                        True, block=64)]
+                        True, block=64),
+            CodegenCase("x.sigmoid().sigmoid() * y: the same ops as x.sigmoid() * y.sigmoid() (sigmoid, sigmoid, mul), "
+                        "wired otherwise, so another kernel", sigmoid_twice_times, tensors(52, (300,), (300,)), True)]
 
 
 @register("03.codegen", points=3, exercise="4", title="emit_triton generates a working kernel for any supported chain",
@@ -1591,9 +1693,21 @@ def every_run_codegen() -> list[CodegenCase]:
 def _codegen(ctx: Context, cases: list[CodegenCase]) -> str:
     problems = []
     cases = [*cases, *every_run_codegen()]
+    kernels: dict[str, str] = {}      # each generated source, its kernel's name taken out → the case it was made for
     for case in cases:
         report = ctx.probe(probe_codegen, case.fn, case.inputs, case.block, timeout=240)
-        problems += codegen_problems(report, case.want(), case.about, case.supported, ctx.reveal, case.rounded_once())
+        found = codegen_problems(report, case.want(), case.about, case.supported, ctx.reveal, case.rounded_once(),
+                                 case.block)
+        source = report.get("source")
+        if isinstance(source, str) and isinstance(report.get("name"), str):
+            body = source.replace(report["name"], "<name>")
+            if found and body in kernels and kernels[body] != case.about:
+                found.append(f"on {case.about}, emit_triton returned the same kernel as for {kernels[body]}, but for "
+                             f"its name, though the chains differ: is a source kept from an earlier call (a cache "
+                             f"keyed by the ops alone)? A kernel depends on each node's operands too: generate it from "
+                             f"this chain's own nodes.")
+            kernels.setdefault(body, case.about)
+        problems += found
     fail_if(problems)
     made = sum(c.supported for c in cases)
     return f"generated kernels match eager on {made} chains, and the {len(cases) - made} it may decline run correctly"
@@ -1628,9 +1742,30 @@ class BackendCase:
 
 def probe_backend(learner: Learner, fn: Callable, inputs: tuple, grad_mode: bool = False) -> dict:
     """torch.compile(fn, backend="memfuse") on the run's device, under no_grad (or with gradients on, grad_mode):
-    the output and the chains run (with the checker's own parts 2b and 4: part_5_alone)."""
-    with part_5_alone(learner):
-        return _probe_backend(learner, fn, inputs, grad_mode)
+    the output and the chains run (with the checker's own parts 2b and 4: part_5_alone); what memfuse handed
+    TritonChain that a TritonChain cannot run (`misuse`), and whether a TritonChain built for an earlier compile ran
+    (`stale`: the notebook's own TritonChain, which part_5_alone replaces, or a stand-in from an earlier case)."""
+    real = learner.ns.get("TritonChain")
+    real_launches = lambda: sum(real.launches.values()) if isinstance(getattr(real, "launches", None), Counter) else 0
+    real_before = real_launches()
+    EagerChain.generation[0] += 1
+    EagerChain.misuse.clear()
+    EagerChain.made.clear()
+    EagerChain.stale[0] = False
+    given_pass = learner.ns.get("fusion_pass")
+
+    def noted_pass(gm, *args, **kwargs):      # the notebook's fusion_pass, noting the code of each chain it fused
+        out = given_pass(gm, *args, **kwargs)
+        fused = out if isinstance(out, nn.Module) else gm
+        EagerChain.made.update(sub.code for _, sub in fused.named_children() if isinstance(sub, fx.GraphModule))
+        return out
+
+    with part_5_alone(learner), learner.replacing("fusion_pass", noted_pass) if callable(given_pass) else \
+            contextlib.nullcontext():
+        report = _probe_backend(learner, fn, inputs, grad_mode)
+    report["misuse"] = list(EagerChain.misuse)
+    report["stale"] = EagerChain.stale[0] or real_launches() > real_before
+    return report
 
 
 def _probe_backend(learner: Learner, fn: Callable, inputs: tuple, grad_mode: bool = False) -> dict:
@@ -1664,6 +1799,13 @@ def backend_problems(report: dict, about: str, want: torch.Tensor, chains: int, 
     the inputs as eager leaves them) an input changed in place a different number of times than eager changes it."""
     if not report["registered"]:
         return ["no backend called 'memfuse' is registered: run the cell that calls register_backend."]
+    if report.get("misuse"):
+        return [f"on {about}, memfuse called TritonChain with what it cannot run: {'; '.join(report['misuse'])}."]
+    if report.get("stale"):
+        return [f"on {about}, a TritonChain built during an earlier compile ran in this graph: memfuse keeps chains "
+                f"from one compile to the next (a cache or a list at module level?), and a fused child's name such as "
+                f"fused_0 comes back in every graph. Build each graph's TritonChains from that graph's own fused "
+                f"children."]
     if "error" in report:
         return [f"torch.compile(..., backend='memfuse') on {about} raised {report['error']}."]
     problems = []
@@ -1736,22 +1878,63 @@ class EagerChain(nn.Module):
     backward: its output carries no autograd graph, so a memfuse that fuses a graph needing gradients still shows."""
 
     launches: Counter = Counter()
+    # What a TritonChain could not have been built from or run (memfuse handed it something else): noted, not raised,
+    # so the check can say it in words. `generation` is bumped by each compile a probe makes: a chain built for an
+    # earlier graph that runs in a later one is `stale` (a TritonChain kept from one compile to the next).
+    misuse: list = []
+    generation: list = [0]
+    stale: list = [False]
+    made: set = set()            # the code of every chain fused in this generation (a chain kept by its code is fine)
 
     def __init__(self, chain_gm: fx.GraphModule, block: int = 1024):
         super().__init__()
         self.chain_gm, self.kernel, self.source, self.name = chain_gm, None, None, "eager_chain"
+        self.built_in = EagerChain.generation[0]
+        problem = misfed(chain_gm, block)
+        if problem and problem not in EagerChain.misuse:
+            EagerChain.misuse.append(problem)
 
     def forward(self, *args):
+        if self.built_in != EagerChain.generation[0] and getattr(self.chain_gm, "code", None) not in EagerChain.made:
+            EagerChain.stale[0] = True
         EagerChain.launches[self.name] += 1
         with torch.no_grad():
             return self.chain_gm(*args)
+
+
+def misfed(chain_gm: Any, block: Any) -> str | None:
+    """What is wrong with TritonChain(chain_gm, block) as memfuse called it, in words (None when nothing): a
+    TritonChain runs one fused chain (an fx.GraphModule of elementwise nodes) with a block that is a power of two."""
+    if isinstance(chain_gm, nn.Module) and not isinstance(chain_gm, fx.GraphModule):
+        what = "a TritonChain" if isinstance(chain_gm, EagerChain) else f"a {type(chain_gm).__name__}"
+        return (f"TritonChain was given {what}, not a fused chain's fx.GraphModule (a chain wrapped twice?): wrap each "
+                f"fused child of this graph once")
+    if not isinstance(chain_gm, fx.GraphModule):
+        return f"TritonChain was given a {type(chain_gm).__name__}, not a fused chain's fx.GraphModule"
+    children = dict(chain_gm.named_modules())
+    if any(n.op == "call_module" and isinstance(children.get(n.target), (fx.GraphModule, EagerChain))
+           for n in chain_gm.graph.nodes):
+        return ("TritonChain was given a whole graph that holds fused chains of its own, not one fused chain: a "
+                "TritonChain runs one chain, so put one in place of each fused child and return the graph's forward")
+    if isinstance(block, bool) or not isinstance(block, int) or block < 1 or block & (block - 1):
+        given = f"block={block}" if isinstance(block, int) else f"a {type(block).__name__} as its block"
+        return (f"TritonChain was given {given}, not a power of two: its second argument is the block size of the "
+                f"chain's kernel (leave it out for the default)")
+    return None
+
+
+def noted_fuse(gm: fx.GraphModule, chain: list) -> fx.GraphModule:
+    """library_fuse, noting the code of every fused chain it leaves in gm (see EagerChain.made)."""
+    gm = library_fuse(gm, chain)
+    EagerChain.made.update(sub.code for _, sub in gm.named_children() if isinstance(sub, fx.GraphModule))
+    return gm
 
 
 @contextlib.contextmanager
 def part_5_alone(learner: Learner):
     """The learner's memfuse with the checker's own parts 2b and 4 (library fusion, chains run in eager), and every
     elementwise op a chain of its own while part 2a is a stub: an earlier part's mistake is not charged again."""
-    with learner.replacing("TritonChain", EagerChain), learner.replacing("fuse_chain", library_fuse), \
+    with learner.replacing("TritonChain", EagerChain), learner.replacing("fuse_chain", noted_fuse), \
             learner.standing_in("find_fusible_chains", single_op_chains(learner.ns.get("elementwise_op", lambda *a: None))):
         yield
 
@@ -2200,7 +2383,8 @@ def linear_gelu_problems(report: dict, cases: list[LinearCase], wrong_shapes: li
         if r.get("overrun"):
             problems.append(f"on {about}, the kernel's store wrote past the end of the output (into guard space put "
                             f"there to catch it): the last block of rows or columns runs past M or N, so mask the "
-                            f"store with (rows < M) & (columns < N).{tiles}")
+                            f"store with (rows < M) & (columns < N); and address the output with each stride on its "
+                            f"own dimension (stride_om with the rows, stride_on with the columns).{tiles}")
             continue
         if r.get("overread"):
             problems.append(f"on {about}, the kernel read past the end of an input (from guard space put there to "

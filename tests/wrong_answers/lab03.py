@@ -788,6 +788,78 @@ WRONG = [
     wrong('03.traffic', "the graph's inputs (placeholders) taken to be read for free: only intermediates count as reads (caught before)", 'ex-1',
           ('sum(nbytes(i) for i in node.all_input_nodes)', "sum(nbytes(i) for i in node.all_input_nodes if i.op != 'placeholder')"),
           says='too low|expected', hidden_says='too low'),
+    # fair-grades round 6 (new kinds: state kept between compiles or calls, the wrong callable, torch's own kernel,
+    # units, the first block only; let through before, public or hidden, unless marked "caught before")
+    wrong('03.backend', "the fused children's names kept in a module-level list never reset between compiles: a later "
+          "graph's fused_0 is wrapped in a TritonChain again (a TritonChain of a TritonChain)", 'ex-5',
+          ('    for name, sub in list(gm.named_children()):\n        if name.startswith("fused_") and isinstance(sub, fx.GraphModule):\n'
+           '            setattr(gm, name, TritonChain(sub))   # the chain now runs its generated kernel\n',
+           '    FUSED_NAMES.extend(name for name, sub in gm.named_children()\n'
+           '                       if name.startswith("fused_") and isinstance(sub, fx.GraphModule))\n'
+           '    for name in FUSED_NAMES:   # every fused child memfuse has made\n'
+           '        if hasattr(gm, name):\n'
+           '            setattr(gm, name, TritonChain(getattr(gm, name)))\n'),
+          ('def memfuse(', 'FUSED_NAMES = []\n\n\ndef memfuse('),
+          says='wrapped twice|TritonChain of a TritonChain', hidden_says='wrapped twice|TritonChain of a TritonChain'),
+    wrong('03.backend', "each TritonChain cached by its fused child's name (fused_0) across compiles, to generate each "
+          "kernel once: the next graph's fused_0 runs the first graph's chain", 'ex-5',
+          ('            setattr(gm, name, TritonChain(sub))   # the chain now runs its generated kernel\n',
+           '            if name not in CHAINS:   # generating and loading a kernel is slow: once per chain\n'
+           '                CHAINS[name] = TritonChain(sub)\n'
+           '            setattr(gm, name, CHAINS[name])\n'),
+          ('def memfuse(', 'CHAINS = {}\n\n\ndef memfuse('),
+          says='earlier compile', hidden_says='earlier compile'),
+    wrong('03.backend', "returns TritonChain(gm), the whole fused graph handed to TritonChain as one chain, instead of a "
+          "TritonChain in place of each fused child (caught before)", 'ex-5',
+          ('    for name, sub in list(gm.named_children()):\n        if name.startswith("fused_") and isinstance(sub, fx.GraphModule):\n'
+           '            setattr(gm, name, TritonChain(sub))   # the chain now runs its generated kernel\n'
+           '    return gm.forward\n',
+           '    return TritonChain(gm)   # the fused graph, run by a generated kernel\n'),
+          says='whole graph', hidden_says='whole graph'),
+    wrong('03.backend', "example_inputs passed on to TritonChain (TritonChain(sub, example_inputs)): its second argument "
+          "is the block size", 'ex-5',
+          ('setattr(gm, name, TritonChain(sub))', 'setattr(gm, name, TritonChain(sub, example_inputs))'),
+          says='block', hidden_says='block'),
+    wrong('03.codegen', "generated sources memoized by the chain's op names, to generate each kernel once: a chain of the "
+          "same ops wired otherwise (other operands) gets the earlier chain's kernel", 'ex-4',
+          ('    inputs = [n for n in chain_gm.graph.nodes if n.op == "placeholder"]\n',
+           '    key = tuple(elementwise_op(chain_gm, n) for n in chain_gm.graph.nodes if n.op.startswith("call"))\n'
+           '    if key in GENERATED:   # these ops were generated before: the same kernel, renamed\n'
+           '        old_name, old_source = GENERATED[key]\n'
+           '        return old_source.replace(f"def {old_name}(", f"def {name}(")\n'
+           '    inputs = [n for n in chain_gm.graph.nodes if n.op == "placeholder"]\n'),
+          ('    return "\\n".join(lines) + "\\n"\n',
+           '    GENERATED[key] = (name, "\\n".join(lines) + "\\n")\n    return GENERATED[key][1]\n'),
+          ('def emit_triton(', 'GENERATED = {}\n\n\ndef emit_triton('),
+          says='same kernel as for', hidden_says='same kernel as for'),
+    wrong('03.codegen', "generated offsets without the block's start: tl.program_id(0) + tl.arange(0, BLOCK) (the "
+          "* BLOCK forgotten), so the programs overlap and only the first elements are computed", 'ex-4',
+          ('"    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)"', '"    offsets = tl.program_id(0) + tl.arange(0, BLOCK)"'),
+          says='first block', hidden_says='first block'),
+    wrong('03.codegen', "the generated store writes through in0_ptr (the first load's pointer, copied) instead of out_ptr: "
+          "the result overwrites an input and the output is never written", 'ex-4',
+          ('f"    tl.store(out_ptr + offsets, {result}', 'f"    tl.store(in0_ptr + offsets, {result}'),
+          says='changed its input', hidden_says='changed its input'),
+    wrong('03.triton_kernel', "chain_triton hands the chain to Inductor, torch.compile(chain_ops), instead of launching "
+          "its own Triton kernel (caught before)", 'ex-3',
+          ('    x = x.contiguous()\n', '    return torch.compile(chain_ops, dynamic=False)(x.contiguous())   # the compiler writes the kernel\n'),
+          says='PyTorch ops ran|no Triton kernel', hidden_says='PyTorch ops ran|no Triton kernel'),
+    wrong('03.triton_kernel', "the mask compares the offsets with BLOCK, not n_elements: every program but the first is "
+          "masked off, and a short input is read past its end (caught before)", 'ex-3',
+          ('mask = offsets < n_elements', 'mask = offsets < BLOCK'),
+          says='past the end|first block', hidden_says='past the end|first block'),
+    wrong('03.triton_kernel', "the result returned flat: x viewed as one dimension for the kernel, and the output "
+          "allocated from that view (caught before)", 'ex-3',
+          ('    x = x.contiguous()\n', '    x = x.contiguous().view(-1)   # the kernel sees one flat array\n'),
+          says='shape', hidden_says='shape'),
+    wrong('03.peak_memory', "returns the bytes alive at the end of the walk (live), not the largest total seen (peak)", 'ex-6',
+          ('    return peak\n', '    return live\n'),
+          says='alive when the walk ends', hidden_says='alive when the walk ends'),
+    wrong('03.traffic', "a number operand (the 1 of x + 1) counted as a 4-byte fp32 scalar read", 'ex-1',
+          ('        total += sum(nbytes(i) for i in node.all_input_nodes) + nbytes(node)\n',
+           '        total += sum(nbytes(i) for i in node.all_input_nodes) + nbytes(node)\n'
+           '        total += 4 * sum(isinstance(a, (int, float)) and not isinstance(a, bool) for a in node.args)   # a scalar\n'),
+          says='numbers', hidden_says='numbers'),
     *lab03_part8.WRONG,
 ]
 
@@ -1067,5 +1139,21 @@ RIGHT = [
     right('03.traffic', 'distinct inputs from set(node.all_input_nodes), sizes from torch.Size(...).numel()', 'ex-1',
           (TRAFFIC_ITEMSIZE, 'return torch.Size(meta.shape).numel() * meta.dtype.itemsize if'),
           ('sum(nbytes(i) for i in node.all_input_nodes)', 'sum(nbytes(i) for i in set(node.all_input_nodes))')),
+    # fair-grades round 6
+    right('03.backend', "TritonChains kept across compiles by the fused chain's code (the same code runs the same kernel)", 'ex-5',
+          ('            setattr(gm, name, TritonChain(sub))   # the chain now runs its generated kernel\n',
+           '            if sub.code not in CHAINS_BY_CODE:   # the same chain compiled before: its kernel again\n'
+           '                CHAINS_BY_CODE[sub.code] = TritonChain(sub)\n'
+           '            setattr(gm, name, CHAINS_BY_CODE[sub.code])\n'),
+          ('def memfuse(', 'CHAINS_BY_CODE = {}\n\n\ndef memfuse(')),
+    right('03.codegen', "generated sources kept by the chain's code (gm.code), renamed for each name asked", 'ex-4',
+          ('    inputs = [n for n in chain_gm.graph.nodes if n.op == "placeholder"]\n',
+           '    if chain_gm.code in SOURCES:   # this very chain was generated before\n'
+           '        old_name, old_source = SOURCES[chain_gm.code]\n'
+           '        return old_source.replace(f"def {old_name}(", f"def {name}(")\n'
+           '    inputs = [n for n in chain_gm.graph.nodes if n.op == "placeholder"]\n'),
+          ('    return "\\n".join(lines) + "\\n"\n',
+           '    SOURCES[chain_gm.code] = (name, "\\n".join(lines) + "\\n")\n    return SOURCES[chain_gm.code][1]\n'),
+          ('def emit_triton(', 'SOURCES = {}\n\n\ndef emit_triton(')),
     *lab03_part8.RIGHT,
 ]

@@ -438,6 +438,12 @@ WRONG = [
           "(caught before)", "ex-8c",
           ("moved if fused else moved + 2 * M * N * itemsize", "moved if fused else moved + 2 * M * N * 4"),
           says="bytes", hidden_says="bytes"),
+    # fair-grades round 6
+    wrong("03.linear_gelu", "the store's address pairs the rows with stride_on and the columns with stride_om (the output's "
+          "strides swapped; caught before, the overrun blamed on the masks alone)", "ex-8a",
+          ("tl.store(out_ptr + rm[:, None] * stride_om + rn[None, :] * stride_on",
+           "tl.store(out_ptr + rm[:, None] * stride_on + rn[None, :] * stride_om"),
+          says="stride", hidden_says="stride"),
 ]
 
 RIGHT = [
