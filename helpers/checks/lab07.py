@@ -128,7 +128,7 @@ def unit_slip(got: Any, want: float) -> str:
         return ""
     for factor, words in ((1e3, "in milliseconds? report seconds"), (1e-3, "in seconds? report milliseconds"),
                           (1e9 / 2**30, "in GiB (2³⁰ bytes)? report GB, 10⁹ bytes"),
-                          (1e2, "in percent? report a fraction")):
+                          (1e2, "in percent? report a fraction"), (8, "in bits (× 8)? report bytes")):
         if close(got, want * factor, rel=1e-6):
             return f" ({words})"
     return ""
@@ -194,6 +194,9 @@ def latency_problems(got: list, cases: list[StreamCase], reveal: bool) -> list[s
                 if key != "naive_error" and within_float32(answer[key], want[key], case):
                     return [f"on {case.about}, {key} = {said}: off by no more than float32's resolution of these "
                             f"timestamps. {FLOAT32_TIMES}"]
+                if key == "tpot_s" and is_number(answer[key]) and want[key] and close(answer[key] * want[key], 1.0):
+                    return [f"on {case.about}, {key} = {said}: that is the decode rate, tokens per second (gaps ÷ "
+                            "time); TPOT is its inverse, the time per output token in seconds: (last - first) / (n - 1)."]
                 return [f"on {case.about}, {key} = {said}{unit_slip(answer[key], want[key])}: {hint}."]
     return []
 
@@ -294,16 +297,25 @@ def flops_bytes_problems(got: list, cases: list[ShapeCase], reveal: bool) -> lis
         if not close(f, want_f, rel=1e-9):
             said = f"{fmt(f)}, expected {fmt(want_f)}" if reveal else fmt(f)
             attention = 4 * c.config.n_layers * c.context * c.config.n_heads * c.config.head_dim
+            one_layer = attention / c.config.n_layers
             hint = ("count attention too: QKᵀ and attention×V are 2 × context × n_heads × head_dim FLOPs each, per layer"
                     if is_number(f) and abs(f + attention - want_f) < 1e-3 * want_f else
+                    "attention runs in every layer, each over its own keys and values: its FLOPs are per layer, "
+                    "× n_layers (yours look like one layer's)"
+                    if is_number(f) and attention and c.config.n_layers > 1 and
+                    close(f, want_f - attention + one_layer, rel=1e-9) else
                     "2 FLOPs per weight of every matmul (the output head included, the embedding lookup and norm "
                     "weights not) plus 4 × layers × context × n_heads × head_dim for attention")
             return [f"flops_per_token on {c.about} gave {said}: {hint}."]
         if not close(b, want_b, rel=BYTES_TOLERANCE):
             said = f"{fmt(b)}, expected {fmt(want_b)}" if reveal else fmt(b)
             one_position = kv_cache_bytes(c.config, 1, c.batch, c.kv_bytes) / c.batch
+            caches = kv_cache_bytes(c.config, c.context + 1, c.batch, c.kv_bytes) / c.batch
             hint = (" The cache is read for `context` positions and the new key and value written for one more: "
                     "context + 1 positions, not context." if close(b, want_b - one_position, rel=BYTES_TOLERANCE / 2)
+                    else " Every layer keeps its own cache, and a step reads every layer's: × n_layers (yours look "
+                    "like one layer's)." if c.config.n_layers > 1 and
+                    close(b, want_b - caches * (1 - 1 / c.config.n_layers), rel=BYTES_TOLERANCE / 2)
                     else "")
             return [f"decode_bytes_per_token on {c.about} (batch {c.batch}, {c.weight_bytes} bytes per weight, "
                     f"{c.kv_bytes} per cache element) gave {said}, more than {BYTES_TOLERANCE:.1%} away: a decode "
@@ -415,7 +427,10 @@ def kv_problems(got: list, cases: list[KVCase], reveal: bool) -> list[str]:
                     "of every product after it, and a float count of bytes loses exactness past 2⁵³."]
         if not is_number(b) or b != want:
             said = f"{fmt(b)}, expected {fmt(want)}" if reveal else f"{fmt(b)}, not the bytes the cache's tensors hold"
-            said += " (in GiB? return bytes)" if is_number(b) and close(b * 2**30, want, rel=1e-6) else ""
+            said += next((f" (in {unit}? return bytes)" for unit, size in (("GiB", 2**30), ("GB, 10⁹ bytes", 1e9),
+                                                                           ("MiB", 2**20), ("MB, 10⁶ bytes", 1e6),
+                                                                           ("bits", 1 / 8))
+                          if is_number(b) and close(b * size, want, rel=1e-6)), "")
             return [f"kv_cache_bytes on {c.about} ({c.tokens} tokens, batch {c.batch}, {c.dtype}) gave {said}: layers × 2 "
                     f"(keys and values) × n_kv_heads × head_dim × tokens × batch × bytes per element."
                     f"{every or kv_hint(b, want, c)}"]
@@ -520,9 +535,20 @@ def budget_problems(got: list, cases: list[BudgetCase], reveal: bool) -> list[st
                     "the memory left beside the weights holds a whole number of caches exactly here, and a cache "
                     "that fits exactly, fits: count it (compare with <=, or divide with //)"
                     if is_number(n) and n == want - 1 and exact_fit(c) else
+                    "weight_bytes is the weights' size in bytes as given, whatever dtype the cache is in (and not a "
+                    "count of parameters): subtract it as it is; (memory − weights) ÷ one sequence's cache, rounded down"
+                    if is_number(n) and weights_rescaled(n, c) else
                     "(memory − weights) ÷ one sequence's cache (in the cache's dtype), rounded down")
             return [f"max_sequences on {c.about} gave {said}: {hint}."]
     return []
+
+
+def weights_rescaled(n: Any, c: BudgetCase) -> bool:
+    """`n` is the count with the weights' bytes scaled by the cache's element size (÷ 2, or as if weight_bytes counted
+    parameters), where that changes the count."""
+    one = kv_cache_bytes(c.config, c.tokens, 1, c.dtype_bytes)
+    counts = {max(0, int((c.memory_bytes - c.weight_bytes * factor) // one)) for factor in (c.dtype_bytes / 2, c.dtype_bytes)}
+    return n != c.want and n in counts
 
 
 def exact_fit(c: BudgetCase) -> bool:
@@ -664,8 +690,8 @@ def probe_static_decode(learner: Learner, case: DecodeCase) -> dict:
         raise
     except Exception as err:      # noqa: BLE001 - the learner's decode may raise anything: said in words below
         said = f"{type(err).__name__}: {(str(err).splitlines() or [''])[0][:160]}"
-        return {"past_cache": said, "no_device": bool(no_device)} if past_the_cache(err) else \
-            {"raised": said, "no_device": bool(no_device)}
+        return {"past_cache": said, "no_device": bool(no_device), "cache_sizes": sorted(cache_sizes)} \
+            if past_the_cache(err) else {"raised": said, "no_device": bool(no_device)}
     finally:
         StaticKVCache.update, StaticKVCache.__init__ = update, init
     as_ints = lambda xs: [int(x) for x in xs] if isinstance(xs, (list, tuple)) else None
@@ -741,6 +767,11 @@ def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[st
                 "in every call, for that call's model (its config, its weights' dtype and device) and for its prompt "
                 "and new tokens. A cache kept from an earlier call fits another model or generation badly, and holds "
                 "its keys and values."]
+    if got.get("past_cache") and max(got.get("cache_sizes") or [0]) >= len(case.prompt) + n:
+        return [f"on {case.about}, generate_static wrote past the end of its KV cache ({got['past_cache']}), though "
+                "the cache has room for the prompt and every new token: the positions ran ahead. Advance the position "
+                "by one position per token, once per step (in the loop or inside the step, not both): the prefill "
+                "writes 0..P-1, the decode steps P, P+1, …"]
     if got.get("past_cache"):
         return [f"on {case.about}, generate_static wrote past the end of its KV cache ({got['past_cache']}): "
                 "preallocate one StaticKVCache with room for every position the generation writes, the prompt's "
@@ -759,8 +790,9 @@ def static_decode_problems(got: dict, case: DecodeCase, reveal: bool) -> list[st
         if case.exact_ids and ids != got["want"]:
             first = next(i for i, (a, b) in enumerate(zip(ids, got["want"])) if a != b)
             return [f"on {case.about}, generate_static ({label}) differs from greedy decoding from token {first} on: take "
-                    "the argmax of the last position's logits, write each step's key/value at its position "
-                    "(input_pos = prompt length, then +1 per token) and keep the cache between steps."]
+                    "the argmax of the last position's logits, feed each step the token the step before chose, write "
+                    "each step's key/value at its position (input_pos = prompt length, then +1 per token) and keep "
+                    "the cache between steps."]
     if got.get("not_int"):
         return [f"generate_static returned its ids as {got['not_int']} objects: return a list of ints (int(next_id) or "
                 "next_id.item() for each new token), as the exercise asks."]
@@ -1062,18 +1094,32 @@ def probe_int8_model(learner: Learner, case: QuantModelCase) -> dict:
         returned = learner.call("quantize_model", model)
         q = returned if isinstance(returned, nn.Module) else model
         left = sum(isinstance(m, nn.Linear) for m in q.modules())
+        swapped = swapped_layers(q, shapes)
         try:
             with torch.no_grad(), learner.running("quantize_model"):
                 got = q(x).float()
         except (RuntimeError, TypeError, ValueError, IndexError) as err:   # a QuantLinear where no matmul was
             return {"linears": linears, "returned": type(returned).__name__, "same": returned is model,
-                    "transposed": transposed_layers(q, shapes),
+                    "transposed": transposed_layers(q, shapes), "swapped": swapped,
                     "forward_raised": f"{type(err).__name__}: {str(err).splitlines()[0][:160]}"}
-    return {"linears": linears, "left": left, "returned": type(returned).__name__,
+    return {"linears": linears, "left": left, "returned": type(returned).__name__, "swapped": swapped,
             "same": returned is model, "left_in_given": sum(isinstance(m, nn.Linear) for m in model.modules()),
             "rel_to_reference": float((got - want).norm() / want.norm().clamp(min=1e-12)),
             "rel_to_full": float((got - full).norm() / full.norm().clamp(min=1e-12)),
             "int8_buffers": sum(t.dtype == torch.int8 for t in q.state_dict().values())}
+
+
+def swapped_layers(model: nn.Module, shapes: dict) -> int:
+    """How many of the layers that were nn.Linear now hold QuantLinear's two tensors the other way round: an int8
+    tensor as the scales, or a 1-D tensor as the int8 weight."""
+    modules = dict(model.named_modules())
+    count = 0
+    for name in shapes:
+        m = modules.get(name)
+        scales, weight = getattr(m, "scales", None), getattr(m, "weight_int8", None)
+        count += (isinstance(scales, torch.Tensor) and scales.dtype == torch.int8 and scales.dim() == 2) or \
+            (isinstance(weight, torch.Tensor) and weight.dim() == 1)
+    return count
 
 
 def transposed_layers(model: nn.Module, shapes: dict) -> int:
@@ -1092,6 +1138,10 @@ def int8_model_problems(got: dict, case: QuantModelCase) -> list[str]:
     if got["returned"] == "NoneType":
         return ["quantize_model returned None: return the model (changed in place) so it can be used as "
                 "`quantized = quantize_model(model)`."]
+    if got.get("swapped"):
+        return [f"on {case.about}, {got['swapped']} layer(s) hold the scales where QuantLinear keeps the int8 weight and "
+                "the int8 weight where it keeps the scales: QuantLinear(q, scales) takes the int8 weight first, then "
+                "its per-row scales, the order quantize_linear_int8 returns them in."]
     if got.get("forward_raised") and got.get("transposed"):
         return [f"on {case.about}, the quantized model could not run its input: {got['forward_raised']}. "
                 f"{got['transposed']} layer(s) hold their int8 weight transposed, (in_features, out_features): "
@@ -1221,14 +1271,35 @@ def probe_int8_kernel(learner: Learner, cases: list[KernelCase]) -> dict:
             if guard.read_past:
                 outs.append({"read_past": sorted(guard.read_past)})
                 continue
-            outs.append({"out": y.detach().cpu() if isinstance(y, torch.Tensor) else type(y).__name__,
+            outs.append({"out": y.detach().cpu().clone() if isinstance(y, torch.Tensor) else type(y).__name__,
                          "computed": sorted({op for op in rec.ops if op in INT8_KERNEL_OPS}),
                          "cast": rec.cast, "copied": sorted(rec.copied)})
         except CheckFailed:
             raise
         except Exception as err:      # noqa: BLE001 - the learner's kernel may raise anything; said in words
             outs.append({"error": f"{type(err).__name__}: {str(err)[:300]}"})
-    return {"outs": outs, "device": str(device), "interpreted": interpreted()}
+    return {"outs": outs, "device": str(device), "interpreted": interpreted(),
+            # only where the first case ran cleanly: this call has no guard space around its tensors
+            "kept_output": bool(outs) and "out" in outs[0] and kept_output(learner, cases[0], device)}
+
+
+def kept_output(learner: Learner, case: KernelCase, device) -> bool:
+    """Whether two calls on inputs of the same shapes hand back one output tensor (a buffer kept between calls), or
+    the second changes what the first returned: a caller keeps each result while the next call runs."""
+    x, q, scales = (t.to(device) for t in case.make())
+    try:
+        with refusing("07.int8_kernel", package_versions(*INT8_KERNEL, *INT8)):
+            first = learner.call("int8_linear_triton", x, q, scales)
+            if not isinstance(first, torch.Tensor):
+                return False
+            before = first.detach().clone()
+            second = learner.call("int8_linear_triton", (-x).contiguous(), q, scales)
+    except CheckFailed:
+        raise
+    except Exception:      # noqa: BLE001 - what the kernel raises is said by the cases
+        return False
+    same = isinstance(second, torch.Tensor) and second.untyped_storage().data_ptr() == first.untyped_storage().data_ptr()
+    return same or not torch.equal(first.detach(), before)
 
 
 # Relative error of one rounding to the output's dtype: half an ulp when rounded to nearest (a GPU), a whole ulp when
@@ -1257,6 +1328,11 @@ def output_difference(case: KernelCase, got: torch.Tensor, device: str) -> tuple
 def int8_kernel_problems(report: dict, cases: list[KernelCase], reveal: bool = True) -> list[str]:
     """Wrong values (with the likely cause), overruns, work done in PyTorch, copies of the weight, the wrong dtype."""
     problems = []
+    if report.get("kept_output"):
+        problems.append("two calls of int8_linear_triton on inputs of the same shapes returned one output tensor: the "
+                        "second call wrote over the first call's result. Return a new output tensor from every call "
+                        "(torch.empty in the launcher, in x's dtype): a caller keeps each result while the next call "
+                        "runs (a layer's output is the next layer's input).")
     near_misses = rounding_only(report, cases)
     for case, r in zip(cases, report["outs"]):
         about = case.about
@@ -1440,6 +1516,8 @@ def percentile_problems(got: list, cases: list[RunsCase], reveal: bool) -> list[
                 elif is_number(v) and any(v == round(w, k) for k in range(4)):
                     return [f"on {case.about}, {key}['{q}'] = {said}: do not round, return the percentiles as numpy "
                             "computes them (round only where you print them)."]
+                elif slip := ranking_slip(answer[key], run_lists(case)[key]):
+                    hint = slip
                 elif key == "itl_ms":
                     hint = ("ITL is every gap between successive tokens of every run, pooled, then its percentiles "
                             "(not one mean per run)")
@@ -1450,6 +1528,38 @@ def percentile_problems(got: list, cases: list[RunsCase], reveal: bool) -> list[
                 return [f"on {case.about}, {key}['{q}'] = {said}: {hint}; percentiles interpolate linearly between the "
                         "closest ranks (numpy.percentile's default), not the nearest rank."]
     return []
+
+
+def run_lists(case: RunsCase) -> dict:
+    """TTFT and TPOT per run and every gap pooled (ms), in the order of the runs and their tokens."""
+    return {"ttft_ms": [(t[0] - s) * 1e3 for s, t in case.runs],
+            "tpot_ms": [(t[-1] - t[0]) / (len(t) - 1) * 1e3 for s, t in case.runs if len(t) > 1],
+            "itl_ms": [(b - a) * 1e3 for s, t in case.runs for a, b in zip(t, t[1:])]}
+
+
+def interpolated(xs: list, q: float, sort: bool = True, rank_of_n: bool = False) -> float:
+    """The q-th percentile by linear interpolation between ranks (numpy's default), or as two slips of writing it out
+    give it: the values left in their order, or the rank taken as q/100 × n (capped at the last) instead of × (n − 1)."""
+    s = sorted(xs) if sort else list(xs)
+    r = min(q / 100 * (len(s) if rank_of_n else len(s) - 1), len(s) - 1)
+    lo = int(r)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (r - lo) * (s[hi] - s[lo])
+
+
+def ranking_slip(got: dict, xs: list) -> str:
+    """Words for p50, p95 and p99 that are all the percentiles of the right values computed with one slip in their
+    ranks; '' when no slip explains all three."""
+    if len(xs) < 2 or not all(is_number(got.get(f"p{q}")) for q in (50, 95, 99)):
+        return ""
+    for how, words in (({"sort": False}, "the values were not sorted: a percentile's ranks count from the smallest "
+                                         "value up, so sort them first (numpy.percentile does)"),
+                       ({"rank_of_n": True}, "the rank was q/100 × n, one rank too far: number the n sorted values 0 "
+                                             "to n − 1, and the q-th percentile sits at rank q/100 × (n − 1) (p100 is "
+                                             "the largest value)")):
+        if all(close(got[f"p{q}"], interpolated(xs, q, **how), rel=1e-6, abs_=1e-9) for q in (50, 95, 99)):
+            return words
+    return ""
 
 
 def _stream(start: float, first_ms: float, gaps_ms: list[float]) -> tuple:

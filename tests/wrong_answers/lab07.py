@@ -1033,3 +1033,94 @@ RIGHT += [
                  '    per_s = step_bytes / tpot\n'
                  '    return {"utilisation": per_s / copy_bw, "gbps": per_s * 1e-9}\n'),
 ]
+
+# ---- a third round: units (bits, GB), layers forgotten in one of two places, a position advanced twice, a token
+# never fed back, state kept between calls of the kernel, hand-written percentiles off by one rank or unsorted
+INTERP = '''    def at(xs, q):     # linear interpolation between the closest ranks, written out
+        s = sorted(xs)
+        r = q / 100 * (len(s) - 1)
+        lo = int(r)
+        hi = min(lo + 1, len(s) - 1)
+        return float(s[lo] + (r - lo) * (s[hi] - s[lo]))
+
+    def pct(xs):
+        return {f"p{q}": at(xs, q) if xs else math.nan for q in (50, 95, 99)}
+'''
+PCT_DEF = '''    def pct(xs):
+        return {f"p{q}": float(np.percentile(xs, q)) if xs else math.nan for q in (50, 95, 99)}
+'''
+OUT_ALLOC = '    out = torch.empty((B, N), device=x.device, dtype=x.dtype)\n'
+
+WRONG += [
+    wrong('07.latency', 'TPOT as tokens per second, (n − 1) / (last − first): the decode rate, not the time per token',
+          'ex-a',
+          (f'tpot = {TPOT}', 'tpot = (n - 1) / (token_times_s[-1] - token_times_s[0]) if n > 1 else math.nan'),
+          says='tokens per second', hidden_says='tokens per second'),
+    wrong('07.latency', 'naive error as the ratio naive / TTFT, the − 1 forgotten', 'ex-a',
+          ('"naive_error": naive / ttft - 1', '"naive_error": naive / ttft'),
+          says='naive_ttft / ttft - 1', hidden_says='naive_ttft / ttft - 1'),
+    wrong('07.flops_bytes', "the decode step's KV cache counted for one layer: n_layers forgotten in the bytes", 'ex-b',
+          (KV_PER_POSITION, KV_PER_POSITION.replace('config.n_layers * 2 *', '2 *')),
+          says='every layer', hidden_says='every layer'),
+    wrong('07.flops_bytes', "attention's FLOPs counted for one layer: n_layers forgotten in the FLOPs", 'ex-b',
+          ('return 2 * matmul_weights(config) + config.n_layers * per_layer_attention',
+           'return 2 * matmul_weights(config) + per_layer_attention'),
+          says='every layer', hidden_says='every layer'),
+    wrong('07.kv_cache', 'the size in GB (10⁹ bytes), not in bytes', 'ex-c',
+          ('return config.n_layers * per_position * tokens * batch',
+           'return config.n_layers * per_position * tokens * batch / 1e9'),
+          says=r'in GB\b', hidden_says=r'in GB\b'),
+    wrong('07.kv_budget', "the weights taken to be in the cache's dtype: weight_bytes scaled by dtype_bytes / 2", 'ex-c2',
+          ('free = memory_bytes - weight_bytes', 'free = memory_bytes - weight_bytes * dtype_bytes // 2'),
+          says="weight_bytes|weights", hidden_says="weight_bytes|weights"),
+    wrong('07.static_decode', 'the position advanced twice: in the step and again in the loop', 'ex-d',
+          ('        return model(token, input_pos, cache=cache)\n',
+           '        out = model(token, input_pos, cache=cache)\n'
+           '        input_pos += 1     # the step moves on to the next position\n'
+           '        return out\n'),
+          says=r'one position per token|\+1 per token', hidden_says=r'one position per token|\+1 per token'),
+    wrong('07.static_decode', "the prefill's token fed to every decode step: the token tensor never updated", 'ex-d',
+          ('        input_pos = torch.tensor([P], device=weight.device)\n',
+           '        input_pos = torch.tensor([P], device=weight.device)\n        token = next_id[:, None]\n'),
+          ('logits = decode(next_id[:, None], input_pos)', 'logits = decode(token, input_pos)'),
+          says='token the step before chose', hidden_says='token the step before chose'),
+    wrong('07.static_decode', "the prefill's first position's logits (logits[:, 0]), not the last", 'ex-d',
+          ('cache, last_logits_only=True)\n        next_id = logits[:, -1].argmax(-1)',
+           'cache)\n        next_id = logits[:, 0].argmax(-1)'),
+          says="last position's logits", hidden_says="last position's logits"),
+    wrong('07.int8_weights', 'a scale of max |w| itself, not max |w| / 127: every weight rounded to -1, 0 or 1', 'ex-e',
+          ('row_max / 127.0', 'row_max'),
+          says='/ 127', hidden_says='/ 127'),
+    wrong('07.int8_model', 'QuantLinear given (scales, q): its two arguments swapped', 'ex-e2',
+          ('        setattr(owner, attr, QuantLinear(*quantize_linear_int8(layer.weight)))',
+           '        q, s = quantize_linear_int8(layer.weight)\n'
+           '        setattr(owner, attr, QuantLinear(s, q))'),
+          says='QuantLinear', hidden_says='QuantLinear'),
+    wrong('07.int8_kernel', "the output buffer kept on the function and reused: a second call overwrites the first's result",
+          'ex-e2k',
+          ('def int8_linear_triton(x, q, scales):', '_OUT = {}     # an output buffer per shape, kept between calls\n\n\n'
+                                                   'def int8_linear_triton(x, q, scales):'),
+          (OUT_ALLOC, '    out = _OUT.get((B, N, x.dtype, x.device))\n'
+                      '    if out is None:\n'
+                      '        out = _OUT[(B, N, x.dtype, x.device)] = torch.empty((B, N), device=x.device, dtype=x.dtype)\n'),
+          says='new output', hidden_says='new output'),
+    wrong('07.percentiles', 'interpolation written out with the rank q / 100 × n, not × (n − 1): one rank too far', 'ex-f',
+          (PCT_DEF, INTERP.replace('(len(s) - 1)\n', 'len(s)\n        r = min(r, len(s) - 1)\n')),
+          says='n - 1|n − 1', hidden_says='n - 1|n − 1'),
+    wrong('07.percentiles', 'interpolation written out on the values as they came, never sorted', 'ex-f',
+          (PCT_DEF, INTERP.replace('s = sorted(xs)', 's = list(xs)')),
+          says='sort', hidden_says='sort'),
+    wrong('07.bandwidth', 'gbps in gigabits per second (× 8), a network\'s unit, not gigabytes', 'ex-g',
+          ('"gbps": achieved / 1e9', '"gbps": achieved * 8 / 1e9'),
+          says='bits', hidden_says='bits'),
+]
+
+RIGHT += [
+    right('07.latency', 'TPOT as (e2e − TTFT) / (n − 1)', 'ex-a',
+          (f'tpot = {TPOT}', 'tpot = (e2e - ttft) / (n - 1) if n > 1 else math.nan')),
+    right('07.int8_weights', "clamped to int8's full range -128..127 with steps of max / 127 (the quotient never reaches "
+          "-128)", 'ex-e',
+          ('clamp(min=-127, max=127)', 'clamp(min=-128, max=127)')),
+    right('07.percentiles', 'linear interpolation written out: rank q / 100 × (n − 1) of the sorted values', 'ex-f',
+          (PCT_DEF, INTERP)),
+]
