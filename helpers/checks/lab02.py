@@ -499,8 +499,9 @@ def _probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple)
         params_before = {name for name, _ in traced.named_parameters()}
         attrs_before = {n.target for n in traced.graph.nodes if n.op == "get_attr"}
         buffers_before = {name for name, _ in traced.named_buffers()}
-        # constant folding runs with autograd on, as a learner calls it: what it keeps must not hold an autograd graph
-        with torch.enable_grad() if fn_name == "fold_constants" else contextlib.nullcontext():
+        # the folding passes run with autograd on, as a learner (or a pipeline) calls them: what they keep must not hold
+        # an autograd graph, and a parameter changed in place outside no_grad raises
+        with torch.enable_grad() if fn_name in ("fold_constants", "fold_conv_bn") else contextlib.nullcontext():
             out_gm = fn(traced)
         if not isinstance(out_gm, fx.GraphModule):
             return {"returned": type(out_gm).__name__}
@@ -518,6 +519,9 @@ def _probe_pass(learner: Learner, fn_name: str, model: nn.Module, inputs: tuple)
                  "new_parameters": sorted({name for name, _ in out_gm.named_parameters()} - params_before),
                  "dead_attrs": sum(n.op == "get_attr" and not n.users for n in out_gm.graph.nodes),
                  "unread_out_of_place": sum(not n.users and out_of_place_call(out_gm, n) for n in out_gm.graph.nodes),
+                 "inference_tensors": sum(t.is_inference() for t in [*out_gm.parameters(), *out_gm.buffers()]),
+                 "own_convs": sum(n.op == "call_module" and isinstance(module_of(out_gm, n), nn.modules.conv._ConvNd)
+                                  and any(module_of(out_gm, n) is m for m in model.modules()) for n in out_gm.graph.nodes),
                  **new_constants(out_gm, attrs_before, buffers_before)}
         if shape["stale"] or shape["removed_inputs"]:
             return shape       # not run: it cannot take the model's inputs, or its forward is the old code
@@ -589,6 +593,11 @@ def pass_problems(p: dict, fn_name: str, want, about: str, tol: dict, reveal: bo
     if not p["original_unchanged"]:
         return [f"on {about}, {fn_name} changed the original model, not only the graph: the GraphModule shares its submodules "
                 "with the model, so replace a module instead of changing its weights in place."]
+    if p.get("inference_tensors"):
+        return [f"on {about}, {fn_name} left {p['inference_tensors']} tensor(s) made under torch.inference_mode() in the "
+                "GraphModule (parameters or buffers): an inference tensor can never take part in autograd, so calling the "
+                "rewritten model with autograd on (to fine-tune it, or for a gradient with respect to its input) raises. "
+                "Compute under torch.no_grad() instead (or clone the result outside inference_mode)."]
     return []
 
 
@@ -828,6 +837,35 @@ def nested_cases() -> list[RewriteCase]:
                                        "and ReLU written as x.relu(), F.relu and torch.relu, one result read three times")
 
 
+AUTOGRAD_HINT = (" It raised because it changed a parameter in place with autograd on: the checks call a pass with autograd "
+                 "on, as a pipeline does. Change weights under torch.no_grad(), or build a new nn.Parameter.")
+STILL_READ_HINT = (" A node that something still reads cannot be erased: whatever a node that stays reads (the condition a "
+                   "torch._assert checks, the tensor an in-place call changes) is still read, so it stays too. Erase only "
+                   "nodes nothing reads, and let what they read become dead after them.")
+FOLD_SHAPE_HINT = (" A folded conv keeps the shape of its conv's weight: scale its dim 0 (the output channels) only, with "
+                   "the scale shaped to the weight's own number of dimensions (a Conv1d's weight is 3-D, a Conv2d's 4-D); "
+                   "a grouped conv's weight holds in_channels / groups channels per filter, so take no size from "
+                   "in_channels.")
+INFERENCE_HINT = (" Tensors made under torch.inference_mode() can never take part in autograd: compute under "
+                  "torch.no_grad() instead.")
+
+
+def error_hint(fn_name: str, err: BaseException, hint: str = "") -> str:
+    """What a pass's error says about its cause, in words, for the kinds of error a learner's pass typically raises
+    (added to the message whatever `reveal` is: it describes the learner's code, not the case)."""
+    text = str(err)
+    found = ""
+    if "leaf Variable that requires grad" in text:
+        found = AUTOGRAD_HINT
+    elif "Inference tensors" in text:
+        found = INFERENCE_HINT
+    elif "Tried to erase Node" in text and "still had" in text:
+        found = STILL_READ_HINT
+    elif fn_name == "fold_conv_bn" and any(s in text for s in ("dimensional weight", "weight of size", "size of tensor")):
+        found = FOLD_SHAPE_HINT
+    return "" if found and found in hint else found
+
+
 @contextlib.contextmanager
 def raised_on(ctx: Context, fn_name: str, about: str, hint: str = ""):
     """Learner code that raises inside the block fails the check with the case it raised on (and `hint`, the case's
@@ -841,7 +879,7 @@ def raised_on(ctx: Context, fn_name: str, about: str, hint: str = ""):
             said = str(err)
         else:
             said = f"raised {type(err).__name__}" + (f": {str(err)[:300].rstrip('.!')}" if ctx.reveal else "")
-        raise CheckFailed(f"on {about}, {fn_name} {said}.{hint}") from None
+        raise CheckFailed(f"on {about}, {fn_name} {said}.{hint}{error_hint(fn_name, err, hint)}") from None
 
 
 def pass_on_case(ctx: Context, fn_name: str, model: nn.Module, inputs: tuple, about: str, hint: str = "") -> dict:
@@ -908,6 +946,14 @@ def fold_problems(p: dict, want, about: str, bn_left: int | tuple, reveal: bool 
                 "the weight and bias only, every other setting (stride, padding, dilation, groups, padding_mode) stays. "
                 "Start from copy.deepcopy(conv) rather than building a new conv from some of its settings."]
     problems = pass_problems(p, "fold_conv_bn", want, about, FOLDED, reveal)
+    bns_before = sum(v for k, v in call_kinds(p.get("kinds_before", [])).items() if k.startswith("BatchNorm"))
+    bns_after = sum(v for k, v in call_kinds(p.get("kinds", [])).items() if k.startswith("BatchNorm"))
+    convs_after = sum(v for k, v in call_kinds(p.get("kinds", [])).items() if k.startswith("Conv"))
+    if problems and "computes something else" in problems[0] and bns_after < bns_before \
+            and p.get("own_convs") == convs_after:
+        return [problems[0] + " Batch norms are gone, but every conv the graph calls is still one of the model's own "
+                "conv modules: the graph still calls the original conv. After registering the folded conv, point the conv node at "
+                "it (node.target = its new name)." + hint]
     if problems:
         return [problems[0] + hint]
     kb, ka = call_kinds(p["kinds_before"]), call_kinds(p["kinds"])
@@ -923,7 +969,9 @@ def fold_problems(p: dict, want, about: str, bn_left: int | tuple, reveal: bool 
         if bns > bn_left:
             said = f"{bns} batch norm(s) are left where {bn_left} should be" if reveal else "too many batch norms are left"
             return [f"on {about}, {said}: fold every BatchNorm2d whose input is a Conv2d that feeds nothing else (how "
-                    "many nodes read the batch norm's own output does not matter: they all read the folded conv)."]
+                    "many nodes read the batch norm's own output does not matter: they all read the folded conv). A conv "
+                    "without a bias, and a batch norm without affine parameters (affine=False), fold all the same: take a "
+                    "missing bias as 0, a missing weight as 1."]
         said = f"only {bns} batch norm(s) are left where {bn_left} should be" if reveal else "too few batch norms are left"
         return [f"on {about}, {said}: a conv whose output is also read by another node cannot be folded (that node needs "
                 "the un-normalized values)."]
@@ -1047,6 +1095,22 @@ class TransposedConvBN(nn.Module):
         return self.bn(self.conv(self.bn_up(self.up(x))))
 
 
+class DepthwiseThenOneD(nn.Module):
+    """A depthwise conv (groups = channels, no bias: a weight of one channel per filter) → BatchNorm2d, then a Conv1d →
+    BatchNorm1d on the flattened result: the exercise folds BatchNorm2d after Conv2d; a fold that also takes Conv1d
+    must shape the scale to the Conv1d's 3-D weight."""
+
+    def __init__(self):
+        super().__init__()
+        self.dw = nn.Conv2d(4, 4, 3, padding=1, groups=4, bias=False)
+        self.bn = nn.BatchNorm2d(4)
+        self.seq = nn.Conv1d(4, 3, 3)
+        self.bn1 = nn.BatchNorm1d(3)
+
+    def forward(self, x):
+        return self.bn1(self.seq(self.bn(self.dw(x)).flatten(2)))
+
+
 FLOAT64_HINT = (" This model is in float64: a module or tensor you build (nn.Conv2d(...), torch.zeros(n)) is float32 "
                 "on the CPU whatever the model is. Start from copy.deepcopy(conv), or give what you build the conv's "
                 "dtype and device.")
@@ -1054,10 +1118,12 @@ FLOAT64_HINT = (" This model is in float64: a module or tensor you build (nn.Con
 
 def fold_cases_always() -> list[FoldCase]:
     """Checked on every run, the grader's too: a transposed conv before a batch norm (left, or folded correctly), a
-    model in float64, a batch norm whose conv is not the node before it, and a batch-norm module called twice."""
+    model in float64, a batch norm whose conv is not the node before it, a depthwise conv and a Conv1d → BatchNorm1d
+    (left, or folded correctly), and a batch-norm module called twice."""
     with seeded(16):
         x = (torch.randn(2, 3, 4, 4),)
         doubles = randomize_bn(nn.Sequential(nn.Conv2d(3, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4)), 31).double()
+        x4 = (torch.randn(2, 4, 4, 4),)
     return [fold_case("a model with a ConvTranspose2d → batch norm (the exercise folds Conv2d only; a transposed conv's "
                       "weight holds its output channels in dim 1), then a Conv2d → batch norm", randomize_bn(built(17,
                       TransposedConvBN), 18), x, (0, 1)),
@@ -1065,6 +1131,9 @@ def fold_cases_always() -> list[FoldCase]:
             fold_case("a model whose batch norm reads a conv that is not the node just before it (another conv runs in "
                       "between): the conv to fold is the batch norm's input, node.args[0], not node.prev",
                       randomize_bn(built(19, ConvNotBefore), 20), x, 0),
+            fold_case("a model with a depthwise conv (groups=4) → BatchNorm2d, then a Conv1d → BatchNorm1d (the "
+                      "exercise folds BatchNorm2d after Conv2d; a fold that takes Conv1d too must do it right)",
+                      randomize_bn(built(37, DepthwiseThenOneD), 38), x4, (0, 1), FOLD_SHAPE_HINT),
             fold_case("a model that calls one batch-norm module twice, after a conv and after a ReLU, and returns the "
                       "conv → batch norm's output inside a tuple", randomize_bn(built(32, SharedBN), 33), x, 1,
                       SHARED_BN_HINT)]
@@ -1348,8 +1417,9 @@ class MaskedConstants(nn.Module):
 
 class ConstTraps(nn.Module):
     """A constant read from a plain tensor attribute (k: traced as a get_attr of a tensor constant); a constant changed in place through a view (t[:2].mul_(0.5)); a Dropout module called on a parameter (a call_module:
-    not a candidate); and a random method on a parameter (p.bernoulli(), times 0). (symbolic_trace computes what reads
-    buffers while it traces: parameters it records.)"""
+    not a candidate); a random method on a parameter (p.bernoulli(), times 0); and torch.poisson(p), times 0: a random call
+    that node.is_impure() knows and is_random's lists do not hold. (symbolic_trace computes what reads buffers while
+    it traces: parameters it records.)"""
 
     def __init__(self):
         super().__init__()
@@ -1361,12 +1431,14 @@ class ConstTraps(nn.Module):
     def forward(self, x):
         t = self.w * 2
         t[:2].mul_(0.5)
-        return x + t + self.drop(self.w) + self.w * self.k + self.p.bernoulli() * 0
+        return x + t + self.drop(self.w) + self.w * self.k + self.p.bernoulli() * 0 + torch.poisson(self.p) * 0
 
 
 CONST_TRAPS_HINT = (" Only call_function and call_method nodes are candidates (a module call stays: a module can hold "
-                    "state or draw random numbers); a random method (is_random) stays; a value changed in place, even "
-                    "through a view of it (t[:2].mul_), stays with what it is a view of.")
+                    "state or draw random numbers); a random method (is_random) stays, and so does a call with side effects "
+                    "(has_side_effects: node.is_impure() knows random calls that is_random's lists do not hold, such as "
+                    "torch.poisson(p)); a value changed in place, even through a view of it (t[:2].mul_), stays with "
+                    "what it is a view of.")
 
 
 DTYPE_HINT = (" Its constants are a boolean mask and an integer index: a folded value keeps the dtype it was computed "
@@ -1475,9 +1547,10 @@ def cleanup_cases_always(fn_name: str) -> list[CleanupCase]:
                                  "(torch.cat([x, x * c])) or by keyword (torch.sub(c.sin(), other=joined)), c = w.exp() a "
                                  "constant", built(25, ListsAndKeywords), x, {"mul": 1, "cat": 1, "sub": 1}), hint=LISTS_HINT),
             replace(cleanup_case("fold_constants", "a model with a constant from a plain tensor attribute (w * k), a constant changed in place through a view (t = w * 2; t[:2].mul_(0.5)), "
-                                 "a Dropout module called on a parameter, and a random method on a parameter "
-                                 "(p.bernoulli())", built(26, ConstTraps), x,
-                                 {"mul": 2, "getitem": 1, "mul_": 1, "add": 4, "Dropout": 1, "bernoulli": 1}),
+                                 "a Dropout module called on a parameter, a random method on a parameter "
+                                 "(p.bernoulli()), and torch.poisson(p) (random, though not in is_random's lists)",
+                                 built(26, ConstTraps), x,
+                                 {"mul": 3, "getitem": 1, "mul_": 1, "add": 5, "Dropout": 1, "bernoulli": 1, "poisson": 1}),
                     hint=CONST_TRAPS_HINT),
             replace(cleanup_case("fold_constants", "a model with a constant computed with a constant keyword argument "
                                  "(torch.sub(w.exp(), other=w)) and read by keyword (torch.mul(x, other=c)), and another "
@@ -1603,6 +1676,22 @@ def probe_costs(learner: Learner, model: nn.Module, inputs: tuple, ridge: float,
     return {"rows": plain, "no_meta": no_meta, "not_int": not_int}
 
 
+def bytes_hint(got: float, want: int) -> str:
+    """The likely cause of a byte count off by a telling amount: nothing counted, the wrong unit, elements for bytes."""
+    if not want or isinstance(got, bool) or not isinstance(got, (int, float)):
+        return ""
+    if got == 0:
+        return (" Your count says it moves nothing: a real compiler makes views free, but the rule here counts every call "
+                "node, views and reshapes included (flatten, view, transpose, getitem ...).")
+    for factor, unit in ((1000, "kB"), (1024, "KiB"), (10**6, "MB"), (2**20, "MiB")):
+        if got < want and abs(got * factor - want) < factor:
+            return f" Your count is about {factor} times smaller than the rule's: report bytes, not {unit}."
+    if got * 4 == want:
+        return (" Your count is 4 times smaller than the rule's, as if it counted elements of float32 tensors: bytes are "
+                "elements × dtype.itemsize.")
+    return ""
+
+
 def cost_problems(probe: dict, truth: dict[str, dict], ridge: float, about: str, describe=lambda name: f"node '{name}'",
                   reveal: bool = True, targets: dict | None = None) -> list[str]:
     """Compare node_costs rows with the truth {name: {flops, bytes}} and each row's target with `targets` (target_truth
@@ -1638,7 +1727,8 @@ def cost_problems(probe: dict, truth: dict[str, dict], ridge: float, about: str,
         if row["bytes"] != want["bytes"]:
             by_rule = f"{want['bytes']:g} by the rule" if reveal else "another number by the rule"
             return [f"on {about}, {describe(name)} moves {row['bytes']:g} bytes by your count, {by_rule} "
-                    "(every distinct input node's tensors + a module's parameters and buffers + the output's tensors)."]
+                    "(every distinct input node's tensors + a module's parameters and buffers + the output's tensors)."
+                    + bytes_hint(row["bytes"], want["bytes"])]
         intensity = want["flops"] / want["bytes"] if want["bytes"] else 0.0
         if not math.isclose(row["intensity"], intensity, rel_tol=1e-6, abs_tol=1e-12):
             return [f"on {about}, {describe(name)} has intensity {row['intensity']:.4g}; it should be flops / bytes."]
@@ -2707,11 +2797,15 @@ def pipeline_cases() -> list[PipelineCase]:
           Sleeps(0.03, "sleeps_30ms"), SlowGraph("slow_graph_run"), ShiftOutput(5e-5, "shift_by_half_tol"))
     # every element shifted by 0.4 × tol × max |ref|: allowed, though far more than tol × |ref| for the small elements
     relative = (*ok, ScaleOutput(1 + 2e-5, "relative_rounding"), ShiftOutput(0.4e-4 * large_scale, "shift_by_0.4_tol_of_scale"))
+    # its largest element moves by 1.5 × tol × max |ref|: refused, though within allclose(rtol=tol, atol=tol × max |ref|)
+    too_far = ((IdentityPass(), ScaleOutput(1 + 1.5e-4, "scale_by_1.5_tol")),
+               "scales the outputs by 1 + 1.5 × tol (the largest element moves by 1.5 × tol × max |ref|: a tolerance "
+               "relative to each element, added to tol × max(1, max |ref|), lets it through)")
     return [PipelineCase("a conv → bn → relu → bn model with a conv read twice, an in-place call, a dead chain and a "
                          "constant, two outputs below 1 in a tuple", model, inputs, PIPE_MATCHES, ok, tuple(BAD_PASSES(scale))),
             PipelineCase("the same model on inputs 10⁴ times larger, its two outputs returned in the other order (the larger "
                          "one last; outputs near 10⁴: a pass that rounds by 2e-5 of the output, or shifts every element by "
-                         "0.4 × tol × max |ref|, keeps it within a tolerance relative to the output's scale)", *large, PIPE_MATCHES, relative, tuple(BAD_PASSES(large_scale)))]
+                         "0.4 × tol × max |ref|, keeps it within a tolerance relative to the output's scale)", *large, PIPE_MATCHES, relative, (*BAD_PASSES(large_scale), too_far))]
 
 
 class TwoInputPipe(nn.Module):
@@ -2739,11 +2833,24 @@ class NestedOutputs(nn.Module):
         return a, (a.sin(), y - 1)
 
 
+class LargeNegative(nn.Module):
+    """Outputs that are all negative and large (below −10³ + |mean x|): max |ref| is their size, max(ref) is negative."""
+
+    def forward(self, x):
+        return -(x * x + 1) * 1e3 + x.mean()
+
+
+NEGATIVE_HINT = (" Its outputs are all negative and large: max |ref| is the size of the largest of them, whatever its sign "
+                 "(take abs() before the max), so a pass that shifts them by half of tol × max |ref| keeps them.")
+
+
 def pipeline_cases_always() -> list[PipelineCase]:
-    """Checked on every run, the grader's too: a model of two inputs; a nested output checked with tol=0."""
+    """Checked on every run, the grader's too: a model of two inputs; a nested output checked with tol=0; outputs that
+    are all large and negative."""
     with seeded(28):
         inputs = (torch.randn(2, 2, 5, 5), torch.randn(3))
         nested_inputs = (torch.randn(3, 4), torch.randn(4))
+        negative_inputs = (torch.randn(2, 5),)
     ok = (IdentityPass(), NoRecompile(), ScaleOutput(1 + 1e-7, "tiny_rounding"))
     bad = (((ScaleOutput(1.01, "scale_by_1.01"),), "changes the output by 1%"),)
     exact_bad = (((IdentityPass(), ScaleOutput(1 + 1e-6, "rounds_by_1e-6")),
@@ -2757,7 +2864,11 @@ def pipeline_cases_always() -> list[PipelineCase]:
                          hint=" Here the output nests a tuple inside a tuple: flatten it all the way down "
                               "(torch.utils._pytree.tree_leaves does), not one level. And tol=0 asks for outputs equal "
                               "bit for bit: passes that change nothing have a difference of 0, which is within "
-                              "tol × max(1, max |ref|) = 0 (refuse only a difference above it).")]
+                              "tol × max(1, max |ref|) = 0 (refuse only a difference above it)."),
+            PipelineCase("a model whose outputs are all negative and large (below -10³)", LargeNegative(), negative_inputs,
+                         {}, (IdentityPass(), NoRecompile(), ShiftOutput(0.5e-4 * output_scale(output_of(LargeNegative(), negative_inputs)),
+                                                          "shift_by_half_tol_of_scale")),
+                         (((ScaleOutput(1.01, "scale_by_1.01"),), "changes the output by 1%"),), hint=NEGATIVE_HINT)]
 
 
 @register("02.passes", points=1, exercise="4a", title="four passes behind name/analyze/apply: analyze counts what apply "
@@ -3228,6 +3339,10 @@ def harness_problems(got: list, passes: list[HarnessPass], cases: tuple, hint: s
             if want is None and r["ok"] is not True:
                 return [f"check_pass flagged {p.words} on the case '{r['case']}', where it is correct: {r['problem'][:120]}"
                         + hint]
+            if r["ok"] is True and r["problem"] != "":
+                return [f"for {p.words} on '{r['case']}', check_pass says ok, and its problem reads {r['problem'][:60]!r}: "
+                        "the problem should be '' when the case is ok (whoever reads the rows takes any other text for a "
+                        "problem)."]
             if want is not None and r["ok"] is not False:
                 with_tol = (f" with tol={p.tol:g} (compare with the tol you are given, as rtol and atol)"
                             if p.tol is not None else "")

@@ -220,7 +220,9 @@ def pipeline_cases() -> list[public.PipelineCase]:
                                 "it)", large, large_ins, HPIPE_MATCHES,
                                 (*ok, public.ScaleOutput(1 + 3e-5, "relative_rounding"),
                                  public.ShiftOutput(0.4e-4 * large_scale, "shifts_0.4_allowed")),
-                                refused_pipelines(large, large_ins))]
+                                (*refused_pipelines(large, large_ins),
+                                 ((public.IdentityPass(), public.ScaleOutput(1 + 1.5e-4, "scales_1.5_tol")),
+                                  "scales the outputs by 1 + 1.5 × tol (its largest element moves by 1.5 × tol × max |ref|)")))]
 
 
 # ---------------------------------------------------------------- 5

@@ -2435,3 +2435,137 @@ RIGHT += [
           ('    return node.op in ("call_function", "call_method") and name.endswith("_") and not name.endswith("__")\n',
            '    if node.op not in ("call_function", "call_method") or len(name) < 2:\n        return False\n    return name[-1] == "_" and name[-2] != "_"\n')),
 ]
+
+# Round 4: autograd and inference mode around a pass, a fold generalized past Conv2d, grouped convs, pairs skipped for a
+# missing bias or affine, a fold never pointed at, impure random calls on constants, mark and sweep from the output
+# only, views and units in the byte count, negative outputs, a failing pass named by the one before, problem '' when ok.
+DCE_FROM_OUTPUT = ('    live, stack = set(), [n for n in gm.graph.nodes if n.op == "output"]\n'
+                   '    while stack:                               # everything the output reads, directly or not, is live\n'
+                   '        n = stack.pop()\n        if n not in live:\n            live.add(n)\n'
+                   '            stack.extend(n.all_input_nodes)\n'
+                   '    for node in reversed(list(gm.graph.nodes)):\n'
+                   '        if node not in live and node.op != "placeholder" and not has_side_effects(gm, node):\n'
+                   '            gm.graph.erase_node(node)\n')
+
+WRONG += [
+    # ---- fold_conv_bn
+    wrong('02.fold_conv_bn', 'generalized to every dimension (any _BatchNorm after a Conv1d, Conv2d or Conv3d) with the '
+          'scale still reshaped to (-1, 1, 1, 1): a Conv1d\'s 3-D weight broadcasts into a 4-D one', 'ex-2c',
+          ('isinstance(gm.get_submodule(bn_node.target), nn.BatchNorm2d)',
+           'isinstance(gm.get_submodule(bn_node.target), nn.modules.batchnorm._BatchNorm)'),
+          ('isinstance(gm.get_submodule(conv_node.target), nn.Conv2d)',
+           'isinstance(gm.get_submodule(conv_node.target), (nn.Conv1d, nn.Conv2d, nn.Conv3d))'),
+          says=r"weight's own number of dimensions", hidden_says=r"weight's own number of dimensions"),
+    wrong('02.fold_conv_bn', "the folded weight scaled in place on the deep copy with autograd on (no torch.no_grad()): "
+          'fold_conv_bn raises when it is called outside no_grad, as a pipeline calls it', 'ex-2c',
+          ('        with torch.no_grad():\n            s = torch.rsqrt', '        with contextlib.nullcontext():\n            s = torch.rsqrt'),
+          ('            folded.weight = nn.Parameter(conv.weight * s.reshape(-1, 1, 1, 1))\n',
+           '            folded.weight.mul_(s.reshape(-1, 1, 1, 1))\n'),
+          says=r'autograd on.*no_grad', hidden_says=r'autograd on.*no_grad'),
+    wrong('02.fold_conv_bn', 'the fold computed under torch.inference_mode() "because it is faster than no_grad": the '
+          'folded weights are inference tensors, and any call of the folded model with autograd on raises', 'ex-2c',
+          ('        with torch.no_grad():\n            s = torch.rsqrt', '        with torch.inference_mode():\n            s = torch.rsqrt'),
+          says='inference_mode', hidden_says='inference_mode'),
+    wrong('02.fold_conv_bn', 'the scale expanded to (out_channels, in_channels, *kernel_size): a grouped conv holds '
+          'in_channels / groups channels per filter, so its folded weight has the wrong shape', 'ex-2c',
+          ('folded.weight = nn.Parameter(conv.weight * s.reshape(-1, 1, 1, 1))',
+           'folded.weight = nn.Parameter(conv.weight * s.reshape(-1, 1, 1, 1).expand(conv.out_channels, conv.in_channels, *conv.kernel_size))'),
+          says='grouped', hidden_says='grouped'),
+    wrong('02.fold_conv_bn', 'the folded conv registered, the batch norm erased, but the conv node never pointed at the '
+          'folded conv: the graph still calls the original conv', 'ex-2c',
+          ('        conv_node.target = name\n', ''),
+          says=r'still calls.*node\.target', hidden_says=r'still calls.*node\.target'),
+    wrong('02.fold_conv_bn', 'batch norms with affine=False skipped (no weight and bias to fold): a foldable pair is left',
+          'ex-2c',
+          ('            continue                                  # batch statistics: not a fixed map\n',
+           '            continue                                  # batch statistics: not a fixed map\n'
+           '        if not bn.affine:\n            continue\n'),
+          says='affine', hidden_says='affine'),
+    wrong('02.fold_conv_bn', 'convs without a bias skipped (no bias to fold into): a foldable pair is left', 'ex-2c',
+          ('            continue                                  # batch statistics: not a fixed map\n',
+           '            continue                                  # batch statistics: not a fixed map\n'
+           '        if conv.bias is None:\n            continue\n'),
+          says='without a bias', hidden_says='without a bias'),
+    # ---- fold_constants
+    wrong('02.fold_constants', 'the whole pass decorated with @torch.inference_mode() "to be faster": the buffers it keeps '
+          'are inference tensors, which a backward through the folded model cannot use', 'ex-2e',
+          ('def fold_constants(gm):\n', '@torch.inference_mode()\ndef fold_constants(gm):\n'),
+          says='inference_mode', hidden_says='inference_mode'),
+    wrong('02.fold_constants', 'random calls judged by is_random alone (has_side_effects not asked): torch.poisson(p), which '
+          'node.is_impure() knows to be random and the lists do not hold, is folded and its one sample frozen', 'ex-2e',
+          ('and not is_random(node) and not has_side_effects(gm, node)', 'and not is_random(node)'),
+          says=r'is_impure', hidden_says=r'is_impure'),
+    # ---- dead_code
+    wrong('02.dead_code', 'mark and sweep from the output only, calls with side effects kept but not marked live: what '
+          'such a call reads (the condition of a torch._assert) is erased under it', 'ex-2d',
+          (SOLUTION_DCE_LOOP, DCE_FROM_OUTPUT),
+          says=r'still read', hidden_says=r'still read'),
+    # ---- node_costs
+    wrong('02.node_costs', 'views and reshapes (flatten, view, transpose, getitem ...) counted as 0 bytes, as a real '
+          'compiler would: the rule counts every call node', 'ex-3',
+          ('        flops = node_flops(gm, node)\n',
+           '        if getattr(node.target, "__name__", node.target) in ("view", "reshape", "flatten", "transpose", "permute", '
+           '"getitem", "unsqueeze", "squeeze", "t"):\n            moved = 0      # a view moves nothing\n'
+           '        flops = node_flops(gm, node)\n'),
+          says='views', hidden_says='views'),
+    wrong('02.node_costs', 'a batched matrix product counted for one batch element (2·M·N·K from the last two '
+          'dimensions of its operands)', 'ex-3',
+          ('        return 2 * out * inner(0)[-1]\n    if node.op == "call_function" and node.target in CONV_FUNCTIONS',
+           '        a, b = inner(0), inner(1)\n        return 2 * a[-2] * b[-1] * a[-1]\n'
+           '    if node.op == "call_function" and node.target in CONV_FUNCTIONS'),
+          says='output elements', hidden_says='output elements'),
+    wrong('02.node_costs', 'bytes reported in kilobytes (÷ 1000, easier to read), intensity computed from them', 'ex-3',
+          ('        flops = node_flops(gm, node)\n', '        moved = moved // 1000\n        flops = node_flops(gm, node)\n'),
+          says='kB', hidden_says='kB'),
+    wrong('02.node_costs', 'bytes counted as elements (math.prod of the shape, no itemsize)', 'ex-3',
+          ('        return math.prod(meta.shape) * meta.dtype.itemsize\n', '        return math.prod(meta.shape)\n'),
+          ('            moved += sum(t.numel() * t.element_size() for t in', '            moved += sum(t.numel() for t in'),
+          says='itemsize', hidden_says='itemsize'),
+    # ---- pipeline
+    wrong('02.pipeline', "the tolerance's scale from max(ref), not max |ref|: outputs that are large and negative get "
+          'the floor of 1', 'ex-4b',
+          ('[t.abs().max().item() for t in leaves(reference)', '[t.max().item() for t in leaves(reference)'),
+          says='negative', hidden_says='negative'),
+    wrong('02.pipeline', 'outputs compared with torch.allclose(rtol=tol, atol=tol × scale): the rtol on top lets a large '
+          'element drift by up to twice the tolerance', 'ex-4b',
+          ('        if not diff <= tol * scale:\n',
+           '        if not all(torch.allclose(a, b, rtol=tol, atol=tol * scale) for a, b in pairs):\n'),
+          says='went through', hidden_says='went through'),
+    wrong('02.pipeline', 'PassVerificationError names the last pass that passed ("broke after ..."), not the one that '
+          'failed: a first pass that fails is named as "the start"', 'ex-4b',
+          ('        before = len(gm.graph.nodes)\n',
+           '        before = len(gm.graph.nodes)\n        last_good = report[-1]["pass"] if report else "the start"\n'),
+          ('f"pass {p.name!r}', 'f"the outputs broke after {last_good!r}'),
+          says='does not name that pass', hidden_says='does not name that pass'),
+    # ---- check_pass
+    wrong('02.check_pass', "problem 'ok' for a case that passes, not ''", 'ex-5',
+          ('"problem": problem})', '"problem": problem or "ok"})'),
+          says="problem should be ''", hidden_says="problem should be ''"),
+    wrong('02.check_pass', "a shape that differs reported as 'shape: ...', not 'output'", 'ex-5',
+          ('        if not (isinstance(got, torch.Tensor) and got.shape',
+           '        if isinstance(got, torch.Tensor) and got.shape != case["expected"].shape:\n'
+           '            return f"shape: {tuple(got.shape)} instead of {tuple(case[\'expected\'].shape)}"\n'
+           '        if not (isinstance(got, torch.Tensor) and got.shape'),
+          says="should start with 'output'", hidden_says="should start with 'output'"),
+    wrong('02.check_pass', 'the values compared only where the shapes agree: a shape that differs skips the comparison',
+          'ex-5',
+          ('        if not (isinstance(got, torch.Tensor) and got.shape == case["expected"].shape\n'
+           '                and torch.allclose(got, case["expected"], rtol=tol, atol=tol)):\n',
+           '        if isinstance(got, torch.Tensor) and got.shape == case["expected"].shape \\\n'
+           '                and not torch.allclose(got, case["expected"], rtol=tol, atol=tol):\n'),
+          says='let .* through', hidden_says='let .* through'),
+]
+
+RIGHT += [
+    right('02.fold_conv_bn', 'generalized to Conv1d/2d/3d → BatchNorm1d/2d/3d, the scale shaped to the weight\'s own '
+          'number of dimensions', 'ex-2c',
+          ('isinstance(gm.get_submodule(bn_node.target), nn.BatchNorm2d)',
+           'isinstance(gm.get_submodule(bn_node.target), nn.modules.batchnorm._BatchNorm)'),
+          ('isinstance(gm.get_submodule(conv_node.target), nn.Conv2d)',
+           'isinstance(gm.get_submodule(conv_node.target), (nn.Conv1d, nn.Conv2d, nn.Conv3d))'),
+          ('s.reshape(-1, 1, 1, 1)', 's.reshape(-1, *[1] * (conv.weight.dim() - 1))')),
+    right('02.fold_constants', 'an in-place call protects only the tensor it changes (its first argument) and what that '
+          'is a view of, not its other arguments', 'ex-2e',
+          ('                             for i in n.all_input_nodes]\n',
+           '                             for i in n.all_input_nodes[:1]]\n')),
+]
