@@ -242,3 +242,24 @@ def test_linear_gelu_errors_are_explained():
     assert "fp32" in hint("InterpreterError: ValueError('out_dtype=bfloat16 is unsupported.')")
     assert "masks" in hint("ValueError: K=33 is not a multiple of BLOCK_K=32")
     assert hint("RuntimeError: something else") == ""
+
+
+def test_gpu_launch_count_sees_jit_launches_only(monkeypatch):
+    """On a GPU, chain_triton's launches are those of @triton.jit functions (JITFunction.run), so a result that came
+    from a compiled graph's kernels (no JITFunction launched) is told apart; a warm-up compile is not a launch. The
+    real run needs a GPU: here it is stood in for."""
+    from triton.runtime.jit import JITFunction
+
+    ran = []
+    monkeypatch.setattr(JITFunction, "run", lambda self, *args, **kwargs: ran.append(kwargs.get("warmup")))
+    record = lab03.Launches()
+    kernel = object.__new__(JITFunction)
+    with lab03.counted_jit_launches(record):
+        kernel.run(grid=(1,), warmup=False)
+        kernel.run(grid=(1,), warmup=True)
+    kernel.run(grid=(1,), warmup=False)              # after the context: the real run again, not counted
+    assert record.watching and record.launched == 1 and ran == [False, True, False]
+    problems = lab03.kernel_problems({"outs": [{"out": None, "aten": [], "converted": [], "watched": True,
+                                                "launched": 0, "programs": []}], "bad_block": None},
+                                   lab03.kernel_cases()[0][:1], 1000)
+    assert any("launched no Triton kernel" in p for p in problems)
