@@ -383,19 +383,21 @@ def probe_debug_dump(learner: Learner, fn: Callable, shape: tuple) -> dict:
 def dump_facts(learner: Learner, fn: Callable, shape: tuple, root: Path, saved: dict) -> dict:
     """One call of dump_inductor_debug: what it returned (or raised), the files there, the generated code, the settings
     it left changed (put back here)."""
+    written = set(root.rglob("output_code.py"))
+    wrote = lambda: bool(set(root.rglob("output_code.py")) - written)      # did this call's compile write any debug file?
     try:
         folder = learner.call("dump_inductor_debug", fn, (torch.randn(*shape),), root)
     except CheckFailed:
         raise
     except Exception as err:
-        return {"raised": raised(err)}
+        return {"raised": raised(err), "wrote": wrote()}
     finally:
         left = settings_left_changed(saved)
     if folder is None:
-        return {"folder": None}
+        return {"folder": None, "wrote": wrote()}
     folder = Path(folder)
     info = {"folder": str(folder), "is_dir": folder.is_dir(), "under_root": str(folder.resolve()).startswith(str(root.resolve())),
-            "settings_left": left}
+            "settings_left": left, "wrote": wrote()}
     if folder.is_dir():
         info["files"] = sorted(p.name for p in folder.iterdir() if p.is_file())
         code = folder / "output_code.py"
@@ -447,6 +449,12 @@ def debug_folder_problems(info: dict, marker: str, kernels: tuple = ()) -> list[
         return []
     said = ["returned the first call's folder again"] if again.get("folder") == info["folder"] else \
         [again["raised"]] if "raised" in again else [f"failed: {p}" for p in debug_folder_problems(again, marker, kernels)]
+    if said and again.get("wrote") is False and again.get("folder") != info["folder"]:
+        return [f"dump_inductor_debug is right once, but when it is called again with the same function in the same "
+                f"process, that second call compiled nothing: no debug file was written (it {said[0].rstrip('.')}). "
+                "Dynamo still held what it compiled on the first call (for the function, or for a wrapper of it whose "
+                "code is the same on every call), so Inductor never ran. Start every dump from scratch: "
+                "torch._dynamo.reset() before compiling."]
     if said:
         return [f"dump_inductor_debug is right once, but not when it is called again with the same debug_root in the "
                 f"same process (the second call {said[0].rstrip('.')}). Dynamo keeps one run_* folder per process and "
@@ -524,6 +532,15 @@ def look_alikes() -> list:
                  ["_log_softmax_backward_data", "eq", "expand", "nll_loss_backward", "view"], ["sum"])]
 
 
+def old_cpp_kernel():
+    """A C++ kernel as torch 2.0 named it (kernel_cpp_0: no "cpp_" in front, no fused ops in the name)."""
+    from helpers.inductor import Kernel
+
+    return Kernel(name="kernel_cpp_0", kind="cpp", device="cpu", aten_ops=["amax", "sub", "exp", "sum", "div"],
+                  aten_ops_source="source_comments", loads=[], stores=[], reductions=["max", "sum"],
+                  source=fake_source("kernel_cpp_0", "cpp", ["amax", "sub", "exp", "sum", "div"], ["max", "sum"]))
+
+
 def template_kernel():
     """A Triton kernel of the kind "template" (a matmul template, as max-autotune writes): Triton, so kernel.py."""
     from helpers.inductor import Kernel
@@ -591,7 +608,7 @@ def probe_find_softmax(learner: Learner, kernels: list | None) -> dict:
             continue
         info["found"].append(found_name(got, names) if got is None or not hasattr(got, "name") or
                              any(got is k for k in ks) else {"not_in_list": found_name(got, names)})
-    for kernel in [*kernels, look_alikes()[1], template_kernel()]:
+    for kernel in [*kernels, look_alikes()[1], template_kernel(), old_cpp_kernel()]:
         folder = Path(tempfile.mkdtemp(prefix="save-kernel-"))
         for stale in ("kernel.cpp", "kernel.py"):          # an earlier run's kernel files: saving replaces them
             (folder / stale).write_text("// an earlier run's kernel, not this one\n")
@@ -639,8 +656,11 @@ def find_problems(info: dict, want: str | None, about: str, reveal: bool) -> lis
             return ["save_kernel returned a folder, not the path of the file it wrote (out_dir/kernel.cpp or "
                     "out_dir/kernel.py): return the file's path."]
         if saved.get("name") != "kernel" + ext:
+            named = "" if name.startswith("cpp" if ext == ".cpp" else "triton") else \
+                f" The kernel was named {name!r}: decide by its kind, not by its name (older torch versions name C++ " \
+                "kernels kernel_cpp_0)."
             return [f"save_kernel wrote {saved.get('name')!r} for {kind}; a C++ kernel (kind 'cpp') goes to kernel.cpp, "
-                    "every Triton kind to kernel.py, whatever the device (Inductor writes Triton for CPUs too)."]
+                    "every Triton kind to kernel.py, whatever the device (Inductor writes Triton for CPUs too)." + named]
         if not saved.get("exists") or not saved.get("in_folder"):
             return ["save_kernel's file is not in the folder it was given: write it to out_dir (the argument) and return "
                     "its path."]
@@ -984,10 +1004,15 @@ def annotation_problems(text: str, kernel) -> list[str]:
         problems.append("'Output written' should name the pointer the probabilities are written through (a name from the "
                         "kernel's signature) and quote, in `backticks`, the index expression of that store as the kernel "
                         "writes it (not the per-row max or sum the kernel also stores).")
+    problems += reads_once_problems(found["input read"], text, k)
     red_body = found["reductions"].lower()
     kinds = [r for r in k["reductions"] if not reduction_said(r, red_body)]
     if kinds:
         problems.append(f"'Reductions' should say which reductions the kernel performs ({', '.join(k['reductions'])}); missing: {', '.join(kinds)}.")
+    if ACROSS_ROWS.search(red_body) and not ALONG_A_ROW_SAID.search(red_body):
+        problems.append("'Reductions' says the reductions run across the rows (down the batch, one result per column): "
+                        "look again at the loops of the reduction, which loop variable its accumulator runs over and "
+                        "which one stays fixed while it does, and say along which axis each reduction runs.")
     quoted = [q.strip() for q in code_quotes(found["reductions"]) if q.strip() and q.strip() in k["source"]]
     if not any(REDUCTION_CODE.search(q) for q in quoted):
         said = " (what you quoted is not a reduction: a division or an exp works element by element)" if quoted else ""
@@ -1015,6 +1040,49 @@ REDUCTION_WORDS = {"max": r"\b(?:a?max(?:imum|ima|es)?|largest|biggest|highest|g
 def reduction_said(kind: str, text: str) -> bool:
     """Whether a text names a reduction of this kind (max, sum, online_softmax, welford ...), in words."""
     return re.search(REDUCTION_WORDS.get(kind.lower(), re.escape(kind.lower())), text, re.I) is not None
+
+
+# The axis of a softmax's reductions: along each row (over its columns). Said across the rows instead (down the batch,
+# one result per column, dim 0), it is the other axis; a text that also says "per row" or "over the columns" is read as
+# saying the right one (the outer loop may well be said to walk the rows).
+ACROSS_ROWS = re.compile(r"\bper[- ]column\b|\b(?:each|every)\s+column\b(?!['’]?s?\s+of\s+(?:a|the|each|its|one)\s+row)|"
+                         r"\bcolumn[- ]?wise\b|\b(?:over|across|along|down|through)\s+(?:the\s+|all\s+(?:the\s+)?|both\s+)?"
+                         r"(?:\d+\s+)?(?:rows\b(?!['’])|batch(?:es)?\b(?!['’])|samples\b|examples\b)|\b(?:dim(?:ension)?|axis)\s*=?\s*0\b|"
+                         r"\b(?:batch|first)\s+(?:dim(?:ension)?|axis)\b", re.I)
+ALONG_A_ROW_SAID = re.compile(r"\bper[- ]row\b|\b(?:each|every|a|one|its|that|this|the same|a single)\s+row\b(?!s)|"
+                              r"\brow[- ]?wise\b|\b(?:over|across|along|within|through|inside)\s+(?:the\s+|all\s+(?:the\s+)?|"
+                              r"its\s+)?(?:\d[\d,]*\s+)?(?:columns|cols|classes|logits|vocab\w*|entries|elements|features|"
+                              r"outputs|values)\b|\b(?:dim(?:ension)?|axis)\s*=?\s*(?:-1|1)\b|"
+                              r"\b(?:last|inner|reduction|softmax)\s+(?:dim(?:ension)?|axis)\b", re.I)
+# "reads each logit only once": a claim about the input's loads that the kernel's source can settle.
+READ_ONCE = re.compile(r"\b(?:reads?|reading|loads?|loaded|loading|fetch\w*|touch\w*)\b[^.;:]{0,60}?"
+                       r"\b(?:(?:only|just|exactly)\s+)?(?:once|a single time|one time)\b"
+                       r"(?!\s+(?:per|each|for\s+each|in\s+each|every|more|again|it|the))", re.I)
+ONCE_DENIED = re.compile(r"\b(?:than|not|never|twice|again|second|two|both)\b|n['’]t\b", re.I)
+INPUT_SAID = re.compile(r"\bin_(?:out_)?ptr\d|\binputs?\b|\blogits?\b", re.I)
+
+
+def input_load_sites(k: dict) -> int:
+    """How many places in the kernel's source load its input tensor (the whole-tensor load of an in_ pointer)."""
+    sites = 0
+    for buffer in {a["buffer"] for a in whole_tensor(k["loads"], "in_") if a["buffer"].startswith("in_")}:
+        name = re.escape(buffer)
+        sites += sum(1 for line in k["source"].splitlines()
+                     if re.search(rf"\b{name}\b", line) and (re.search(r"\bload\w*\s*\(", line)
+                                                            or re.search(rf"=\s*{name}\s*\[", line)))
+    return sites
+
+
+def reads_once_problems(input_body: str, text: str, k: dict) -> list[str]:
+    """An annotation that says the kernel reads its input only once, of a kernel that loads it in more than one pass
+    (a CPU kernel reads a row for the max and again for the exponentials: its vectorised loops load twice per pass)."""
+    said = [s for s in sentences(input_body) + [s for s in sentences(text) if INPUT_SAID.search(s)]
+            if READ_ONCE.search(s) and not ONCE_DENIED.search(s)]
+    passes = input_load_sites(k) >= (3 if k.get("kind") == "cpp" else 2)
+    if not said or not passes:
+        return []
+    return ["the annotation says the kernel reads its input only once, but this kernel's source loads the input in "
+            "more than one place: look at which loops load it, and say what each read is for."]
 
 
 SCRATCH = re.compile(r"\blocal_buffer_data_\d+\b")
@@ -1249,17 +1317,18 @@ def probe_crossover(learner: Learner, row_lists: list[list[dict]], sweep: SweepC
         info["switches"] = [sum(a != b for a, b in zip(t, t[1:])) for t in turns]   # eager to compiled or back
         info["fresh"] = {name: [model.fresh.get(b, 0) for b in sweep.batches] for name, model in
                          (("eager", eager), ("compiled", compiled))}
-        info["elsewhere"] = sweep_elsewhere(learner, sweep.d)
+        info["elsewhere"] = sweep_elsewhere(learner, sweep.d, sweep.batches[0] if sweep.batches else 2)
     return info
 
 
 ELSEWHERE = "meta"    # another device than the notebook's, on every machine: tensors of shapes alone, no data
 
 
-def sweep_elsewhere(learner: Learner, d: int) -> list[str] | None:
-    """measure_sweep run once more, at one batch size, with the notebook's `device` set to another device (meta) and
-    two stand-ins that live there: the devices of the inputs they got (a sweep that makes its inputs on the CPU alone,
-    which a CPU machine cannot tell apart from a right one). None when the notebook has no `device` or nothing ran."""
+def sweep_elsewhere(learner: Learner, d: int, batch: int = 2) -> list[str] | None:
+    """measure_sweep run once more, at one batch size (one it has just measured), with the notebook's `device` set to
+    another device (meta) and two stand-ins that live there: the devices of the inputs they got (a sweep that makes its
+    inputs on the CPU alone, which a CPU machine cannot tell apart from a right one); [] when it returned rows without
+    calling them (rows kept from an earlier call). None when the notebook has no `device` or nothing ran."""
     import inspect
 
     if not learner.has("device"):
@@ -1268,17 +1337,19 @@ def sweep_elsewhere(learner: Learner, d: int) -> list[str] | None:
     kw = {"d": d} if "d" in inspect.signature(fn).parameters else {}
     eager = CountingHead(d, 0.0, label="eager").to(ELSEWHERE)
     compiled = CountingHead(d, 0.0, label="compiled").to(ELSEWHERE)
+    returned = False
     try:
         with learner.replacing_global("measure_sweep", "device", torch.device(ELSEWHERE)), \
                 warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
-            learner.call("measure_sweep", eager, compiled, [2], **kw)
+            rows = learner.call("measure_sweep", eager, compiled, [batch], **kw)
+            returned = isinstance(rows, list) and bool(rows)
     except CheckFailed:
         raise
     except Exception:
         pass                     # a model that got a tensor from elsewhere raises: what it got is what counts
     seen = sorted(eager.devices | compiled.devices)
-    return seen or None
+    return seen or ([] if returned else None)
 
 
 def times_problems(rows: Any, what: str) -> list[str]:
@@ -1337,6 +1408,10 @@ def measured_problems(info: dict, sweep: SweepCase, reveal: bool) -> list[str]:
     seen = info["seen"]
     if not seen["eager"] and not seen["compiled"]:
         return ["measure_sweep never called the two models it was given: its rows must be their measured times, not a guess."]
+    if info.get("elsewhere") == []:
+        return ["measure_sweep, called once more by the check with two other models at a batch size it had just "
+                "measured, returned a row without calling them: it keeps rows from an earlier call (a dict, a global or "
+                "a default argument that outlives the call). Time the models it is given, on every call."]
     if seen["eager"] != sorted(set(batches)) or seen["compiled"] != sorted(set(batches)):
         return ["measure_sweep should time both models on an input of each batch size it is given (rows of d "
                 f"features); the check's models were called with batch sizes {seen['eager']} and {seen['compiled']}, "
@@ -1617,6 +1692,8 @@ def probe_report(learner: Learner, with_capture: bool) -> dict:
     info["kernel_saved"] = any((root / name).is_file() for name in ("kernel.cpp", "kernel.py"))   # part C's file
     facts = learner.ns.get("facts")
     saved_file = facts.get("kernel_file") if isinstance(facts, dict) else None
+    device = facts.get("device") if isinstance(facts, dict) else None
+    info["device"] = device if isinstance(device, str) and device.strip() else None      # the device the report names
     if isinstance(saved_file, str) and saved_file in ("kernel.cpp", "kernel.py") and (root / saved_file).is_file():
         info["kernel_file"] = saved_file           # the one part C saved (an earlier run may have left the other)
     err = learner.value("max_err") if learner.has("max_err") else None
@@ -1708,14 +1785,45 @@ def synthetic_facts(facts: dict) -> dict | None:
                 if f"{side}_{q}_ms" in row:
                     row[f"{side}_{q}_ms"] = row[f"{side}_ms"]
         fake.append(row)
-    return {**facts, "max_err": SYNTHETIC_ERR, "sweep_rows": fake, "crossover": rows[rank[n - 2]]["batch"]}
+    device = facts.get("device")
+    other = {}
+    if isinstance(device, str) and device.strip():     # a device of the other kind, with the label's other parts
+        name, *rest = [part.strip() for part in device.split("·")]
+        other["device"] = " · ".join(["NVIDIA H200" if CPU_SAID.search(name) else "CPU (8 cores)", *rest])
+    return {**facts, "max_err": SYNTHETIC_ERR, "sweep_rows": fake, "crossover": rows[rank[n - 2]]["batch"], **other}
+
+
+CPU_SAID = re.compile(r"\bcpus?\b", re.I)
+
+
+def device_said(text: str, label: str) -> bool:
+    """Whether a text names the device a device_label describes ("CPU (2 cores) · torch 2.13.0", "NVIDIA H100 80GB
+    HBM3 · torch 2.11.0 · triton 3.6.0"): its name as the label gives it, or its kind in a word (CPU; GPU or CUDA), or a
+    model number of its name (H100)."""
+    name = label.split("·")[0].strip()
+    flat = lambda t: " ".join(t.split()).lower()
+    if name and flat(name) in flat(text):
+        return True
+    if CPU_SAID.search(name):
+        words = [r"\bcpus?\b", r"\bprocessors?\b"]
+    else:
+        words = [r"\bgpus?\b", r"\bcuda\b", *(rf"\b{re.escape(t)}\b" for t in re.findall(r"\w+", name)
+                                           if len(t) >= 3 and re.search(r"\d", t) and re.search(r"[a-z]", t, re.I))]
+    return re.search("|".join(words), text, re.I) is not None
+
+
+def outside_explanation(report: str, explanation: str) -> str:
+    """The report without its explanation's text: the explanation is the learner's own words (it may name the notebook's
+    device), the rest is what write_report wrote from the facts."""
+    return report.replace(explanation, " ") if explanation.strip() else report
 
 
 def report_of(learner: Learner, facts: dict, explanation: str, root: Path) -> dict:
     """write_report run into a fresh folder (holding copies of the files the report points to) with these facts: the
     REPORT.md it wrote (or what it raised), and the facts it was given that the report must show."""
     folder = Path(tempfile.mkdtemp(prefix="report-facts-"))
-    shown = {"max_err": facts["max_err"], "sweep_rows": facts["sweep_rows"], "crossover": facts["crossover"]}
+    shown = {"max_err": facts["max_err"], "sweep_rows": facts["sweep_rows"], "crossover": facts["crossover"],
+             "device": facts.get("device")}
     try:
         for name in REPORT_ARTIFACTS:
             if (root / name).is_file():
@@ -1753,11 +1861,14 @@ def synthetic_problems(run: dict | None) -> list[str]:
                 "comes from the paired rounds, not from the ratio of the medians")
     elif crossover_stated_problems(run["report"], profile, crossover):
         said = f"the crossover stated is not facts['crossover'] (batch {crossover})"
+    elif isinstance(run.get("device"), str) and \
+            not device_said(outside_explanation(run["report"], found["when compiling pays"]), run["device"]):
+        said = f"it does not name facts['device'] ({run['device'].split('·')[0].strip()}) as the device measured on"
     else:
         return []
-    return [f"write_report, run by the check with facts of its own (another max_err, and sweep rows with other times "
-            f"and verdicts), wrote a report that does not show them: {said}. Write the report from the facts it is "
-            "given, as they are: not from the notebook's variables, and not worked out again."]
+    return [f"write_report, run by the check with facts of its own (another max_err, sweep rows with other times "
+            f"and verdicts, another device), wrote a report that does not show them: {said}. Write the report from the "
+            "facts it is given, as they are: not from the notebook's variables, and not worked out again."]
 
 
 def report_again_problems(again: dict | None) -> list[str]:
@@ -2365,6 +2476,10 @@ def report_problems(info: dict, kernels: list[str]) -> list[str]:
         if not problems and isinstance(rows, list):
             problems += verdict_rows_problems(found["profile"], rows) or \
                 crossover_stated_problems(report, found["profile"], info.get("crossover", "not run"))
+    device = info.get("device")
+    if isinstance(device, str) and not device_said(outside_explanation(report, found["when compiling pays"]), device):
+        problems.append("REPORT.md should say which device the sweep was measured on (facts['device']), beside the "
+                        "profile: times and verdicts hold for the machine that measured them, and no other.")
     if info.get("sweep_written", True) and len(found["when compiling pays"].split()) < 25:
         problems.append("'When compiling pays' should explain, in a few sentences, what your sweep's verdicts say (where "
                         "compiled was faster, slower or no different from eager) and why.")

@@ -1556,3 +1556,125 @@ ROUND9_RIGHT = [
 
 WRONG += ROUND9
 RIGHT += ROUND9_RIGHT
+
+
+# ---------------------------------------------------------------- round 10: stale state, one torch version's naming,
+# wrong memory facts (a reduction axis, a single read), 'no difference' rows skipped, a report without its device.
+SCHEDULER_BY_WRITES = '''def scheduler_nodes(ir_text):
+    """Names of the top-level scheduler nodes in an ir_pre_fusion.txt / ir_post_fusion.txt text, in order."""
+    names, member_next, top = [], False, False
+    for line in ir_text.splitlines():
+        if re.match(r"^\\w+\\.snodes\\[\\d+\\] =", line):
+            member_next = True
+            continue
+        if re.match(r"^\\w+: \\w*SchedulerNode\\(", line):
+            top, member_next = not member_next, False
+            continue
+        w = re.match(r"^\\w+\\.writes = \\[(.*)\\]", line)
+        if w and top:
+            buffers = re.findall(r"name='(\\w+)'|MemoryDep\\('(\\w+)'", w.group(1))
+            if buffers:
+                names.append("_".join(a or b for a, b in buffers))
+            top = False
+    return names
+'''
+
+ROUND10 = [
+    # ---- B: debug dump
+    wrong('04.debug_dump', "wraps fn in a new lambda for each dump instead of resetting Dynamo: the lambda's code is the "
+          "same every call, so the second dump is a Dynamo cache hit that compiles nothing", 'ex-b',
+          ('    torch._dynamo.reset()\n', ''),
+          ('        torch.compile(fn)(*args)\n', '        torch.compile(lambda *a: fn(*a))(*args)\n'),
+          says=r'compiled nothing|_dynamo\.reset', hidden_says=r'compiled nothing|_dynamo\.reset'),
+    # ---- C: save the kernel
+    wrong('04.find_softmax', "save_kernel tells C++ from Triton by the kernel's name (cpp_...): an older torch names its "
+          "C++ kernels kernel_cpp_0, which then goes to kernel.py", 'ex-c',
+          ('("kernel.cpp" if kernel.kind == "cpp" else "kernel.py")',
+           '("kernel.cpp" if kernel.name.startswith("cpp") else "kernel.py")'),
+          says='by its kind', hidden_says='by its kind'),
+    # ---- D: annotation
+    wrong('04.annotation', "'Reductions' puts the max and the sum down the rows (the batch dimension), one per column, "
+          "not along each row", 'ex-d',
+          ('Per row: {", ".join(k.reductions)}.', 'Per column: {", ".join(k.reductions)}.'),
+          ("Each row's reduction runs over the 600 columns inside the kernel",
+           "Each column's reduction runs down the 2 rows of the batch (dim 0) inside the kernel"),
+          says='Reductions.*rows', hidden_says='Reductions.*rows'),
+    wrong('04.annotation', "'Input read' says the kernel reads each logit from memory only once (the textbook fusion "
+          "claim), while this CPU kernel loads the input again after the max", 'ex-d',
+          ('of a row, contiguously.', 'of a row, contiguously. Fusion means the kernel reads each logit from memory '
+                                      'only once: that one load feeds the max, the exp, the sum and the division.'),
+          says='once', hidden_says='once'),
+    wrong('04.annotation', "'Output written' gives the scratch array local_buffer_data_0 (where exp(x - max) goes) as "
+          "the output", 'ex-d',
+          ('The probabilities go out through `{last_store.buffer}` at `{last_store.index}`',
+           'The probabilities go out through `{scratch or last_store.buffer}` at `{"x1" if scratch else last_store.index}`'),
+          says='Output written', hidden_says='Output written'),
+    # ---- E: sweep and crossover
+    wrong('04.crossover', "find_crossover leaves the 'no difference' rows out (they settle nothing) and finds the faster "
+          "tail among the others", 'ex-e',
+          ('for row in sorted(rows, key=lambda r: r["batch"], reverse=True):',
+           'for row in sorted([r for r in rows if r.get("verdict") != "no difference"], key=lambda r: r["batch"], reverse=True):'),
+          says="'no difference' row is not faster", hidden_says='verdict'),
+    wrong('04.crossover', "find_crossover wants two faster sizes at least in the tail (one faster size taken for a fluke)", 'ex-e',
+          (CROSSOVER, '    tail = []\n    for row in sorted(rows, key=lambda r: r["batch"], reverse=True):\n'
+                      '        if row.get("verdict") != "faster":\n            break\n        tail.append(row["batch"])\n'
+                      '    return tail[-1] if len(tail) >= 2 else None\n'),
+          says='every larger batch', hidden_says='verdict'),
+    wrong('04.crossover', "measure_sweep keeps each batch size's row in a module-level dict and returns it when that size "
+          "comes again, whatever the models", 'ex-e',
+          ('def measure_sweep(model, compiled, batch_sizes, d=64):', '_measured = {}\n\n\ndef measure_sweep(model, compiled, batch_sizes, d=64):'),
+          ('    for b in batch_sizes:\n        xb = torch.randn(b, d, device=device)\n',
+           '    for b in batch_sizes:\n        if b in _measured:\n            rows.append(_measured[b])\n            continue\n'
+           '        xb = torch.randn(b, d, device=device)\n'),
+          ('"compiled_q25_ms": c.b.q25_ms, "compiled_q75_ms": c.b.q75_ms})\n',
+           '"compiled_q25_ms": c.b.q25_ms, "compiled_q75_ms": c.b.q75_ms})\n        _measured[b] = rows[-1]\n'),
+          says='earlier call', hidden_says='earlier call'),
+    wrong('04.crossover', "measure_sweep's speedup is the comparison's ratio (the median of the paired ratios), not "
+          "eager_ms / compiled_ms", 'ex-e',
+          ('"speedup": c.a.median_ms / c.b.median_ms,', '"speedup": c.ratio,'),
+          says=r'eager_ms / compiled_ms', hidden_says=r'eager_ms / compiled_ms'),
+    # ---- S: scheduler
+    wrong('04.scheduler', "leaves out the NopKernelSchedulerNode lines (a no-op writes no kernel), though they are "
+          "top-level nodes", 'ex-s',
+          ('        if m:\n            if not member_next:', '        if m and "NopKernel" not in line:\n            if not member_next:'),
+          says='whatever its kind', hidden_says='whatever its kind'),
+    wrong('04.scheduler', "gives the buffers each top-level node writes (buf1, from its .writes line), not the nodes' "
+          "own names (op1)", 'ex-s', source=SCHEDULER_BY_WRITES,
+          says='opens a node', hidden_says='opens a node'),
+    # ---- G: report
+    wrong('04.report', "the report never says which device the sweep was measured on (the 'Measured on' line left out)",
+          'ex-g', ("Measured on {facts['device']}.\n\n", ""),
+          says='device', hidden_says='device'),
+    wrong('04.report', "the report's device typed in ('Measured on a CPU.'), not facts['device']: a GPU run's report "
+          "says CPU too", 'ex-g', ("Measured on {facts['device']}.", "Measured on a CPU."),
+          says='device', hidden_says='device'),
+    wrong('04.report', "the profile's batch column numbers the rows (1, 2, 3 ...), not the batch sizes", 'ex-g',
+          ("f\"| {r['batch']} | {r['eager_ms']", "f\"| {i} | {r['eager_ms']"), ("for r in rows])", "for i, r in enumerate(rows, 1)])"),
+          says='do not match', hidden_says='do not match'),
+    wrong('04.report', "the manifest's created as a Unix timestamp (time.time()), not an ISO 8601 date", 'ex-g',
+          ('"created": datetime.now(timezone.utc).isoformat(timespec="seconds")', '"created": time.time()'),
+          says='created', hidden_says='created'),
+]
+
+WRONG += ROUND10
+
+ROUND10_RIGHT = [
+    right('04.annotation', "the reductions' axis in other words ('along a row, across its 600 columns (dim -1), not "
+          "across the batch'), and the input's reads said as they are ('read twice: once for the max, once more for "
+          "the exponentials')", 'ex-d',
+          ("Each row's reduction runs over the 600 columns inside the kernel",
+           "The outer loop walks the rows; each reduction runs along a row, across its 600 columns (dim -1), not across "
+           "the batch, inside the kernel"),
+          ('of a row, contiguously.', 'of a row, contiguously. Each logit is read twice: once for the max, and once '
+                                      'more for the exponentials and their sum.')),
+    right('04.annotation', "written on a GPU, saying the Triton kernel reads each logit only once (true there: one load)",
+          'ex-d', source=gpu_annotation().replace('contiguously.', 'contiguously. The kernel reads each logit from '
+                                                  'memory only once.', 1), public=False),
+    right('04.report', "the device said in the profile, in lower case and without the versions ('All times were "
+          "measured on cpu (2 cores).'), not in a line of its own", 'ex-g',
+          ("Measured on {facts['device']}.\n\n", ""),
+          ("{table if rows else 'not measured'}\n",
+           "All times were measured on {facts['device'].split(' · ')[0].lower()}.\n\n{table if rows else 'not measured'}\n")),
+]
+
+RIGHT += ROUND10_RIGHT
