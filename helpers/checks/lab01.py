@@ -6,7 +6,7 @@ functions, other call sequences, another model) in the submission's kernel. Timi
 did (one row per size asked for, in that order, the op really run on tensors of those sizes with autograd off, of the
 default dtype, made once per size (not inside the timed call) on `device` (a second, short sweep with `device` set to
 the meta device tells a sweep written for the CPU alone), each row the median and quartiles of bench.measure's own
-Timing of its size, watched as it ran), never against
+Timing of its size, watched as it ran, for one call of the op: ÷ k where the timed function ran it k times), never against
 thresholds that a busy machine could break: the unit is judged with an op of the grader's that sleeps a known time,
 which load can lengthen but never shorten, against bounds a wrong unit crosses by 1000× (see SLEEP_MS).
 """
@@ -18,6 +18,7 @@ import difflib
 import io
 import math
 import random
+import statistics
 import tempfile
 import time
 import warnings
@@ -176,20 +177,33 @@ def watching_bench(op: RecordingOp | None = None):
     imported, and compare_many's) with its number of samples and, given the grader's `op`, the sizes the op ran on
     since the Timing before it (one size: the Timing is that size's; several, as in paired rounds: unknown); and for
     every measurement the device it synchronised and whether it knew it (device= given, or a tensor among the
-    arguments) rather than assuming the CPU."""
+    arguments) rather than assuming the CPU; and, given `op`, how many times the op ran per call of the function bench
+    timed (`per_call`: 1 for bench.measure(op, x); k for a function that runs the op k times, whose time is then k
+    calls' time)."""
     from helpers import bench
 
     seen: dict[str, list] = {"timings": [], "devices": []}
-    summarize, infer_device = bench.summarize, bench.infer_device
+    summarize, infer_device, block = bench.summarize, bench.infer_device, bench._block
     mark = [0]
+    ratios: list[float] = []
 
     def summarizing(*args, **kwargs):
         timing = summarize(*args, **kwargs)
         sizes = sorted(set(op.seen[mark[0]:])) if op is not None else []
         mark[0] = len(op.seen) if op is not None else 0
+        per_call = statistics.median(ratios) if ratios else 1.0
+        ratios.clear()
         seen["timings"].append({**{k: getattr(timing, k) for k in ("median_ms", "q25_ms", "q75_ms", "min_ms")},
-                                **quartile_readings(timing.times_ms), "samples": len(timing.times_ms), "sizes": sizes})
+                                **quartile_readings(timing.times_ms), "samples": len(timing.times_ms), "sizes": sizes,
+                                "per_call": per_call})
         return timing
+
+    def blocking(fn, args, number, device):
+        before = len(op.seen) if op is not None else 0
+        result = block(fn, args, number, device)
+        if op is not None and number > 0:
+            ratios.append((len(op.seen) - before) / number)
+        return result
 
     def inferring(args, device=None):
         found = infer_device(args, device)
@@ -197,11 +211,11 @@ def watching_bench(op: RecordingOp | None = None):
         seen["devices"].append([str(found), known])
         return found
 
-    bench.summarize, bench.infer_device = summarizing, inferring
+    bench.summarize, bench.infer_device, bench._block = summarizing, inferring, blocking
     try:
         yield seen
     finally:
-        bench.summarize, bench.infer_device = summarize, infer_device
+        bench.summarize, bench.infer_device, bench._block = summarize, infer_device, block
 
 
 @dataclass(frozen=True)
@@ -354,6 +368,11 @@ def sweep_problems(rows, sizes: list[int] | None, seen: list[int] | None, calls:
         vals = [r.get(k) for k in ("q25_us", "median_us", "q75_us")]
         if not all(isinstance(v, (int, float)) and math.isfinite(v) and v > 0 for v in vals) or not vals[0] <= vals[1] <= vals[2]:
             return ["each row of time_op_sweep needs positive times with q25_us ≤ median_us ≤ q75_us."]
+    if seen is not None and len(seen) == 1 and len(set(sizes)) > 1:
+        return ["time_op_sweep should run the op it is given on a tensor of each size, but the grader's op saw tensors of "
+                "one size only, whatever the row: one tensor timed for every size, or closures made in a loop and timed "
+                "after it (a lambda reads the loop's variable when it runs, not when it was made: every one sees the "
+                "last tensor). Make each size's tensor and time the op on it in the same step, bench.measure(op, x)."]
     if seen is not None and seen != sorted(set(sizes)):
         return ["time_op_sweep should run the op it is given on a tensor of each size; the grader's op did not see those sizes."]
     if sleep_ms:
@@ -417,6 +436,47 @@ def reads_as(us, t: dict, key: str) -> bool:
     """Whether a row's time in µs is this Timing's `key` (median_ms, q25_ms, q75_ms) in any usual reading of it."""
     alts = t.get(key.replace("_ms", "_alts"), [])
     return any(same_time(us, ms) for ms in (t[key], *alts))
+
+
+REPEATED = 1.5    # a function bench timed that ran the op this many times per call or more: a loop of calls, timed
+
+
+def per_call_scaled(t: dict) -> dict:
+    """A Timing of a function that ran the op k times per call (t["per_call"]), as the time of one call: ÷ k."""
+    k = t.get("per_call", 1.0)
+    if k < REPEATED:
+        return t
+    div = lambda v: [x / k for x in v] if isinstance(v, list) else v / k if isinstance(v, (int, float)) else v
+    return {key: (div(v) if key.endswith(("_ms", "_alts")) else v) for key, v in t.items()}
+
+
+def repeat_problems(info: dict) -> list[str]:
+    """Whether each row is the time of one call of the op. A function given to bench.measure that runs the op k times
+    per call (a loop, to beat the timer's resolution) has k calls' time measured; its row is one call's time only when
+    every time bench reported is divided by k (then it is as right as bench.measure(op, x))."""
+    rows = info.get("rows")
+    if not isinstance(rows, list):
+        return []
+    for row in rows:
+        if not isinstance(row, dict) or not all(isinstance(row.get(k), (int, float)) for k in ("median_us", "q25_us", "q75_us")):
+            continue
+        own = [t for t in info.get("timings") or () if t.get("sizes") == [row.get("numel")]
+               and t.get("per_call", 1.0) >= REPEATED]
+        if not own:
+            continue
+        t = own[-1]
+        one = per_call_scaled(t)
+        if all(reads_as(row[key], one, key.replace("_us", "_ms")) for key in ("median_us", "q25_us", "q75_us")):
+            continue
+        k = f"{t['per_call']:g}"
+        if reads_as(row["median_us"], t, "median_ms"):
+            return [f"time_op_sweep gave bench.measure a function that runs the op {k} times per call: bench timed {k} "
+                    f"calls at a time, and the row reports that as the time of one op. Time the op itself, "
+                    f"bench.measure(op, x), or divide every time it gives (the median and both quartiles) by {k}."]
+        return [f"time_op_sweep gave bench.measure a function that runs the op {k} times per call, and the row's times "
+                f"are not bench's divided by {k}: one call of the op takes bench's time ÷ the calls in each timed call "
+                f"(the median and both quartiles). Or time the op itself, bench.measure(op, x)."]
+    return []
 
 
 def timing_problem(row: dict, timings: list[dict]) -> str | None:
@@ -501,8 +561,9 @@ def measured_problems(info: dict) -> list[str]:
         return ["time_op_sweep did not time the sizes with bench.measure: a loop of your own has no warm-up, no GPU "
                 "synchronisation and no quartiles. Time op(x) with bench.measure(op, x) and report its median and "
                 "quartiles (median_ms, q25_ms, q75_ms, each × 1e3)."]
+    timings = [per_call_scaled(t) for t in info["timings"]]     # a loop of k calls, timed: ÷ k (repeat_problems)
     for row in info["rows"]:
-        problem = timing_problem(row, info["timings"])
+        problem = timing_problem(row, timings)
         if problem:
             return [problem]
     want = info.get("device")
@@ -560,7 +621,8 @@ def _dispatch(ctx: Context, cases: DispatchCases) -> str:
                                     [c.about for c in knees]), knees, ctx.reveal))
     sizes = asked_order(cases.sweep_sizes)
     info = ctx.probe(probe_sweep, sizes, cases.notebook_rows, cases.sleep_ms, timeout=180)
-    fail_if(tensor_problems(info) or sweep_problems(info["rows"], sizes, info["seen"], info["calls"], cases.sleep_ms)
+    fail_if(tensor_problems(info) or repeat_problems(info)
+            or sweep_problems(info["rows"], sizes, info["seen"], info["calls"], cases.sleep_ms)
             or measured_problems(info)
             or (sweep_problems(info["op_rows"], None, None) if cases.notebook_rows else []))
     return "the floor and the knee are right, and the sweep measures every size"
@@ -695,7 +757,15 @@ def probe_capture_table(learner: Learner) -> dict:
     seen = learner.value("capture_seen") if learner.has("capture_seen") else None
     plain = lambda v: isinstance(v, (bool, int)) or (isinstance(v, dict) and all(
         isinstance(k, str) and isinstance(b, bool) for k, b in v.items()))
-    return {"table": learner.value("CAPTURE_TABLE"),
+    table = learner.value("CAPTURE_TABLE")
+    shared, keys = [], []
+    if isinstance(table, dict):
+        # what the plain-data round trip loses: rows that are one object (a change to one changes all), and keys
+        # that are not names (a function's key arrives as its repr)
+        rows = [(m, r) for m, r in table.items() if isinstance(r, dict)]
+        shared = sorted({str(a) for i, (a, r) in enumerate(rows) for b, q in rows[i + 1:] if r is q})
+        keys = [type(k).__name__ for k in table if not isinstance(k, str)]
+    return {"table": table, "shared": shared, "keys": keys,
             "seen": {k: v for k, v in seen.items() if isinstance(k, str) and plain(v)} if isinstance(seen, dict)
             else None}
 
@@ -734,14 +804,27 @@ def seen_as_table(seen: dict) -> dict[str, dict]:
     return table
 
 
-def capture_table_problems(table, observed: dict) -> list[str]:
+def capture_table_problems(table, observed: dict, shared: list | None = None, keys: list | None = None) -> list[str]:
     """Every cell of the learner's table that the experiments contradict (a cell `observed` leaves None, or without
-    its column, is only checked for its vocabulary)."""
+    its column, is only checked for its vocabulary). `shared`: methods whose row is the very dict of another method's
+    row; `keys`: the types of the table's keys that are not strings (both seen by the probe, before the round trip)."""
     if not isinstance(table, dict):
         return ["CAPTURE_TABLE should be a dict {method: {column: value}}."]
     missing = [m for m in METHODS if m not in table]
+    if missing and keys:
+        return [f"CAPTURE_TABLE is keyed by {keys[0]} objects (the capture functions themselves?), not by the methods' "
+                f"names: key each row by its name as a string, as the table lists them ({', '.join(map(repr, METHODS))})."]
     if missing:
         return [f"CAPTURE_TABLE lacks {', '.join(missing)}."]
+    odd = next((m for m in METHODS if table[m] is not None and not isinstance(table[m], dict)), None)
+    if odd is not None:
+        return [f"CAPTURE_TABLE[{odd!r}] is a {'list or tuple' if isinstance(table[odd], list) else type(table[odd]).__name__}"
+                f": each method's row should be a dict {{column: value}}, keyed by the column names "
+                f"({', '.join(map(repr, COLUMNS))}), not values in order."]
+    if shared:
+        return [f"CAPTURE_TABLE's rows are not a dict each: the row of {', '.join(shared)} is the same dict object as "
+                "another method's, so a value written into one is written into both, and the last method's values win "
+                "(dict.fromkeys(methods, {}), or one dict reused). Give every method a dict of its own."]
     problems, unfilled = [], 0
     for method in METHODS:
         row = table[method] if isinstance(table[method], dict) else {}
@@ -782,7 +865,7 @@ def _capture_table(ctx: Context, observed: dict | None) -> str:
             raise CheckFailed("capture_seen is missing: the experiment cells of part 2 record what they show in it; "
                               "run them (Run ▸ Run All Above Selected Cell), then this check.")
         observed = seen_as_table(got["seen"])
-    problems = capture_table_problems(got["table"], observed)
+    problems = capture_table_problems(got["table"], observed, got.get("shared"), got.get("keys"))
     unfilled = [p for p in problems if "still None" in p]
     wrong = [p for p in problems if p not in unfilled]
     shown = unfilled + wrong[:4] + ([f"({len(wrong) - 4} more filled cells are wrong.)"] if len(wrong) > 4 else [])
@@ -857,8 +940,12 @@ def _recording(learner: Learner, fn: Callable, x: torch.Tensor) -> dict:
     with learner.running("make_recording_backend"), \
             calling("make_recording_backend", " Dynamo calls backend(gm, example_inputs) and runs what it returns: "
                     "return something that runs the graph (gm.forward)."):
-        out = torch.compile(fn, backend=backend)(x)
+        compiled = torch.compile(fn, backend=backend)
+        out = compiled(x)
     kept = list(graphs)
+    with learner.running("make_recording_backend"), calling("make_recording_backend"):
+        compiled(x)         # the same call again: nothing new to compile, so nothing new reaches the backend
+    ran = len(graphs) - len(kept)
     with torch._dynamo.config.patch(recompile_limit=1), watching_explain(learner) as asked:
         counts = [call(learner, "count_graphs", fn, x, explain=graphs_not_counted) for _ in range(2)]
     two = call(learner, "count_graphs", two_inputs, x, x.flip(0), explain=graphs_not_counted,
@@ -868,7 +955,7 @@ def _recording(learner: Learner, fn: Callable, x: torch.Tensor) -> dict:
     fresh = isinstance(again, tuple) and len(again) == 2 and again[1] is not graphs and hasattr(again[1], "__len__") \
         and len(again[1]) == 0
     own_list = None
-    if fresh and kept and isinstance(kept[0], torch.fx.GraphModule):
+    if fresh and kept and isinstance(kept[0], torch.fx.GraphModule) and not ran:
         # the first backend, called once more after a second make_recording_backend: it records into its own list,
         # not into the newest one (a list kept in a module-level global, rebound on every call, fills the wrong one)
         before = len(graphs)
@@ -877,7 +964,7 @@ def _recording(learner: Learner, fn: Callable, x: torch.Tensor) -> dict:
             own_list = len(graphs) == before + 1 and len(again[1]) == 0
         except Exception:
             pass
-    return {"own_list": own_list, "out": out, "n": len(kept), "all_gm": all(isinstance(g, torch.fx.GraphModule) for g in kept),
+    return {"own_list": own_list, "ran": ran, "out": out, "n": len(kept), "all_gm": all(isinstance(g, torch.fx.GraphModule) for g in kept),
             "types": [type(g).__name__ for g in kept], "count": counts[0], "again": counts[1], "fresh": fresh,
             "two_inputs": two, "same_twice": same, "explained": asked["explain"] > 0 and asked["backends"] == 0}
 
@@ -956,6 +1043,11 @@ def recording_problems(info: dict, case: BreakCase) -> list[str]:
     if info["n"] != case.graphs or not info["all_gm"]:
         problems.append(f"{case.about} should leave {case.graphs} GraphModules in the list; it holds {info['n']} "
                         f"({', '.join(info['types'])}).")
+    if info.get("ran"):
+        problems.append("the backend's list grew when the compiled function ran again on the same input, which "
+                        "compiles nothing: it records graphs as they run, not as Dynamo hands them over "
+                        "(a count of calls, not of graphs). Append gm in the backend itself, which Dynamo calls once "
+                        "per graph it compiles, and return gm.forward unchanged.")
     if info.get("explained"):
         problems.append("count_graphs asked torch._dynamo.explain for the count instead of counting what a recording "
                         "backend received: compile fn with a fresh backend from make_recording_backend (after "
@@ -1042,6 +1134,8 @@ def probe_no_breaks(learner: Learner, inputs: list[torch.Tensor]) -> dict:
                     results.append(torch.compile(fn, fullgraph=True, backend="eager")(given))
                 if not torch.equal(given, x):
                     out.setdefault("changed_input", []).append(name)
+                if x.requires_grad and isinstance(results[-1], torch.Tensor) and not results[-1].requires_grad:
+                    out.setdefault("no_grad", {}).setdefault(name, len(results) - 1)     # (the round trip detaches)
             except CheckFailed:
                 raise
             except Exception as err:
@@ -1059,7 +1153,7 @@ def describe_input(x: torch.Tensor) -> str:
     """An input of the no_breaks check in words: signs, magnitudes, shape, dtype, layout and the sign of its sum."""
     signs = "of both signs" if (x > 0).any() and (x < 0).any() else "of one sign"
     size = "all below 1 in magnitude" if x.abs().max() <= 1 else "some above 1 in magnitude"
-    total = x.sum()
+    total = x.detach().sum()
     sign = "positive" if total > 0 else "negative" if total < 0 else "zero (exactly: the test is > 0)"
     if 0 < abs(float(total)) < 1e-9:
         sign += ", barely (far below any rounding tolerance: the test is > 0, exactly)"
@@ -1068,6 +1162,8 @@ def describe_input(x: torch.Tensor) -> str:
         shape += ", transposed: not contiguous"
     if x.dtype != torch.float32:
         shape += f", of dtype {str(x.dtype).removeprefix('torch.')}"
+    if x.requires_grad:
+        shape += ", requiring grad"
     if total != 0 and 2 * int((torch.sign(x) == -torch.sign(total)).sum()) > x.numel():
         shape += ", most of them of the other sign than the sum"
     return f"an input with elements {signs} ({size}{shape}) whose sum is {sign}"
@@ -1103,6 +1199,12 @@ def no_break_problems(got: dict, inputs: list[torch.Tensor]) -> list[str]:
             if result.shape != want.shape or not torch.allclose(result, want, atol=1e-5):
                 problems.append(f"{name} computes something else than {BREAKERS[name]} on {describe_input(x)}.")
                 break
+            if got.get("no_grad", {}).get(name) == i and want.requires_grad:
+                problems.append(f"{name} returns a tensor outside autograd's graph on {describe_input(x)}, where "
+                                f"{BREAKERS[name]}'s result requires grad: it computes with autograd off (torch.no_grad, "
+                                "inference_mode) or detaches its result, so no gradient flows back to x. Compute as "
+                                f"{BREAKERS[name]} does, with autograd on.")
+                break
     return problems
 
 
@@ -1112,8 +1214,9 @@ def break_inputs(seed: int, shapes) -> list[torch.Tensor]:
     zero (halves, added exactly in any order: `sum > 0` is false there, `sum >= 0` true), and one large positive element
     among small negative ones (a positive sum, while most elements, and so the median, are negative), and the first
     input transposed (not contiguous: a view of it flat fails), and float64 pairs of opposite signs whose sum is a barely
-    positive 2⁻⁴⁵ (a test `sum > eps` "to be safe from rounding" takes the wrong branch). The all-negative input and
-    that one are float64, the others float32."""
+    positive 2⁻⁴⁵ (a test `sum > eps` "to be safe from rounding" takes the wrong branch); and, after the small ones,
+    the first input again, requiring grad (a function that computes without autograd, or detaches, returns a result
+    no gradient flows through). The all-negative input and the 2⁻⁴⁵ one are float64, the others float32."""
     g = torch.Generator().manual_seed(seed)
     a = 3 * torch.randn(*shapes[0], generator=g)
     mixed = a.abs() - 0.5 * a.abs().mean()      # negative elements, positive sum
@@ -1131,8 +1234,8 @@ def break_inputs(seed: int, shapes) -> list[torch.Tensor]:
     pairs = 0.5 * torch.randint(1, 5, ((n - 1) // 2,), generator=g).double()
     barely = torch.cat([pairs, -pairs, torch.full((1,), 2.0 ** -45, dtype=torch.float64),
                         torch.zeros(n - 1 - 2 * len(pairs), dtype=torch.float64)])[torch.randperm(n, generator=g)]
-    return [a, positive, negative, mixed, small, balanced.reshape(shapes[0]), skewed.reshape(shapes[0]), across,
-            barely.reshape(shapes[2])]
+    return [a, positive, negative, mixed, small, a.clone().requires_grad_(), balanced.reshape(shapes[0]),
+            skewed.reshape(shapes[0]), across, barely.reshape(shapes[2])]
 
 
 @register("01.no_breaks", points=3, exercise="3", title="the three functions without graph breaks",

@@ -1548,3 +1548,114 @@ CAPTURE_TABLE["torch.export"] = dict(control_flow="torch.cond", dynamic_shapes="
 
 WRONG += ROUND8
 RIGHT += ROUND8_RIGHT
+
+
+# ---------------------------------------------------------------- round 9: new kinds of mistake
+MEASURE = 't = bench.measure(op, x, label=f"{n}")'
+TEN_CALLS = 't = bench.measure(lambda: [op(x) for _ in range(10)], label=f"{n}", device=device)'
+TABLE_ROWS = '''    "torch.jit.trace": ("baked", "baked", "tensor ops only", True),
+    "torch.jit.script": ("kept", "dynamic", "typed subset", True),
+    "torch.fx.symbolic_trace": ("error", "error", "no data-dependent control flow", True),
+    "torch.compile": ("graph break", "dynamic", "any (falls back to Python)", False),
+    "torch.export": ("torch.cond", "specialized", "one graph only", True),
+'''
+
+ROUND9 = [
+    # ---- dispatch
+    late('01.dispatch', "ten calls of the op in each timed call (to beat the timer's resolution), the time not divided by ten",
+         'ex-1', (MEASURE, TEN_CALLS),
+         says='10 times', hidden_says='10 times'),
+    late('01.dispatch', 'ten calls of the op in each timed call, the time divided by 100 (the wrong count)', 'ex-1',
+         (MEASURE, TEN_CALLS), (SWEEP_ROW, SWEEP_ROW.replace("* 1e3", "* 1e3 / 100")),
+         says='10 times', hidden_says='10 times'),
+    late('01.dispatch', 'a closure per size made in a loop before the timing (late binding: every closure times the last '
+         "size's tensor)", 'ex-1',
+         ('    rows = []\n    for n in sizes:\n        x = torch.randn(n, device=device)\n        ' + MEASURE,
+          '    timed = {}\n    for n in sizes:\n        x = torch.randn(n, device=device)\n        timed[n] = lambda: op(x)\n'
+          '    rows = []\n    for n in sizes:\n        t = bench.measure(timed[n], label=f"{n}", device=device)'),
+         says='one size', hidden_says='one size'),
+    # ---- per_op
+    late('01.per_op', "the line fitted against the ops added beyond the first (n_ops - 1): its intercept is one op's time",
+         'ex-1b', ('xs = [float(r["n_ops"]) for r in rows]', 'xs = [float(r["n_ops"]) - 1 for r in rows]'),
+         says='least-squares line', hidden_says='another line'),
+    # ---- capture table
+    wrong('01.capture_table', 'CAPTURE_TABLE made with dict.fromkeys(methods, {}): every method shares one row, the last '
+          'values written win', 'ex-2', source='''
+CAPTURE_TABLE = dict.fromkeys(["torch.jit.trace", "torch.jit.script", "torch.fx.symbolic_trace", "torch.compile",
+                               "torch.export"], {})
+CAPTURE_TABLE["torch.jit.trace"].update(control_flow="baked", dynamic_shapes="baked", python_coverage="tensor ops only",
+                                        serialisable=True)
+CAPTURE_TABLE["torch.jit.script"].update(control_flow="kept", dynamic_shapes="dynamic", python_coverage="typed subset",
+                                         serialisable=True)
+CAPTURE_TABLE["torch.fx.symbolic_trace"].update(control_flow="error", dynamic_shapes="error",
+                                                python_coverage="no data-dependent control flow", serialisable=True)
+CAPTURE_TABLE["torch.compile"].update(control_flow="graph break", dynamic_shapes="dynamic",
+                                      python_coverage="any (falls back to Python)", serialisable=False)
+CAPTURE_TABLE["torch.export"].update(control_flow="torch.cond", dynamic_shapes="specialized",
+                                     python_coverage="one graph only", serialisable=True)
+''', says='same dict', hidden_says='same dict'),
+    wrong('01.capture_table', "each method's row a tuple of values in the columns' order, not a dict", 'ex-2',
+          source='CAPTURE_TABLE = {\n' + TABLE_ROWS + '}\n',
+          says='a dict', hidden_says='a dict'),
+    wrong('01.capture_table', 'the table keyed by the capture functions themselves (torch.jit.trace, ...), not their names',
+          'ex-2', source='''
+CAPTURE_TABLE = {
+    torch.jit.trace: {"control_flow": "baked", "dynamic_shapes": "baked", "python_coverage": "tensor ops only",
+                      "serialisable": True},
+    torch.jit.script: {"control_flow": "kept", "dynamic_shapes": "dynamic", "python_coverage": "typed subset",
+                       "serialisable": True},
+    torch.fx.symbolic_trace: {"control_flow": "error", "dynamic_shapes": "error",
+                              "python_coverage": "no data-dependent control flow", "serialisable": True},
+    torch.compile: {"control_flow": "graph break", "dynamic_shapes": "dynamic",
+                    "python_coverage": "any (falls back to Python)", "serialisable": False},
+    torch.export.export: {"control_flow": "torch.cond", "dynamic_shapes": "specialized",
+                          "python_coverage": "one graph only", "serialisable": True},
+}
+''', says='names', hidden_says='names'),
+    # ---- recording backend
+    wrong('01.recording_backend', 'the backend returns a wrapper that records the graph every time it runs (graphs counted '
+          'by calls, not by compiles)', 'ex-3',
+          ('        graphs.append(gm)\n        return gm.forward',
+           '        def run(*args):\n            graphs.append(gm)\n            return gm.forward(*args)\n\n        return run'),
+          says='ran', hidden_says='ran'),
+    # ---- no breaks
+    wrong('01.no_breaks', "no_print under @torch.no_grad() (its result loses autograd's graph)", 'ex-3b',
+          ('def no_print(x):', '@torch.no_grad()\ndef no_print(x):'),
+          says='autograd', hidden_says='autograd'),
+    wrong('01.no_breaks', "no_branch keeps only the positive side (y.relu()), the side the notebook's x took", 'ex-3b',
+          ('return torch.where(y.sum() > 0, y.relu(), -y)', 'return y.relu()'),
+          says='computes something else than with_branch', hidden_says='computes something else than with_branch'),
+    wrong('01.no_breaks', 'no_item adds the + 1 only where it divides (torch.where(scale > 1, x / scale + 1, x))', 'ex-3b',
+          ('return x / x.abs().max().clamp(min=1) + 1',
+           'scale = x.abs().max()\n    return torch.where(scale > 1, x / scale + 1, x)'),
+          says='computes something else than with_item.*below 1', hidden_says='computes something else than with_item'),
+    wrong('01.no_breaks', 'no_branch flattens x first (x.flatten() * 3): a 2-d input comes back flat', 'ex-3b',
+          ('    y = x * 3\n    return torch.where', '    y = x.flatten() * 3\n    return torch.where'),
+          says='with_branch.*2-d', hidden_says='with_branch.*2-d'),
+    # ---- count_compiles
+    wrong('01.count_compiles', 'count_compiles makes a fresh CompileCounter for every call and sums their frame counts', 'ex-4',
+          (COUNT_BODY, '    total = 0\n    for args in calls:\n        counter = CompileCounter()\n'
+                       '        torch.compile(fn, backend=counter)(*args)\n        total += counter.frame_count\n'
+                       '    return total'),
+          says='count_compiles returned', hidden_says='count_compiles returned'),
+    # ---- traffic
+    traffic('each kernel counted as reading two operands (x and the scalar, as if a whole tensor) and writing one',
+            ('return kernels * 2 * numel * bytes_per_element', 'return kernels * 3 * numel * bytes_per_element'),
+            says='does not follow the rule'),
+]
+
+ROUND9_RIGHT = [
+    late_right('01.dispatch', 'ten calls of the op in each timed call, every time divided by ten', 'ex-1', source='''
+def time_op_sweep(op, sizes):
+    rows = []
+    for n in sizes:
+        x = torch.randn(n, device=device)
+        t = bench.measure(lambda: [op(x) for _ in range(10)], label=f"{n}", device=device)
+        rows.append({"numel": n, "median_us": t.median_ms * 1e3 / 10, "q25_us": t.q25_ms * 1e3 / 10,
+                     "q75_us": t.q75_ms * 1e3 / 10})
+    return rows
+'''),
+]
+
+WRONG += ROUND9
+RIGHT += ROUND9_RIGHT
