@@ -386,7 +386,7 @@ def ddp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
     problems = data_split_problems(probe.get("busy"), case, "ddp_worker", reveal)
     if problems:
         return problems
-    grads, _, nbytes = reference_grads(cfg)
+    grads, whole_loss, nbytes = reference_grads(cfg)
     for rank, got in enumerate(res):
         missing = [k for k in ("grads", "loss", "allreduce_bytes", "steps") if not isinstance(got, dict) or k not in got]
         if missing:
@@ -409,8 +409,9 @@ def ddp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
         if bad:
             if all(near(g[k], grads[k] / len(res)) for k in grads):
                 return [f"on {about}, rank {rank}'s gradients are 1/world_size of a single process's on the whole batch: "
-                        "DDP already averages the gradients over the ranks (allreduce_hook divides by world_size), so "
-                        "the loss of each rank is the plain mean loss of its slice, not divided by world_size again."]
+                        "DDP already averages the gradients over the ranks (allreduce_hook divides the bucket by "
+                        "world_size before it all-reduces it), so divide nothing by world_size again: not the loss of "
+                        "each rank (the plain mean loss of its slice), nor the bucket in your comm hook."]
             scaled = [f for f in {2, len(res)} if all(near(g[k], f * grads[k]) for k in grads)]
             if scaled:
                 causes = []
@@ -427,6 +428,10 @@ def ddp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
                     f"the whole batch by {diff(g[bad[0]], grads[bad[0]]):.2e}: give rank r the r-th of world_size equal "
                     "slices of the batch (x.chunk(world_size)[rank]), use the mean loss, and run the first backward "
                     "before any optimizer step."]
+        if rank == 0:       # the gradients are right (and equal on every rank): the losses the ranks report
+            problems = ddp_loss_problems([r["loss"] for r in res], whole_loss, about, reveal)
+            if problems:
+                return problems
         if got["allreduce_bytes"] != nbytes:
             said = f"; the model's parameters take {nbytes} bytes" if reveal else ", not the bytes of the model's parameters"
             return [f"on {about}, allreduce_bytes is {got['allreduce_bytes']!r}{said}. Add up "
@@ -448,6 +453,24 @@ def ddp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
         if problems:
             return problems
     return []
+
+
+def ddp_loss_problems(losses: list, whole_loss: float, about: str, reveal: bool = True) -> list[str]:
+    """Each rank's loss: the mean loss of its slice, so that (the slices being equal) their mean is the whole batch's
+    mean loss; a loss already averaged over the ranks (the whole batch's on every rank) is as good."""
+    if not all(number(v) for v in losses):
+        return ["loss should be the last step's loss on each rank, as a float (loss.item())."]
+    mean, world = sum(losses) / len(losses), len(losses)
+    if math.isclose(mean, whole_loss, rel_tol=1e-3, abs_tol=1e-6):       # loose: GPUs sum in another order
+        return []
+    if world > 1 and math.isclose(mean, world * whole_loss, rel_tol=1e-3):
+        return [f"on {about}, the ranks' losses are world_size times the mean loss of the whole batch: the loss was summed "
+                "over the ranks (an all-reduce without dividing by world_size). Report each rank's own loss, loss.item() "
+                "of the mean loss of its slice: DDP averages the gradients, not the loss."]
+    said = f"average to {mean:.5g}, not the mean loss of the whole batch, {whole_loss:.5g}" if reveal else \
+        "do not average to the mean loss of the whole batch"
+    return [f"on {about}, the ranks' losses {said}: report each rank's own loss of the last step, loss.item() of "
+            "F.mse_loss on its slice, as it is (its gradients are right, so only the number reported is off)."]
 
 
 def timing_order_problems(steps: list[dict]) -> list[str]:
@@ -542,10 +565,18 @@ def fsdp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
                     "optimizer after fully_shard, from the sharded model.parameters() (fully_shard replaces the "
                     "parameters an optimizer built before it holds), and call opt.step() after each backward, before "
                     "zero_grad() clears the gradients it needs."]
+        first = abs(losses[0] - ref[0]) / max(1.0, abs(ref[0]))
+        if not first <= 1e-4:
+            return [f"on {about}, the losses differ from one process's SGD on the whole batch from the first one, before "
+                    f"any update (relative difference {first:.2e}): each rank trains on its slice of the batch, the loss "
+                    "you report is the mean over the ranks (all-reduce it and divide by world_size), and every rank "
+                    "starts from the same model, toy_model(cfg) as it comes (fully_shard keeps each rank's piece of the "
+                    "weights it finds there and, unlike DDP, broadcasts nothing from rank 0)."]
         if not worst <= 1e-4:
-            return [f"on {about}, the losses differ from one process's SGD on the whole batch (relative difference "
-                    f"{worst:.2e}): each rank trains on its slice of the batch, and the loss you report is the mean "
-                    "over the ranks (all-reduce it and divide by world_size)."]
+            return [f"on {about}, the first loss is right, but later ones differ from one process's SGD on the whole batch "
+                    f"(relative difference {worst:.2e}): the updates differ. Step with lr=cfg['lr'], and clear the "
+                    "gradients after each step (opt.zero_grad() after opt.step()), or each backward adds its gradients "
+                    "to the ones before."]
         comm = got["comm"]
         ag = comm.get("all_gather", {}).get("bytes") if isinstance(comm, dict) else None
         rs = comm.get("reduce_scatter", {}).get("bytes") if isinstance(comm, dict) else None
@@ -570,7 +601,7 @@ def fsdp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
 
 
 @register("05.fsdp", points=3, exercise="3", title="FSDP: 1/N of the parameters per rank, gather/scatter volumes, same loss",
-          cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, **LOG_ROWS, "d_out": 5, "lr": 0.1, "steps": 2}})])
+          cases=[RunCase(ABOUT, 2, {"cfg": {**CHECK_CFG, **LOG_ROWS, "d_out": 5, "lr": 0.1, "steps": 3}})])
 def _fsdp(ctx: Context, cases: list[RunCase]) -> str:
     for case, probe in launched(ctx, "fsdp_worker", cases):
         fail_if(fsdp_problems(probe, case, ctx.reveal), most=2)
@@ -589,10 +620,14 @@ def tp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
         shapes.update({f"blocks.{i}.fc1.weight": [hidden // world, d], f"blocks.{i}.fc1.bias": [hidden // world],
                        f"blocks.{i}.fc2.weight": [d, hidden // world], f"blocks.{i}.fc2.bias": [d]})
     payload = cfg["batch"] * d * 4
+    from helpers.models import toy_batch
+
+    whole_loss = F.mse_loss(out, toy_batch(cfg)[1]).item()
     for rank, got in enumerate(res):
-        missing = [k for k in ("out", "shard_shapes", "comm") if not isinstance(got, dict) or k not in got]
+        missing = [k for k in ("out", "loss", "shard_shapes", "comm") if not isinstance(got, dict) or k not in got]
         if missing:
-            return [f"tp_worker should return a dict with out, shard_shapes and comm; rank {rank}'s lacks {', '.join(missing)}."]
+            return [f"tp_worker should return a dict with out, loss, shard_shapes and comm; rank {rank}'s lacks "
+                    f"{', '.join(missing)}."]
         if not near(got["out"], out):
             same = isinstance(got["out"], torch.Tensor) and got["out"].shape == out.shape
             said = (f"differs from the model's on one process by {diff(got['out'], out):.2e}" if same else
@@ -600,6 +635,14 @@ def tp_problems(probe: dict, case: RunCase, reveal: bool = True) -> list[str]:
                     "has another shape than the model's on one process")
             return [f"on {about}, rank {rank}'s output {said}: every rank feeds the whole batch; shard fc1 column-wise and "
                     "fc2 row-wise so the block's output is complete after fc2's all-reduce."]
+        loss = got["loss"]
+        if not number(loss) or not math.isclose(loss, whole_loss, rel_tol=1e-3, abs_tol=1e-6):
+            summed = number(loss) and world > 1 and math.isclose(loss, world * whole_loss, rel_tol=1e-3)
+            said = (f"{loss!r}, the mean loss of the batch is {whole_loss:.5g}" if reveal else
+                    "not the mean loss of the batch") if not summed else "world_size times the mean loss of the batch"
+            return [f"on {about}, rank {rank}'s loss is {said}: with tensor parallel every rank computes the whole batch's "
+                    "loss from the whole (replicated) output, so report loss.item() as it is"
+                    + (": an all-reduce over the ranks sums world_size copies of it." if summed else ".")]
         ss = got["shard_shapes"]
         if not isinstance(ss, dict):
             return ["shard_shapes should map parameter names to the shape of this rank's local shard."]
@@ -1070,8 +1113,10 @@ def plan_shape_problems(plan) -> list[str]:
     return []
 
 
-def plan_problems(plan: dict, want: dict, about: str, reveal: bool = True, rel: float = 0.01) -> list[str]:
-    """The learner's plan against expected {name: {key: value}} numbers."""
+def plan_problems(plan: dict, want: dict, about: str, reveal: bool = True, rel: float = 0.01,
+                  n_devices: float | None = None) -> list[str]:
+    """The learner's plan against expected {name: {key: value}} numbers (n_devices: the call's N, to tell a figure
+    of all the devices together from one device's)."""
     problems = plan_shape_problems(plan)
     if problems:
         return problems
@@ -1080,14 +1125,27 @@ def plan_problems(plan: dict, want: dict, about: str, reveal: bool = True, rel: 
             got = plan[name][key]
             if not abs(got - value) <= rel * abs(value) + 1e-9:
                 said = f"{got:.4g} GB, expected {value:.4g} GB" if reveal else f"{got:.4g} GB, which is off"
-                return [f"for {about}, {name}'s {key} is {said}.{unit_slip(got, value)} "
+                together = (" It is N times one device's: every figure is per device, not of all the devices together."
+                            if n_devices and n_devices > 1 and value and math.isclose(got, n_devices * value, rel_tol=rel)
+                            else "")
+                return [f"for {about}, {name}'s {key} is {said}.{unit_slip(got, value) or together} "
                         f"{PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
+    return memory_sum_problems(plan)
+
+
+def memory_sum_problems(plan: dict, n_devices: float | None = None) -> list[str]:
+    """memory_GB against the sum of the four parts of each pattern (and, given N, whether it is N times that sum:
+    the memory of all the devices together)."""
     problems = []
     for name in PLAN_NAMES:
         row = plan[name]
         total = row["params_GB"] + row["grads_GB"] + row["optimizer_GB"] + row["activations_GB"]
         if abs(total - row["memory_GB"]) > 1e-6 * max(1.0, total):
-            problems.append(f"{name}'s memory_GB should be the sum of its params, grads, optimizer and activations.")
+            together = (n_devices is not None and n_devices > 1 and total
+                        and math.isclose(row["memory_GB"], n_devices * total, rel_tol=1e-6))
+            problems.append(f"{name}'s memory_GB should be the sum of its params, grads, optimizer and activations"
+                            + (" (one device's): it is N times that sum, the memory of all the devices together."
+                               if together else ", all per device."))
     return problems
 
 
@@ -1217,13 +1275,7 @@ def relation_problems(calls: list, plans: list, reveal: bool = True, scaling: bo
                 got = plan[name][key] / plan["DDP"][key] if plan["DDP"][key] else math.nan
                 said = f"{got:.3g}× DDP's" + (f", expected {want:.3g}×" if reveal else "")
                 return [f"{call}: {name}'s {key} is {said}. {PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
-    problems = []
-    for name in PLAN_NAMES:
-        row = plans[0][name]
-        total = row["params_GB"] + row["grads_GB"] + row["optimizer_GB"] + row["activations_GB"]
-        if abs(total - row["memory_GB"]) > 1e-6 * max(1.0, total):
-            problems.append(f"{name}'s memory_GB should be the sum of its params, grads, optimizer and activations.")
-    return problems
+    return memory_sum_problems(plans[0], plan_inputs(*calls[0][1:])["N"] if calls else None)
 
 
 PLAN_KEYS_SIZES = ("params_GB", "grads_GB", "optimizer_GB", "activations_GB")
@@ -1231,7 +1283,9 @@ PLAN_KEYS_SIZES = ("params_GB", "grads_GB", "optimizer_GB", "activations_GB")
 UNIT_SLIPS = ((1e9 / 2 ** 30, "GB here are 10⁹ bytes (divide bytes by 1e9), not GiB (2³⁰ bytes)"),
               (2 ** 30 / 1e9, "a billion parameters is 10⁹ (P = params_billion × 1e9), not 2³⁰"),
               (8.0, "the figures count bytes, not bits: comm_GB_per_step is gigabytes sent"),
-              (1 / 8, "the figures count bytes: param_bytes, grad_bytes and the rest are bytes already, not bits"))
+              (1 / 8, "the figures count bytes: param_bytes, grad_bytes and the rest are bytes already, not bits"),
+              (1e-9, "a factor of 10⁹ is missing: P = params_billion × 10⁹ parameters (params_billion counts billions)"),
+              (1e9, "a factor of 10⁹ too many: the figures are in GB, the bytes divided by 10⁹"))
 
 
 def unit_slip(got: float, right: float) -> str:
@@ -1261,9 +1315,10 @@ def measured_problems(info: dict) -> list[str]:
     for name, key, value, tol, what, part in pairs:
         got = plan[name][key] * 1e9
         if not abs(got - value) <= tol * value:
+            predicted = f"{got:.0f}" if abs(got) >= 1 else f"{got:.3g}"
             return [f"for the notebook's small model (P = {info['params']} parameters, N = {n}, fp32), your plan predicts "
-                    f"{got:.0f} bytes for {name}'s {key}, but {what} come to {value:.0f} (bytes per device: the payload part {part} "
-                    f"counts when it is right, times the ring model's factor).{unit_slip(got, value)} "
+                    f"{predicted} bytes for {name}'s {key}, but {what} come to {value:.0f} (bytes per device: the payload "
+                    f"part {part} counts when it is right, times the ring model's factor).{unit_slip(got, value)} "
                     f"{PLAN_HINTS.get((name, key), PLAN_HINTS.get(key, ''))}"]
     return []
 
@@ -1273,7 +1328,7 @@ def measured_problems(info: dict) -> list[str]:
 def _calculator(ctx: Context, case: CalculatorCase) -> str:
     plans = ctx.probe(probe_plans, [(c.args, c.kwargs) for c in case.plans])
     for c, plan in zip(case.plans, plans):
-        fail_if(plan_problems(plan, c.want, c.about, ctx.reveal), most=2)
+        fail_if(plan_problems(plan, c.want, c.about, ctx.reveal, n_devices=c.args[1]), most=2)
     if case.measured:
         calls = relation_calls()
         plans = ctx.probe(probe_plans, [(a, k) for _, a, k in calls])
