@@ -1798,14 +1798,15 @@ CPU_SAID = re.compile(r"\bcpus?\b", re.I)
 
 def device_said(text: str, label: str) -> bool:
     """Whether a text names the device a device_label describes ("CPU (2 cores) · torch 2.13.0", "NVIDIA H100 80GB
-    HBM3 · torch 2.11.0 · triton 3.6.0"): its name as the label gives it, or its kind in a word (CPU; GPU or CUDA), or a
-    model number of its name (H100)."""
+    HBM3 · torch 2.11.0 · triton 3.6.0"): its name as the label gives it, or its kind in a word (CPU, or the platform's
+    name: x86_64, arm64, Xeon...; GPU or CUDA), or a model number of its name (H100)."""
     name = label.split("·")[0].strip()
     flat = lambda t: " ".join(t.split()).lower()
     if name and flat(name) in flat(text):
         return True
     if CPU_SAID.search(name):
-        words = [r"\bcpus?\b", r"\bprocessors?\b"]
+        words = [r"\bcpus?\b", r"\bprocessors?\b", r"\bx86(?:[-_]64)?\b", r"\bamd64\b", r"\baarch64\b", r"\barm64\b",
+                 r"\bintel\b", r"\bxeon\b", r"\bepyc\b", r"\bryzen\b", r"\bapple m\d\b"]   # a platform's own name
     else:
         words = [r"\bgpus?\b", r"\bcuda\b", *(rf"\b{re.escape(t)}\b" for t in re.findall(r"\w+", name)
                                            if len(t) >= 3 and re.search(r"\d", t) and re.search(r"[a-z]", t, re.I))]
