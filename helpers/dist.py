@@ -572,12 +572,28 @@ def _trim(tb: str) -> str:
     return "\n".join(out)
 
 
+TRACEBACK = "Traceback (most recent call last):"
+
+
+def raised_line(tb: str, kind: str) -> str:
+    """The exception a traceback ends with, on one line ("ValueError: ... "): from the last line that starts with its
+    type's name to the end, so that a message of several lines is kept whole (its last line alone can be a bracket)."""
+    lines = tb.splitlines()
+    for i in range(len(lines) - 1, -1, -1):
+        line = lines[i]
+        if line and not line[0].isspace() and line.split(":")[0].split(".")[-1] == kind:
+            said = " ".join(part.strip() for part in lines[i:] if part.strip())
+            return said if len(said) <= 400 else said[:399] + "…"
+    return lines[-1] if lines else kind
+
+
 def _failure(name: str, run_dir: Path, world: int, output: str, code: int) -> DistributedError:
     """One exception for the whole launch: the rank that failed first (the cause) in full, then the others."""
     found = []
     for path in run_dir.glob("error_rank*.txt"):
         kind, _, rest = path.read_text().partition("\n")
-        _, _, tb = rest.partition("\n")
+        at = rest.find(TRACEBACK)           # the message before it may take several lines
+        tb = rest[at:] if at >= 0 else rest.partition("\n")[2]
         found.append((any(s in tb for s in SECONDARY), path.stat().st_mtime_ns, int(path.stem[len("error_rank"):]), kind,
                       _trim(tb.rstrip())))
     if not found:
@@ -587,7 +603,7 @@ def _failure(name: str, run_dir: Path, world: int, output: str, code: int) -> Di
     found.sort()
     failures = {rank: tb for _, _, rank, _, tb in found}
     first, tb0 = found[0][2], found[0][4]
-    last_line = tb0.splitlines()[-1] if tb0 else found[0][3]
+    last_line = raised_line(tb0, found[0][3])
     others = [rank for _, _, rank, _, _ in found[1:]]
     text = (f"rank {first} of {world} raised {last_line}"
             + (f" (then rank{'s' if len(others) > 1 else ''} {', '.join(map(str, others))} failed too)" if others else "")

@@ -159,6 +159,19 @@ def test_a_rank_that_leaves_a_collective_waiting_gets_the_same_hint(tmp_path):
     assert "not every rank calls" not in str(hd._failure("hangs", tmp_path, 2, "", 1))   # a real error comes first
 
 
+def test_a_message_of_several_lines_is_said_whole(tmp_path):
+    """An exception whose text takes several lines (torch's FSDP and DTensor errors) is named by its whole text, not by
+    its last line (it read "rank 0 of 2 raised )")."""
+    message = "containers that do not implement forward (\n  ModuleList\n)"
+    tb = f"Traceback (most recent call last):\n  File \"x.py\", line 1, in f\n    g()\nValueError: {message}\n"
+    (tmp_path / "error_rank0.txt").write_text(f"ValueError\n{message}\n{tb}")
+    err = hd._failure("fsdp_worker", tmp_path, 2, "", 1)
+    assert str(err).startswith("rank 0 of 2 raised ValueError: containers that do not implement forward ( ModuleList )")
+    assert f"--- rank 0 (script: {tmp_path / 'fsdp_worker.py'}) ---\nTraceback" in str(err)
+    assert hd.raised_line("Traceback (most recent call last):\ntorch.distributed.DistBackendError: NCCL\nerror",
+                          "DistBackendError") == "torch.distributed.DistBackendError: NCCL error"
+
+
 def test_what_cannot_be_carried_is_refused_before_launch(cell, tmp_path):
     with pytest.raises(hd.ScriptError, match="BIG.*pass it to launch"):
         hd.write_script(cell["uses_a_tensor"], tmp_path / "t.py")
