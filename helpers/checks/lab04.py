@@ -1058,7 +1058,9 @@ ALONG_A_ROW_SAID = re.compile(r"\bper[- ]row\b|\b(?:each|every|a|one|its|that|th
 READ_ONCE = re.compile(r"\b(?:reads?|reading|loads?|loaded|loading|fetch\w*|touch\w*)\b[^.;:]{0,60}?"
                        r"\b(?:(?:only|just|exactly)\s+)?(?:once|a single time|one time)\b"
                        r"(?!\s+(?:per|each|for\s+each|in\s+each|every|more|again|it|the))", re.I)
-ONCE_DENIED = re.compile(r"\b(?:than|not|never|twice|again|second|two|both)\b|n['’]t\b", re.I)
+# A sentence that says otherwise, or that the other reads are there and hit the cache ("read from main memory once;
+# the later passes find the row in cache" is true of a CPU kernel that loads a short row again).
+ONCE_DENIED = re.compile(r"\b(?:than|not|never|twice|again|second|two|both|cached?|caches|passes|later)\b|n['’]t\b", re.I)
 INPUT_SAID = re.compile(r"\bin_(?:out_)?ptr\d|\binputs?\b|\blogits?\b", re.I)
 
 

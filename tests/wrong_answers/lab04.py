@@ -1667,6 +1667,10 @@ ROUND10_RIGHT = [
            "the batch, inside the kernel"),
           ('of a row, contiguously.', 'of a row, contiguously. Each logit is read twice: once for the max, and once '
                                       'more for the exponentials and their sum.')),
+    right('04.annotation', "'Input read' says each logit comes from main memory once and the later passes find the row "
+          "in cache (true of the CPU kernel: it loads a short row again, from cache)", 'ex-d',
+          ('of a row, contiguously.', 'of a row, contiguously. Each logit is read from main memory only once: the later '
+                                      'passes find the row in cache.')),
     right('04.annotation', "written on a GPU, saying the Triton kernel reads each logit only once (true there: one load)",
           'ex-d', source=gpu_annotation().replace('contiguously.', 'contiguously. The kernel reads each logit from '
                                                   'memory only once.', 1), public=False),
